@@ -1,0 +1,196 @@
+// The time loop. This file is where every timer starts and stops: each backend call of a
+// step sits inside one PhaseTimers scope, named after the phase:
+//   dt_reduction                      max signal speed -> time step
+//   stageN.ghost_fill                 boundary conditions of the stage's input
+//   stageN.reconstruct_flux           MUSCL + Riemann fluxes, all active directions
+//   stageN.update                     conservative update of the stage
+//   output                            snapshot (device-to-host copy + HDF5/XDMF)
+#include "app/driver.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "app/problems.hpp"
+#include "app/select.hpp"
+#include "io/snapshot.hpp"
+
+namespace halocline {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// One SSP-RK2 stage: stage 1 reads u0 and writes u1, stage 2 reads u1 and writes u0.
+void rk_stage(Backend& backend, PhaseTimers& timers, const Grid& grid, int stage, double dt) {
+  const Slot input = stage == 1 ? Slot::U0 : Slot::U1;
+  const std::string prefix = "stage" + std::to_string(stage) + ".";
+  {
+    auto t = timers.scope(prefix + "ghost_fill");
+    backend.fill_ghosts(input);
+  }
+  {
+    auto t = timers.scope(prefix + "reconstruct_flux");
+    for (int d = 0; d < 3; ++d)
+      if (grid.active(d)) backend.compute_fluxes(d, input);
+  }
+  {
+    auto t = timers.scope(prefix + "update");
+    backend.update(stage, dt);
+  }
+}
+
+}  // namespace
+
+RunResult run_simulation(const Config& config, const RunOptions& options) {
+  const auto t_start = std::chrono::steady_clock::now();
+  RunResult r;
+  r.grid = grid_of(config);
+  const Grid& g = r.grid;
+
+  std::unique_ptr<Backend> backend = make_backend(config, g);
+  r.backend_description = backend->description();
+  r.device_bytes = backend->bytes_allocated();
+  PhaseTimers timers([&backend] { backend->fence(); });
+
+  std::vector<double> state = initial_state(config, g);
+  backend->set_state(state);
+  // The initial totals are taken from the backend's copy, so that an fp32 run measures
+  // drift from its own rounded start.
+  backend->get_state(state);
+  r.initial = conserved_totals(state, g);
+
+  std::unique_ptr<SnapshotWriter> writer;
+  int snapshot_index = 0;
+  long last_snapshot_step = -1;
+  auto write_snapshot = [&](long step, double time) {
+    last_snapshot_step = step;
+    auto t = timers.scope("output");
+    backend->get_state(state);
+    const auto info = writer->write(snapshot_index++, step, time,
+                                    primitives(state, g.ninterior, config.physics.gamma));
+    writer->write_series();
+    r.snapshots.push_back(info.xmf_path);
+  };
+  const bool periodic_output = options.write_output && config.output_interval > 0;
+  if (options.write_output && (periodic_output || config.output_final))
+    writer = std::make_unique<SnapshotWriter>(config.out_dir, g,
+                                              config.precision == Precision::FP32);
+  if (periodic_output) write_snapshot(0, 0.0);
+
+  double t = 0;
+  long step = 0;
+  double next_output = config.output_interval;
+  double loop_s = 0, output_s = 0;
+  const auto loop_start = std::chrono::steady_clock::now();
+  while (t < config.t_end && (config.max_steps == 0 || step < config.max_steps)) {
+    double rate;
+    {
+      auto timer = timers.scope("dt_reduction");
+      rate = backend->max_signal_rate();
+    }
+    double dt = config.physics.cfl / rate;
+    if (!(rate > 0) || !std::isfinite(dt) || !(dt > 0))
+      throw NumericalError("step " + std::to_string(step) + ", t = " + std::to_string(t) +
+                           ": no valid time step (max signal rate " + std::to_string(rate) +
+                           "); the state holds a NaN, Inf or non-positive pressure");
+    // Land exactly on the end time and on each output time.
+    double t_next = t + dt;
+    if (t_next >= config.t_end) dt = config.t_end - t, t_next = config.t_end;
+    const bool output_due = periodic_output && t_next >= next_output;
+    if (output_due && t_next > next_output) dt = next_output - t, t_next = next_output;
+
+    rk_stage(*backend, timers, g, 1, dt);
+    rk_stage(*backend, timers, g, 2, dt);
+    t = t_next;
+    ++step;
+
+    if (output_due) {
+      const auto t_out = std::chrono::steady_clock::now();
+      write_snapshot(step, t);
+      next_output += config.output_interval;
+      output_s += seconds_since(t_out);
+    }
+  }
+  loop_s = seconds_since(loop_start) - output_s;
+
+  backend->get_state(state);
+  if (writer && config.output_final && last_snapshot_step != step) write_snapshot(step, t);
+
+  r.steps = step;
+  r.sim_time = t;
+  r.loop_s = loop_s;
+  r.cell_updates_per_s = loop_s > 0 ? static_cast<double>(g.ninterior) * step / loop_s : 0.0;
+  r.final = conserved_totals(state, g);
+  r.checksum = state_checksum(state);
+  r.final_state = std::move(state);
+  r.timers = timers.phases();
+  r.wall_s = seconds_since(t_start);
+  return r;
+}
+
+Totals conserved_totals(const std::vector<double>& s, const Grid& g) {
+  Totals out;
+  const double volume = g.dx[0] * g.dx[1] * g.dx[2];
+  for (int v = 0; v < kNumVars; ++v) {
+    // Neumaier's compensated sum: the totals must resolve drifts near 1e-15.
+    double sum = 0, comp = 0, abs_sum = 0;
+    for (std::size_t c = 0; c < g.ninterior; ++c) {
+      const double x = s[v * g.ninterior + c];
+      const double t = sum + x;
+      comp += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
+      sum = t;
+      abs_sum += std::fabs(x);
+    }
+    out.sum[v] = (sum + comp) * volume;
+    out.abs_sum[v] = abs_sum * volume;
+  }
+  return out;
+}
+
+double max_relative_drift(const Totals& a, const Totals& b) {
+  // Momentum totals are often zero, and so can be their absolute sums (a gas at rest): a
+  // momentum drift is measured against sqrt(2 M E), the momentum the gas's mass M would
+  // carry with all of its energy E as kinetic energy.
+  const double momentum_scale = std::sqrt(2 * a.abs_sum[kRho] * a.abs_sum[kEnergy]);
+  double worst = 0;
+  for (int v = 0; v < kNumVars; ++v) {
+    const bool momentum = v >= kMomX && v <= kMomZ;
+    const double scale = momentum ? std::max(a.abs_sum[v], momentum_scale) : a.abs_sum[v];
+    if (scale > 0) worst = std::max(worst, std::fabs(b.sum[v] - a.sum[v]) / scale);
+  }
+  return worst;
+}
+
+std::string state_checksum(const std::vector<double>& s) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (double x : s) {
+    unsigned char bytes[sizeof(double)];
+    std::memcpy(bytes, &x, sizeof x);
+    for (unsigned char b : bytes) h = (h ^ b) * 0x100000001b3ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+std::vector<double> primitives(const std::vector<double>& s, std::size_t n, double gamma) {
+  std::vector<double> p(kNumVars * n);
+  for (std::size_t c = 0; c < n; ++c) {
+    const double rho = s[c];
+    const double u = s[n + c] / rho, v = s[2 * n + c] / rho, w = s[3 * n + c] / rho;
+    p[c] = rho;
+    p[n + c] = u;
+    p[2 * n + c] = v;
+    p[3 * n + c] = w;
+    p[4 * n + c] = (gamma - 1) * (s[4 * n + c] - 0.5 * rho * (u * u + v * v + w * w));
+  }
+  return p;
+}
+
+}  // namespace halocline

@@ -1,0 +1,66 @@
+// The shared driver: one SSP-RK2 time loop for every backend, with the timers around each
+// backend call, output at the deck's interval, and the final diagnostics.
+#pragma once
+
+#include <array>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "app/config.hpp"
+#include "app/timers.hpp"
+#include "kernels/grid.hpp"
+
+namespace halocline {
+
+// A numerical failure (a non-finite or non-positive time step): exit code 3.
+struct NumericalError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Totals over the interior of mass, x/y/z momentum and energy (each times the cell
+// volume), and of their absolute values (the scale that relative drift is measured by).
+struct Totals {
+  std::array<double, 5> sum{};
+  std::array<double, 5> abs_sum{};
+};
+
+struct RunOptions {
+  bool write_output = true;  // snapshots at the deck's interval and at the end
+  bool quiet = false;        // no progress lines on stdout
+};
+
+struct RunResult {
+  Grid grid;
+  std::string backend_description;
+  long steps = 0;
+  double sim_time = 0;
+  double wall_s = 0;       // whole run, set-up and output included
+  double loop_s = 0;       // the time-step loop without output: the FOM's time
+  double cell_updates_per_s = 0;
+  std::vector<double> final_state;  // conserved, canonical order (see Backend)
+  Totals initial, final;
+  std::string checksum;
+  std::vector<PhaseStats> timers;
+  std::vector<std::string> snapshots;  // XDMF files written
+  std::size_t device_bytes = 0;
+};
+
+RunResult run_simulation(const Config& config, const RunOptions& options = {});
+
+// Totals of a canonical state (compensated summation, in canonical order).
+Totals conserved_totals(const std::vector<double>& canonical, const Grid& grid);
+
+// Largest relative drift |final - initial| / scale over the five totals, where scale is
+// the initial total of absolute values (for momentum at least sqrt(2 M E), see driver.cpp).
+double max_relative_drift(const Totals& initial, const Totals& final);
+
+// 64-bit FNV-1a hash, as 16 hex digits, of the canonical state's bytes: a layout- and
+// decomposition-independent fingerprint of the solution.
+std::string state_checksum(const std::vector<double>& canonical);
+
+// Primitive variables (rho, u, v, w, p), canonical order, from conserved ones.
+std::vector<double> primitives(const std::vector<double>& canonical, std::size_t ncells,
+                               double gamma);
+
+}  // namespace halocline

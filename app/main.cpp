@@ -1,0 +1,106 @@
+// The command line: `halocline run DECK ...` and `halocline verify`.
+// Exit codes: 0 success, 1 a verification FAIL or an unexpected error, 2 bad input
+// (command line, deck, output directory), 3 a numerical failure during the run.
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+
+#include "app/driver.hpp"
+#include "app/report.hpp"
+#include "app/verify.hpp"
+#include "io/deck.hpp"
+#include "kernels/kokkos/kokkos_backend.hpp"
+
+namespace hc = halocline;
+
+namespace {
+
+struct RunArgs {
+  std::string deck;
+  std::string layout, precision, backend;
+  long steps = -1;
+  std::vector<std::string> sets;
+  std::string out, report;
+  bool quiet = false;
+};
+
+int do_run(const RunArgs& a) {
+  hc::Config config = hc::load_deck(a.deck, a.sets);
+  if (!a.layout.empty()) config.layout = hc::parse_layout(a.layout, "--layout");
+  if (!a.precision.empty()) config.precision = hc::parse_precision(a.precision, "--precision");
+  if (!a.backend.empty()) config.backend = hc::parse_backend(a.backend, "--backend");
+  if (a.steps >= 0) config.max_steps = a.steps;
+  if (!a.out.empty()) config.out_dir = a.out;
+  config.report_path = a.report.empty() ? (std::filesystem::path(config.out_dir) / "report.json").string()
+                                        : a.report;
+  hc::validate(config);
+
+  hc::RunOptions options;
+  options.quiet = a.quiet;
+  const hc::RunResult result = hc::run_simulation(config, options);
+  hc::write_report(hc::make_report(config, result), config.report_path);
+  if (!a.quiet) {
+    hc::print_summary(std::cout, config, result);
+    std::cout << "report " << config.report_path << '\n';
+  }
+  return 0;
+}
+
+int do_verify() {
+  const std::vector<hc::Check> checks = hc::run_verification(std::cout);
+  int failed = 0;
+  for (const hc::Check& c : checks) failed += !c.pass;
+  std::cout << (checks.size() - failed) << " passed, " << failed << " failed\n";
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Halocline: a 3-D compressible Euler stencil mini-app for measuring memory strategies"};
+  app.set_version_flag("--version", std::string("halocline ") + HALOCLINE_VERSION);
+  app.require_subcommand(1);
+
+  RunArgs run_args;
+  CLI::App* run = app.add_subcommand("run", "run a deck");
+  run->add_option("deck", run_args.deck, "TOML deck (see docs/decks.md)")->required();
+  run->add_option("--layout", run_args.layout, "aos | soa | aosoa");
+  run->add_option("--precision", run_args.precision, "fp64 | fp32");
+  run->add_option("--backend", run_args.backend, "kokkos");
+  run->add_option("--steps", run_args.steps, "stop after N steps (time.max_steps)");
+  run->add_option("--set", run_args.sets, "override a deck key: --set grid.n=256 (repeatable)");
+  run->add_option("--out", run_args.out, "output directory (output.dir)");
+  run->add_option("--report", run_args.report, "JSON report path (default OUT/report.json)");
+  run->add_flag("--quiet", run_args.quiet, "print nothing on success");
+  CLI::App* verify = app.add_subcommand("verify", "run the verification problems");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "halocline: error: " << e.what() << '\n';
+    return 2;
+  }
+
+  try {
+    hc::KokkosSession kokkos;
+    if (run->parsed()) return do_run(run_args);
+    if (verify->parsed()) return do_verify();
+  } catch (const hc::DeckError& e) {
+    std::cerr << "halocline: error: " << e.what() << '\n';
+    return 2;
+  } catch (const hc::NumericalError& e) {
+    std::cerr << "halocline: numerical failure: " << e.what() << '\n';
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "halocline: error: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,227 @@
+// Initial conditions. Each problem is a function from a point to a primitive state;
+// smooth problems are averaged over the cell by Gauss quadrature (so a second-order
+// scheme's error against the exact cell average is truly second order), discontinuous ones
+// take the value at the cell centre.
+#include "app/problems.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+
+namespace halocline {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+using PointState = std::function<PrimState(const double x[3])>;
+
+// Coordinate of x along direction d as a fraction of the domain, in [0, 1).
+double fraction(const Config& c, const double x[3], int d) {
+  return (x[d] - c.lo[d]) / (c.hi[d] - c.lo[d]);
+}
+
+// Periodic minimum-image distance from a to b along direction d.
+double periodic_delta(const Config& c, double a, double b, int d) {
+  const double length = c.hi[d] - c.lo[d];
+  double delta = a - b;
+  delta -= length * std::floor(delta / length + 0.5);
+  return delta;
+}
+
+PrimState riemann_state(const Config& c, const double x[3]) {
+  const RiemannSetup& r = c.riemann;
+  const PrimState& side = x[r.direction] < r.x0 ? r.left : r.right;
+  // The deck's u is the velocity along the problem's direction, v and w the transverse
+  // components in the rotated order of kernels/hydro.hpp, so the problem is the same
+  // along x, y or z.
+  const double normal_frame[3] = {side.u, side.v, side.w};
+  double lab[3];
+  for (int k = 0; k < 3; ++k) lab[(r.direction + k) % 3] = normal_frame[k];
+  return PrimState{side.rho, lab[0], lab[1], lab[2], side.p};
+}
+
+// Yee et al. (1999): an isentropic vortex advected by a uniform flow.
+PrimState vortex_state(const Config& c, const double x[3], double t) {
+  const VortexSetup& v = c.vortex;
+  const double gamma = c.physics.gamma;
+  const double dx = periodic_delta(c, x[0], v.x0 + v.u * t, 0);
+  const double dy = periodic_delta(c, x[1], v.y0 + v.v * t, 1);
+  const double r2 = dx * dx + dy * dy;
+  const double swirl = v.strength / (2 * kPi) * std::exp(0.5 * (1 - r2));
+  const double t_inf = v.p / v.rho;
+  const double temperature =
+      t_inf - (gamma - 1) * v.strength * v.strength / (8 * gamma * kPi * kPi) * std::exp(1 - r2);
+  const double ratio = temperature / t_inf;
+  return PrimState{v.rho * std::pow(ratio, 1 / (gamma - 1)), v.u - swirl * dy, v.v + swirl * dx,
+                   0.0, v.p * std::pow(ratio, gamma / (gamma - 1))};
+}
+
+// McNally, Lyra and Passy (2012): a smooth shear layer pair with a seeded mode.
+PrimState kh_state(const Config& c, const double x[3]) {
+  const KelvinHelmholtzSetup& k = c.kh;
+  const double y = fraction(c, x, 1), xf = fraction(c, x, 0);
+  const double rho1 = k.rho_outer, rho2 = k.rho_inner;
+  const double u1 = -k.velocity, u2 = k.velocity;
+  const double rho_m = 0.5 * (rho1 - rho2), u_m = 0.5 * (u1 - u2);
+  double rho, u;
+  if (y < 0.25) {
+    const double e = std::exp((y - 0.25) / k.width);
+    rho = rho1 - rho_m * e, u = u1 - u_m * e;
+  } else if (y < 0.5) {
+    const double e = std::exp((0.25 - y) / k.width);
+    rho = rho2 + rho_m * e, u = u2 + u_m * e;
+  } else if (y < 0.75) {
+    const double e = std::exp((y - 0.75) / k.width);
+    rho = rho2 + rho_m * e, u = u2 + u_m * e;
+  } else {
+    const double e = std::exp((0.75 - y) / k.width);
+    rho = rho1 - rho_m * e, u = u1 - u_m * e;
+  }
+  return PrimState{rho, u, k.amplitude * std::sin(4 * kPi * xf), 0.0, k.p};
+}
+
+// A deterministic pseudo-random number in [-1, 1] from a global cell index (splitmix64),
+// so the perturbation does not depend on layout, rank count or loop order.
+double hashed_unit(std::uint64_t index, unsigned seed) {
+  std::uint64_t z = index + 0x9E3779B97F4A7C15ull * (seed + 1ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return 2.0 * (static_cast<double>(z >> 11) / 9007199254740992.0) - 1.0;
+}
+
+void store(std::vector<double>& out, std::size_t n, std::size_t cell, const double w[5]) {
+  for (int v = 0; v < kNumVars; ++v) out[v * n + cell] = w[v];
+}
+
+void to_conserved(const PrimState& s, double gamma, double w[5]) {
+  w[0] = s.rho;
+  w[1] = s.rho * s.u;
+  w[2] = s.rho * s.v;
+  w[3] = s.rho * s.w;
+  w[4] = s.p / (gamma - 1) + 0.5 * s.rho * (s.u * s.u + s.v * s.v + s.w * s.w);
+}
+
+// Cell averages of a smooth point state by 2-point Gauss quadrature per active direction.
+void gauss_average(const Grid& g, const PointState& f, double gamma, int i, int j, int k,
+                   double w[5]) {
+  static const double kNodes[2] = {-0.5 / std::sqrt(3.0), 0.5 / std::sqrt(3.0)};
+  const int idx[3] = {i, j, k};
+  int count[3];
+  for (int d = 0; d < 3; ++d) count[d] = g.active(d) ? 2 : 1;
+  for (int v = 0; v < kNumVars; ++v) w[v] = 0;
+  for (int a = 0; a < count[0]; ++a)
+    for (int b = 0; b < count[1]; ++b)
+      for (int c = 0; c < count[2]; ++c) {
+        const int q[3] = {a, b, c};
+        double x[3];
+        for (int d = 0; d < 3; ++d)
+          x[d] = g.lo[d] + (idx[d] + 0.5 + (count[d] == 2 ? kNodes[q[d]] : 0.0)) * g.dx[d];
+        double wq[5];
+        to_conserved(f(x), gamma, wq);
+        for (int v = 0; v < kNumVars; ++v) w[v] += wq[v];
+      }
+  const int points = count[0] * count[1] * count[2];
+  for (int v = 0; v < kNumVars; ++v) w[v] /= points;
+}
+
+}  // namespace
+
+Grid grid_of(const Config& c) {
+  const int n[3] = {c.n[0], c.n[1], c.n[2]};
+  const double lo[3] = {c.lo[0], c.lo[1], c.lo[2]};
+  const double hi[3] = {c.hi[0], c.hi[1], c.hi[2]};
+  return make_grid(n, lo, hi);
+}
+
+BoundaryFaces boundary_of(const Config& c) {
+  BoundaryFaces b;
+  for (int d = 0; d < 3; ++d)
+    for (int s = 0; s < 2; ++s) b.face[d][s] = c.boundary[d][s];
+  return b;
+}
+
+std::vector<double> initial_state(const Config& c, const Grid& g) {
+  const double gamma = c.physics.gamma;
+  const std::size_t n = g.ninterior;
+  std::vector<double> out(kNumVars * n);
+
+  // Sedov: the blast energy spread evenly over the cells whose centre lies within the
+  // deposit radius of the domain centre.
+  double sedov_radius = 0, sedov_pressure = 0;
+  if (c.problem == ProblemKind::Sedov) {
+    double coarsest = 0;
+    for (int d = 0; d < 3; ++d)
+      if (g.active(d)) coarsest = std::max(coarsest, g.dx[d]);
+    sedov_radius = c.sedov.radius_cells * coarsest;
+    long inside = 0;
+    for (int k = 0; k < g.n[2]; ++k)
+      for (int j = 0; j < g.n[1]; ++j)
+        for (int i = 0; i < g.n[0]; ++i) {
+          double r2 = 0;
+          const int idx[3] = {i, j, k};
+          for (int d = 0; d < 3; ++d) {
+            if (!g.active(d)) continue;
+            const double x = g.lo[d] + (idx[d] + 0.5) * g.dx[d] - 0.5 * (c.lo[d] + c.hi[d]);
+            r2 += x * x;
+          }
+          inside += r2 < sedov_radius * sedov_radius;
+        }
+    double volume = inside;
+    for (int d = 0; d < 3; ++d) volume *= g.dx[d];
+    sedov_pressure = (gamma - 1) * c.sedov.energy / volume;
+  }
+
+  std::size_t cell = 0;
+  for (int k = 0; k < g.n[2]; ++k)
+    for (int j = 0; j < g.n[1]; ++j)
+      for (int i = 0; i < g.n[0]; ++i, ++cell) {
+        const double x[3] = {g.lo[0] + (i + 0.5) * g.dx[0], g.lo[1] + (j + 0.5) * g.dx[1],
+                             g.lo[2] + (k + 0.5) * g.dx[2]};
+        double w[5] = {0, 0, 0, 0, 0};
+        switch (c.problem) {
+          case ProblemKind::Riemann:
+            to_conserved(riemann_state(c, x), gamma, w);
+            break;
+          case ProblemKind::IsentropicVortex:
+            gauss_average(
+                g, [&](const double* p) { return vortex_state(c, p, 0.0); }, gamma, i, j, k, w);
+            break;
+          case ProblemKind::KelvinHelmholtz:
+            gauss_average(
+                g, [&](const double* p) { return kh_state(c, p); }, gamma, i, j, k, w);
+            break;
+          case ProblemKind::Sedov: {
+            double r2 = 0;
+            for (int d = 0; d < 3; ++d) {
+              if (!g.active(d)) continue;
+              const double dd = x[d] - 0.5 * (c.lo[d] + c.hi[d]);
+              r2 += dd * dd;
+            }
+            PrimState s{c.sedov.rho, 0, 0, 0, c.sedov.p};
+            if (r2 < sedov_radius * sedov_radius) s.p = sedov_pressure;
+            to_conserved(s, gamma, w);
+            break;
+          }
+          case ProblemKind::Uniform: {
+            PrimState s = c.uniform.state;
+            const std::uint64_t global =
+                static_cast<std::uint64_t>(i) +
+                static_cast<std::uint64_t>(g.n[0]) * (j + static_cast<std::uint64_t>(g.n[1]) * k);
+            s.rho *= 1.0 + c.uniform.perturbation * hashed_unit(global, c.uniform.seed);
+            to_conserved(s, gamma, w);
+            break;
+          }
+        }
+        store(out, n, cell, w);
+      }
+  return out;
+}
+
+double vortex_exact_density(const Config& c, const Grid& g, int i, int j, double t) {
+  const double x[3] = {g.lo[0] + (i + 0.5) * g.dx[0], g.lo[1] + (j + 0.5) * g.dx[1], 0.0};
+  return vortex_state(c, x, t).rho;
+}
+
+}  // namespace halocline

@@ -1,0 +1,24 @@
+// Initial conditions of the problems a deck can choose, evaluated on the host in canonical
+// order, and the exact solutions the verification compares with.
+#pragma once
+
+#include <vector>
+
+#include "app/config.hpp"
+#include "kernels/grid.hpp"
+
+namespace halocline {
+
+// The grid a deck describes (interior sizes, domain, ghost layers).
+Grid grid_of(const Config& config);
+
+// Boundary faces of the deck, in the form the kernels take.
+BoundaryFaces boundary_of(const Config& config);
+
+// Conserved variables of every interior cell: variable-major, x fastest (canonical order).
+std::vector<double> initial_state(const Config& config, const Grid& grid);
+
+// Exact density of the isentropic vortex at the centre of interior cell (i, j) at time t.
+double vortex_exact_density(const Config& config, const Grid& grid, int i, int j, double t);
+
+}  // namespace halocline

@@ -1,0 +1,661 @@
+// Reading a TOML deck (plus --set overrides) into a validated Config; docs/decks.md is the
+// user-facing list of keys. The flow is: parse the text, splice the overrides into the
+// parsed tree, reject unknown sections/keys, read each key with a type check, then run the
+// cross-key rules (validate_impl), which are shared with the public validate() so that the
+// command line gets the same messages, only without line numbers.
+//
+// toml++ is used in whatever mode the build selects: plain g++ gets the header-only
+// default; the CMake target tomlplusplus::tomlplusplus adds -DTOML_HEADER_ONLY=0 and links
+// Debian's shared libtomlplusplus. So nothing here defines TOML_HEADER_ONLY.
+#include "io/deck.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <utility>
+
+namespace halocline {
+namespace {
+
+// ---- Words and names -------------------------------------------------------------------
+
+template <class E>
+using Choices = std::vector<std::pair<std::string, E>>;
+
+// Built from the *_name functions so that every name printed can be read back.
+template <class E>
+Choices<E> named(std::initializer_list<E> values, const char* (*name)(E)) {
+  Choices<E> out;
+  for (E v : values) out.emplace_back(name(v), v);
+  return out;
+}
+// Namespace-scope tables: safe because no static initialiser elsewhere parses a deck.
+const Choices<ProblemKind> kProblems =
+    named({ProblemKind::Riemann, ProblemKind::IsentropicVortex, ProblemKind::Sedov,
+           ProblemKind::KelvinHelmholtz, ProblemKind::Uniform},
+          problem_name);
+const Choices<Boundary> kBoundaries =
+    named({Boundary::Periodic, Boundary::Outflow, Boundary::Reflecting}, boundary_name);
+const Choices<Limiter> kLimiters =
+    named({Limiter::Minmod, Limiter::VanLeer, Limiter::MC}, limiter_name);
+const Choices<RiemannSolver> kSolvers =
+    named({RiemannSolver::HLLC, RiemannSolver::Rusanov}, riemann_name);
+const Choices<LayoutKind> kLayouts =
+    named({LayoutKind::AoS, LayoutKind::SoA, LayoutKind::AoSoA}, layout_name);
+const Choices<Precision> kPrecisions = named({Precision::FP64, Precision::FP32}, precision_name);
+const Choices<BackendKind> kBackends = named({BackendKind::Kokkos}, backend_name);
+const Choices<int> kDirections = {{"x", 0}, {"y", 1}, {"z", 2}};
+
+// Riemann presets: Toro (2009) Table 4.1, tests 1-5, with the x0 of his figures; "sod" is
+// Sod's (1978) problem, numerically the same as toro1. States are {rho, u, v, w, p}.
+struct Preset {
+  const char* name;
+  PrimState left, right;
+  double x0;
+};
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> p = {
+      {"sod", {1.0, 0.0, 0.0, 0.0, 1.0}, {0.125, 0.0, 0.0, 0.0, 0.1}, 0.5},
+      {"toro1", {1.0, 0.0, 0.0, 0.0, 1.0}, {0.125, 0.0, 0.0, 0.0, 0.1}, 0.5},
+      {"toro2", {1.0, -2.0, 0.0, 0.0, 0.4}, {1.0, 2.0, 0.0, 0.0, 0.4}, 0.5},
+      {"toro3", {1.0, 0.0, 0.0, 0.0, 1000.0}, {1.0, 0.0, 0.0, 0.0, 0.01}, 0.5},
+      {"toro4", {1.0, 0.0, 0.0, 0.0, 0.01}, {1.0, 0.0, 0.0, 0.0, 100.0}, 0.4},
+      {"toro5", {5.99924, 19.5975, 0.0, 0.0, 460.894}, {5.99242, -6.19633, 0.0, 0.0, 46.095},
+       0.8},
+  };
+  return p;
+}
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+template <class E>
+std::string join(const Choices<E>& choices) {
+  std::vector<std::string> words;
+  for (const auto& c : choices) words.push_back(c.first);
+  return join(words);
+}
+
+template <class E>
+std::optional<E> lookup(const Choices<E>& choices, const std::string& word) {
+  for (const auto& c : choices)
+    if (c.first == word) return c.second;
+  return std::nullopt;
+}
+
+// The public parse_* functions: the command line passes its option name as `key`.
+template <class E>
+E parse_word(const Choices<E>& choices, const std::string& word, const std::string& key) {
+  if (auto e = lookup(choices, word)) return *e;
+  throw DeckError(key + ": must be one of " + join(choices) + " (got '" + word + "')");
+}
+
+// Shortest text that reads back as the same double, for messages.
+std::string num(double v) {
+  char buf[40];
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+// toml++'s names for node types, except that TOML calls its floats "float".
+std::string type_name(const toml::node& n) {
+  std::ostringstream os;
+  os << n.type();
+  return n.is_floating_point() ? "float" : os.str();
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+std::vector<std::string> split_key(const std::string& key) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (;;) {
+    const auto dot = key.find('.', start);
+    parts.push_back(key.substr(start, dot - start));
+    if (dot == std::string::npos) return parts;
+    start = dot + 1;
+  }
+}
+
+// ---- The schema: the only valid sections and keys ----------------------------------------
+
+struct Section {
+  std::string name;
+  std::vector<std::string> keys;
+};
+const std::vector<Section>& schema() {
+  static const std::vector<Section> s = {
+      {"problem", {"type"}},
+      {"grid", {"n", "nx", "ny", "nz", "xmin", "xmax", "ymin", "ymax", "zmin", "zmax"}},
+      {"physics", {"gamma", "cfl", "limiter", "riemann"}},
+      {"time", {"t_end", "max_steps"}},
+      {"boundary", {"all", "x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"}},
+      {"output", {"interval", "final", "dir"}},
+      {"run", {"layout", "precision", "backend"}},
+      {"riemann", {"preset", "direction", "x0", "left", "right"}},
+      {"isentropic_vortex", {"strength", "x0", "y0", "u", "v", "rho", "p"}},
+      {"sedov", {"energy", "radius_cells", "rho", "p"}},
+      {"kelvin_helmholtz", {"rho_inner", "rho_outer", "velocity", "p", "width", "amplitude"}},
+      {"uniform", {"rho", "u", "v", "w", "p", "perturbation", "seed"}},
+  };
+  return s;
+}
+// Keys per direction, for the checks that loop over directions.
+const char* const kSizeKeys[3] = {"grid.nx", "grid.ny", "grid.nz"};
+const char* const kLoKeys[3] = {"grid.xmin", "grid.ymin", "grid.zmin"};
+const char* const kHiKeys[3] = {"grid.xmax", "grid.ymax", "grid.zmax"};
+const char* const kFaceKeys[3][2] = {{"boundary.x_lo", "boundary.x_hi"},
+                                     {"boundary.y_lo", "boundary.y_hi"},
+                                     {"boundary.z_lo", "boundary.z_hi"}};
+
+const std::vector<std::string>& state_keys() {  // keys of [riemann.left] / [riemann.right]
+  static const std::vector<std::string> k = {"rho", "u", "v", "w", "p"};
+  return k;
+}
+
+bool contains(const std::vector<std::string>& words, const std::string& w) {
+  return std::find(words.begin(), words.end(), w) != words.end();
+}
+
+// ---- Reading typed values, with the location of each key --------------------------------
+
+class Reader {
+ public:
+  Reader(const toml::table& root, std::string source, std::map<std::string, std::string> origins)
+      : root_(root), source_(std::move(source)), origins_(std::move(origins)) {}
+
+  const toml::table& root() const { return root_; }
+
+  const toml::node* find(const std::string& key) const {
+    const toml::node* n = &root_;
+    for (const auto& part : split_key(key)) {
+      const toml::table* t = n->as_table();
+      if (!t || !(n = t->get(part))) return nullptr;
+    }
+    return n;
+  }
+
+  // "<source>:<line>", "--set key=value" for a key an override set (or set a table
+  // above), or just "<source>" where there is no line.
+  std::string where(const std::string& key, const toml::node* node) const {
+    for (std::string k = key;;) {
+      const auto it = origins_.find(k);
+      if (it != origins_.end()) return "--set " + it->second;
+      const auto dot = k.rfind('.');
+      if (dot == std::string::npos) break;
+      k.erase(dot);
+    }
+    if (node && node->source().begin.line > 0)
+      return source_ + ":" + std::to_string(node->source().begin.line);
+    return source_;
+  }
+
+  // The location of the first of `keys` present in the deck, else the bare source.
+  std::string where_any(std::initializer_list<const char*> keys) const {
+    for (const char* k : keys)
+      if (const toml::node* n = find(k)) return where(k, n);
+    return source_;
+  }
+
+  [[noreturn]] void fail(const std::string& key, const toml::node* node,
+                         const std::string& message) const {
+    throw DeckError(where(key, node) + ": " + message);
+  }
+
+  [[noreturn]] void wrong_type(const std::string& key, const toml::node& n,
+                               const char* expected) const {
+    fail(key, &n, "key '" + key + "' must be " + expected + " (got " + type_name(n) + ")");
+  }
+
+  std::optional<double> number(const std::string& key) const {
+    const toml::node* n = find(key);
+    if (!n) return std::nullopt;
+    double v = 0;
+    if (const auto* i = n->as_integer())  // integers are welcome where floats are expected
+      v = static_cast<double>(i->get());
+    else if (const auto* f = n->as_floating_point())
+      v = f->get();
+    else
+      wrong_type(key, *n, "a number");
+    if (!std::isfinite(v)) fail(key, n, "key '" + key + "' must be finite (got " + num(v) + ")");
+    return v;
+  }
+
+  // The value of an exact TOML type T (no conversions), or nothing when the key is absent.
+  template <class T>
+  std::optional<T> exact(const std::string& key, const char* expected) const {
+    const toml::node* n = find(key);
+    if (!n) return std::nullopt;
+    if (auto v = n->value_exact<T>()) return v;
+    wrong_type(key, *n, expected);
+  }
+  std::optional<std::string> string(const std::string& key) const {
+    return exact<std::string>(key, "a string");
+  }
+  std::optional<bool> boolean(const std::string& key) const {
+    return exact<bool>(key, "a boolean (true or false)");
+  }
+  std::optional<long long> integer(const std::string& key, long long lo, long long hi) const {
+    const auto v = exact<std::int64_t>(key, "an integer");
+    if (v && (*v < lo || *v > hi))
+      fail(key, find(key), "key '" + key + "' must be " +
+                               (*v < lo ? ">= " + std::to_string(lo) : "<= " + std::to_string(hi)) +
+                               " (got " + std::to_string(*v) + ")");
+    return v;
+  }
+
+  template <class E>
+  std::optional<E> choice(const std::string& key, const Choices<E>& choices) const {
+    const auto word = string(key);
+    if (!word) return std::nullopt;
+    if (auto e = lookup(choices, *word)) return e;
+    fail(key, find(key),
+         "key '" + key + "' must be one of " + join(choices) + " (got '" + *word + "')");
+  }
+
+  // Small helpers that assign only when the key is present.
+  void set(const std::string& key, double& dst) const {
+    if (auto v = number(key)) dst = *v;
+  }
+  template <class E>
+  void set(const std::string& key, E& dst, const Choices<E>& choices) const {
+    if (auto v = choice(key, choices)) dst = *v;
+  }
+
+ private:
+  const toml::table& root_;
+  std::string source_;
+  std::map<std::string, std::string> origins_;  // dotted key -> its "--set" text
+};
+
+// ---- Overrides ----------------------------------------------------------------------------
+
+// Splices one "a.b.c=value" into the tree, creating tables on the way, and records its text
+// so that messages about the key name the override instead of a deck line.
+void apply_override(toml::table& root, const std::string& text,
+                    std::map<std::string, std::string>& origins) {
+  const std::string here = "--set " + text;
+  const auto eq = text.find('=');
+  if (eq == std::string::npos)
+    throw DeckError(here + ": expected key=value, e.g. --set grid.n=256");
+  const std::string key = trim(text.substr(0, eq));
+  const std::string value = text.substr(eq + 1);
+  const auto parts = split_key(key);
+  for (const auto& p : parts)
+    if (p.empty()) throw DeckError(here + ": malformed key '" + key + "'");
+
+  // The value is TOML if it parses as the right-hand side of an assignment (128, 1e-3,
+  // true, "text", [1, 2]); otherwise it is a bare word such as aos or periodic.
+  toml::table parsed;
+  bool is_toml = false;
+  try {
+    parsed = toml::parse("x = " + value, std::string_view("--set"));
+    is_toml = parsed.size() == 1 && parsed.contains("x");
+  } catch (const toml::parse_error&) {
+  }
+
+  toml::table* table = &root;
+  std::string prefix;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    prefix += (i ? "." : "") + parts[i];
+    toml::node* n = table->get(parts[i]);
+    if (!n) {  // a table the override creates is the override's, for messages
+      n = table->insert(parts[i], toml::table{}).first->second.as_table();
+      origins[prefix] = text;
+    }
+    if (!n->is_table())
+      throw DeckError(here + ": key '" + prefix + "' is not a table (it is " +
+                      (n->is_integer() || n->is_array() ? "an " : "a ") + type_name(*n) + ")");
+    table = n->as_table();
+  }
+  if (is_toml)
+    table->insert_or_assign(parts.back(), std::move(*parsed.get("x")));
+  else
+    table->insert_or_assign(parts.back(), trim(value));
+
+  // A later override of a whole table supersedes earlier ones of keys inside it.
+  for (auto it = origins.lower_bound(key + "."); it != origins.end();) {
+    if (it->first.compare(0, key.size() + 1, key + ".") != 0) break;
+    it = origins.erase(it);
+  }
+  origins[key] = text;
+}
+
+// ---- Structure and reading --------------------------------------------------------------
+
+void check_structure(const Reader& r) {
+  std::vector<std::string> section_names;
+  for (const auto& s : schema()) section_names.push_back(s.name);
+
+  for (auto&& [k, v] : r.root()) {
+    const std::string sec(k.str());
+    const Section* section = nullptr;
+    for (const auto& s : schema())
+      if (s.name == sec) section = &s;
+    if (!section) {
+      if (v.is_table())
+        r.fail(sec, &v, "unknown section '[" + sec + "]' (valid sections: " +
+                            join(section_names) + ")");
+      r.fail(sec, &v, "unknown key '" + sec + "' (every key belongs in a section: " +
+                          join(section_names) + ")");
+    }
+    if (!v.is_table()) r.wrong_type(sec, v, "a table");
+
+    for (auto&& [k2, v2] : *v.as_table()) {
+      const std::string name(k2.str());
+      const std::string key = sec + "." + name;
+      if (!contains(section->keys, name))
+        r.fail(key, &v2, "unknown key '" + key + "' (valid keys in [" + sec +
+                             "]: " + join(section->keys) + ")");
+      if (sec == "riemann" && (name == "left" || name == "right")) {
+        if (!v2.is_table()) r.wrong_type(key, v2, "a table of rho, u, v, w, p");
+        for (auto&& [k3, v3] : *v2.as_table()) {
+          const std::string key3 = key + "." + std::string(k3.str());
+          if (!contains(state_keys(), std::string(k3.str())))
+            r.fail(key3, &v3, "unknown key '" + key3 + "' (valid keys in [" + key +
+                                  "]: " + join(state_keys()) + ")");
+        }
+      }
+    }
+  }
+}
+
+// A problem's own section is an error under any other problem: the deck would silently
+// not do what its author thinks.
+void check_problem_sections(const Reader& r, ProblemKind problem) {
+  const std::string type = problem_name(problem);
+  for (const auto& [name, kind] : kProblems) {
+    if (kind == problem) continue;
+    const toml::node* sec = r.find(name);
+    if (!sec) continue;
+    const toml::table& t = *sec->as_table();
+    if (t.empty())
+      r.fail(name, sec, "section '[" + name + "]' applies to problem '" + name +
+                            "' but problem.type is '" + type + "'");
+    const auto first = t.begin();
+    const std::string key = name + "." + std::string(first->first.str());
+    r.fail(key, &first->second, "key '" + key + "' applies to problem '" + name +
+                        "' but problem.type is '" + type + "'");
+  }
+}
+
+// Reads the float keys `section.name` that are present into their destinations.
+void read_floats(const Reader& r, const std::string& section,
+                 std::initializer_list<std::pair<const char*, double*>> keys) {
+  for (const auto& [name, dst] : keys) r.set(section + "." + name, *dst);
+}
+void read_state(const Reader& r, const std::string& section, PrimState& s) {
+  read_floats(r, section, {{"rho", &s.rho}, {"u", &s.u}, {"v", &s.v}, {"w", &s.w}, {"p", &s.p}});
+}
+
+Config read_config(const Reader& r) {
+  Config c;
+
+  const auto problem = r.choice("problem.type", kProblems);
+  if (!problem)
+    r.fail("problem.type", nullptr,
+           "missing required key 'problem.type' (one of " + join(kProblems) + ")");
+  c.problem = *problem;
+  check_problem_sections(r, c.problem);
+
+  // [grid]: n sets all three sizes, explicit nx/ny/nz win; sizes not given are 1, so a
+  // 1-D problem along y needs only ny.
+  const auto n = r.integer("grid.n", 1, INT_MAX);
+  if (n) c.n = {int(*n), int(*n), int(*n)};
+  bool sized = n.has_value();
+  for (int d = 0; d < 3; ++d)  // >= 1 is validate's check, which names the key too
+    if (auto v = r.integer(kSizeKeys[d], INT_MIN, INT_MAX)) c.n[d] = int(*v), sized = true;
+  if (!sized)
+    r.fail("grid.n", nullptr,
+           "missing required key 'grid.n' (or grid.nx, grid.ny, grid.nz): the grid size");
+  read_floats(r, "grid", {{"xmin", &c.lo[0]}, {"ymin", &c.lo[1]}, {"zmin", &c.lo[2]},
+                          {"xmax", &c.hi[0]}, {"ymax", &c.hi[1]}, {"zmax", &c.hi[2]}});
+  read_floats(r, "physics", {{"gamma", &c.physics.gamma}, {"cfl", &c.physics.cfl}});
+  r.set("physics.limiter", c.physics.limiter, kLimiters);
+  r.set("physics.riemann", c.physics.riemann, kSolvers);
+
+  const auto t_end = r.number("time.t_end");
+  if (!t_end) r.fail("time.t_end", nullptr, "missing required key 'time.t_end'");
+  c.t_end = *t_end;
+  if (auto v = r.integer("time.max_steps", LLONG_MIN, LONG_MAX)) c.max_steps = long(*v);
+
+  // [boundary]: `all` first, then the faces named explicitly.
+  if (auto all = r.choice("boundary.all", kBoundaries))
+    for (auto& dir : c.boundary) dir = {*all, *all};
+  for (int d = 0; d < 3; ++d)
+    for (int s = 0; s < 2; ++s) r.set(kFaceKeys[d][s], c.boundary[d][s], kBoundaries);
+
+  r.set("output.interval", c.output_interval);
+  if (auto v = r.boolean("output.final")) c.output_final = *v;
+  if (auto v = r.string("output.dir")) {
+    if (v->empty())
+      r.fail("output.dir", r.find("output.dir"), "key 'output.dir' must not be empty");
+    c.out_dir = *v;
+  }
+
+  r.set("run.layout", c.layout, kLayouts);
+  r.set("run.precision", c.precision, kPrecisions);
+  r.set("run.backend", c.backend, kBackends);
+
+  // [riemann]: the preset first, then any explicit value on top of it.
+  if (auto preset = r.string("riemann.preset")) {
+    c.riemann.preset = *preset;
+    if (*preset != "custom") {
+      const Preset* found = nullptr;
+      std::string names;
+      for (const auto& p : presets()) {
+        names += std::string(p.name) + ", ";
+        if (*preset == p.name) found = &p;
+      }
+      if (!found)
+        r.fail("riemann.preset", r.find("riemann.preset"),
+               "key 'riemann.preset' must be one of " + names + "custom (got '" + *preset + "')");
+      c.riemann.left = found->left;
+      c.riemann.right = found->right;
+      c.riemann.x0 = found->x0;
+    }
+  }
+  r.set("riemann.direction", c.riemann.direction, kDirections);
+  r.set("riemann.x0", c.riemann.x0);
+  read_state(r, "riemann.left", c.riemann.left);
+  read_state(r, "riemann.right", c.riemann.right);
+
+  read_floats(r, "isentropic_vortex",
+              {{"strength", &c.vortex.strength}, {"x0", &c.vortex.x0}, {"y0", &c.vortex.y0},
+               {"u", &c.vortex.u}, {"v", &c.vortex.v}, {"rho", &c.vortex.rho}, {"p", &c.vortex.p}});
+  read_floats(r, "sedov", {{"energy", &c.sedov.energy}, {"radius_cells", &c.sedov.radius_cells},
+                           {"rho", &c.sedov.rho}, {"p", &c.sedov.p}});
+  read_floats(r, "kelvin_helmholtz",
+              {{"rho_inner", &c.kh.rho_inner}, {"rho_outer", &c.kh.rho_outer},
+               {"velocity", &c.kh.velocity}, {"p", &c.kh.p}, {"width", &c.kh.width},
+               {"amplitude", &c.kh.amplitude}});
+  read_floats(r, "uniform", {{"perturbation", &c.uniform.perturbation}});
+  read_state(r, "uniform", c.uniform.state);
+  if (auto v = r.integer("uniform.seed", 0, UINT_MAX)) c.uniform.seed = unsigned(*v);
+  return c;
+}
+
+// ---- Cross-key rules --------------------------------------------------------------------
+
+// `where` gives the location of the first of the keys that the deck names (the key itself,
+// then the keys it may have come from), or just the source.
+using Where = std::function<std::string(std::initializer_list<const char*>)>;
+
+void validate_impl(const Config& c, const Where& where) {
+  auto fail = [](const std::string& loc, const std::string& msg) {
+    throw DeckError(loc + ": " + msg);
+  };
+  // `ok` is written so that a NaN fails. The first of `keys` is the one named.
+  auto check = [&](bool ok, std::initializer_list<const char*> keys, const std::string& rule,
+                   const std::string& got) {
+    if (!ok)
+      fail(where(keys), "key '" + std::string(*keys.begin()) + "' " + rule + " (got " + got + ")");
+  };
+  auto positive = [&](double v, std::initializer_list<const char*> keys) {
+    check(v > 0, keys, "must be > 0", num(v));
+  };
+
+  for (int d = 0; d < 3; ++d) {
+    check(c.n[d] >= 1, {kSizeKeys[d], "grid.n"}, "must be >= 1", std::to_string(c.n[d]));
+    check(c.hi[d] > c.lo[d], {kHiKeys[d], kLoKeys[d]},
+          std::string("must be greater than '") + kLoKeys[d] + "' = " + num(c.lo[d]), num(c.hi[d]));
+  }
+
+  check(c.physics.gamma > 1, {"physics.gamma"}, "must be > 1", num(c.physics.gamma));
+  check(c.physics.cfl > 0 && c.physics.cfl <= 1, {"physics.cfl"}, "must be in (0, 1]",
+        num(c.physics.cfl));
+  positive(c.t_end, {"time.t_end"});
+  check(c.max_steps >= 0, {"time.max_steps"}, "must be >= 0", std::to_string(c.max_steps));
+  check(c.output_interval >= 0, {"output.interval"}, "must be >= 0", num(c.output_interval));
+
+  // A periodic face wraps onto the opposite face, so both must say so.
+  for (int d = 0; d < 3; ++d) {
+    const bool lo = c.boundary[d][0] == Boundary::Periodic;
+    const bool hi = c.boundary[d][1] == Boundary::Periodic;
+    if (lo == hi) continue;
+    const int s = lo ? 0 : 1;  // the periodic face
+    fail(where({kFaceKeys[d][s], kFaceKeys[d][1 - s], "boundary.all"}),
+         std::string("key '") + kFaceKeys[d][s] + "' is periodic but '" + kFaceKeys[d][1 - s] +
+             "' is " + boundary_name(c.boundary[d][1 - s]) +
+             "; periodic must be set on both faces of a direction");
+  }
+
+  switch (c.problem) {
+    case ProblemKind::Riemann: {
+      positive(c.riemann.left.rho, {"riemann.left.rho", "riemann.preset"});
+      positive(c.riemann.left.p, {"riemann.left.p", "riemann.preset"});
+      positive(c.riemann.right.rho, {"riemann.right.rho", "riemann.preset"});
+      positive(c.riemann.right.p, {"riemann.right.p", "riemann.preset"});
+      const int d = c.riemann.direction;
+      if (d < 0 || d > 2)
+        fail(where({"riemann.direction"}), "key 'riemann.direction' must be x, y or z");
+      const char* axis = d == 0 ? "x" : d == 1 ? "y" : "z";
+      if (c.n[d] < 2)
+        fail(where({"riemann.direction", kSizeKeys[d], "grid.n"}),
+             std::string("key 'riemann.direction' is '") + axis + "' but " + kSizeKeys[d] +
+                 " = " + std::to_string(c.n[d]) +
+                 "; a Riemann problem needs more than one cell along its direction");
+      if (!(c.riemann.x0 > c.lo[d] && c.riemann.x0 < c.hi[d]))
+        fail(where({"riemann.x0", "riemann.preset"}),
+             "key 'riemann.x0' (" + num(c.riemann.x0) + ") must lie inside the domain along " +
+                 axis + ", (" + num(c.lo[d]) + ", " + num(c.hi[d]) + ")");
+      break;
+    }
+    case ProblemKind::IsentropicVortex: {
+      positive(c.vortex.rho, {"isentropic_vortex.rho"});
+      positive(c.vortex.p, {"isentropic_vortex.p"});
+      // The vortex leaves through one side and must come back through the other.
+      for (int d = 0; d < 2; ++d)
+        for (int s = 0; s < 2; ++s)
+          if (c.boundary[d][s] != Boundary::Periodic)
+            fail(where({kFaceKeys[d][s], "boundary.all", "problem.type"}),
+                 std::string("problem 'isentropic_vortex' needs periodic x and y boundaries") +
+                     " but '" + kFaceKeys[d][s] + "' is " + boundary_name(c.boundary[d][s]));
+      break;
+    }
+    case ProblemKind::Sedov:
+      positive(c.sedov.rho, {"sedov.rho"});
+      positive(c.sedov.p, {"sedov.p"});
+      positive(c.sedov.energy, {"sedov.energy"});
+      positive(c.sedov.radius_cells, {"sedov.radius_cells"});
+      break;
+    case ProblemKind::KelvinHelmholtz:
+      positive(c.kh.rho_inner, {"kelvin_helmholtz.rho_inner"});
+      positive(c.kh.rho_outer, {"kelvin_helmholtz.rho_outer"});
+      positive(c.kh.p, {"kelvin_helmholtz.p"});
+      positive(c.kh.width, {"kelvin_helmholtz.width"});
+      break;
+    case ProblemKind::Uniform:
+      positive(c.uniform.state.rho, {"uniform.rho"});
+      positive(c.uniform.state.p, {"uniform.p"});
+      // Below 1 so that rho * (1 +- perturbation) stays positive.
+      check(c.uniform.perturbation >= 0 && c.uniform.perturbation < 1, {"uniform.perturbation"},
+            "must be in [0, 1)", num(c.uniform.perturbation));
+      break;
+  }
+}
+
+// toml++'s descriptions are one line already; this guards the one-line promise anyway.
+std::string one_line(std::string s) {
+  for (char& ch : s)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  return s;
+}
+
+}  // namespace
+
+// ---- Public interface -------------------------------------------------------------------
+
+Config parse_deck(const std::string& text, const std::string& source,
+                  const std::vector<std::string>& overrides) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    throw DeckError(source + ":" + std::to_string(e.source().begin.line) +
+                    ": TOML syntax error: " + one_line(std::string(e.description())));
+  }
+
+  std::map<std::string, std::string> origins;
+  for (const auto& o : overrides) apply_override(root, o, origins);
+
+  const Reader reader(root, source, std::move(origins));
+  check_structure(reader);
+  Config config = read_config(reader);
+  config.deck_path = source;
+  config.deck_text = text;
+  validate_impl(config, [&](std::initializer_list<const char*> keys) {
+    return reader.where_any(keys);
+  });
+  return config;
+}
+
+Config load_deck(const std::string& path, const std::vector<std::string>& overrides) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw DeckError("cannot read deck '" + path + "': " + std::strerror(errno));
+  std::string text;
+  char buf[8192];
+  std::size_t got;
+  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
+  const int err = std::ferror(f) ? errno : 0;  // e.g. EISDIR for a directory
+  std::fclose(f);
+  if (err) throw DeckError("cannot read deck '" + path + "': " + std::strerror(err));
+  return parse_deck(text, path, overrides);
+}
+
+void validate(const Config& config) {
+  const std::string source = config.deck_path.empty() ? "config" : config.deck_path;
+  validate_impl(config, [&](std::initializer_list<const char*>) { return source; });
+}
+
+LayoutKind parse_layout(const std::string& word, const std::string& key) {
+  return parse_word(kLayouts, word, key);
+}
+Precision parse_precision(const std::string& word, const std::string& key) {
+  return parse_word(kPrecisions, word, key);
+}
+BackendKind parse_backend(const std::string& word, const std::string& key) {
+  return parse_word(kBackends, word, key);
+}
+
+}  // namespace halocline

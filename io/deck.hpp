@@ -1,0 +1,37 @@
+// Reading a TOML deck (plus --set overrides) into a validated Config.
+//
+// Every bad input ends as a DeckError whose what() is one line that names the key (and
+// the deck line, where there is one); the command line turns it into exit code 2.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "app/config.hpp"
+
+namespace halocline {
+
+struct DeckError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Reads the deck at `path`, applies each "key=value" override (dotted key, TOML value;
+// bare words are taken as strings), validates, and returns the Config.
+Config load_deck(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// The same from text already in memory; `source` names it in messages.
+Config parse_deck(const std::string& text, const std::string& source,
+                  const std::vector<std::string>& overrides = {});
+
+// Checks the cross-key rules (sizes, positivity, periodic pairs, ...); load_deck and
+// parse_deck call it, and the command line calls it again after its own options.
+void validate(const Config& config);
+
+// Names used in decks and on the command line; each throws DeckError naming `key` for an
+// unknown word.
+LayoutKind parse_layout(const std::string& word, const std::string& key = "layout");
+Precision parse_precision(const std::string& word, const std::string& key = "precision");
+BackendKind parse_backend(const std::string& word, const std::string& key = "backend");
+
+}  // namespace halocline

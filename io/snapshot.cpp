@@ -1,0 +1,246 @@
+// HDF5 + XDMF snapshots of the primitive variables (see snapshot.hpp).
+//
+// Each snapshot is one HDF5 file holding rho, u, v, w, p as (nz, ny, nx) datasets, plus a
+// small XDMF file that tells ParaView/VisIt how to read them as a cell-centred uniform
+// grid. Every file is first written under "<name>.tmp" and then renamed: a rename within
+// one directory is atomic, so a reader (or a crash) never sees a half-written final file.
+#include "io/snapshot.hpp"
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+#include <utility>
+
+namespace fs = std::filesystem;
+
+namespace halocline {
+namespace {
+
+const char* const kVarNames[kNumVars] = {"rho", "u", "v", "w", "p"};
+
+// Owns one HDF5 identifier, so that every early exit (exceptions included) closes it.
+class H5Handle {
+ public:
+  H5Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  ~H5Handle() {
+    if (id_ >= 0) close_(id_);
+  }
+  H5Handle(const H5Handle&) = delete;
+  H5Handle& operator=(const H5Handle&) = delete;
+  hid_t get() const { return id_; }
+
+ private:
+  hid_t id_;
+  herr_t (*close_)(hid_t);
+};
+
+// HDF5 reports failure through negative return values; turn them into one clear line.
+hid_t check_id(hid_t id, const std::string& what, const std::string& path) {
+  if (id < 0) throw std::runtime_error("HDF5: cannot " + what + " in '" + path + "'");
+  return id;
+}
+void check(herr_t status, const std::string& what, const std::string& path) {
+  if (status < 0) throw std::runtime_error("HDF5: cannot " + what + " in '" + path + "'");
+}
+
+// Writes a root-group attribute of `count` values (count 0 means a scalar).
+void write_attribute(hid_t file, const char* name, hid_t type, hsize_t count,
+                     const void* data, const std::string& path) {
+  H5Handle space(check_id(count == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &count, nullptr),
+                          "create dataspace for attribute '" + std::string(name) + "'", path),
+                 H5Sclose);
+  H5Handle attr(check_id(H5Acreate2(file, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                         "create attribute '" + std::string(name) + "'", path),
+                H5Aclose);
+  check(H5Awrite(attr.get(), type, data), "write attribute '" + std::string(name) + "'", path);
+}
+
+// Moves a finished temporary file onto its final name, removing the temporary on failure.
+void commit_file(const fs::path& tmp, const fs::path& final_path) {
+  std::error_code ec;
+  fs::rename(tmp, final_path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw std::runtime_error("cannot rename '" + tmp.string() + "' to '" + final_path.string() +
+                             "': " + ec.message());
+  }
+}
+
+void write_text_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw std::runtime_error("cannot write '" + tmp.string() + "'");
+    }
+  }
+  commit_file(tmp, path);
+}
+
+// Times and lengths must round-trip exactly: 15 digits reads best (0.1, not
+// 0.10000000000000001), 17 always round-trips, so use 17 only where 15 would lose bits.
+std::string fmt(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", x);
+  if (std::strtod(buf, nullptr) != x) std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+std::string file_stem(const std::string& prefix, int index) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "_%04d", index);
+  return prefix + buf;
+}
+
+// One XDMF uniform grid for one snapshot. XDMF lists dimensions slowest-first (z, y, x),
+// and 3DCoRectMesh counts nodes, hence n + 1 per direction around the n cells.
+std::string xdmf_grid(const Grid& g, bool single, const std::string& h5_name, double time,
+                      const std::string& indent) {
+  const int nx = g.n[0], ny = g.n[1], nz = g.n[2];
+  const std::string cells = std::to_string(nz) + " " + std::to_string(ny) + " " + std::to_string(nx);
+  const std::string nodes = std::to_string(nz + 1) + " " + std::to_string(ny + 1) + " " +
+                            std::to_string(nx + 1);
+  const std::string i1 = indent + "  ", i2 = indent + "    ";
+  std::ostringstream s;
+  s << indent << "<Grid Name=\"" << fs::path(h5_name).stem().string() << "\" GridType=\"Uniform\">\n"
+    << i1 << "<Time Value=\"" << fmt(time) << "\"/>\n"
+    << i1 << "<Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << nodes << "\"/>\n"
+    << i1 << "<Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+    << i2 << "<DataItem Format=\"XML\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"3\">"
+    << fmt(g.lo[2]) << " " << fmt(g.lo[1]) << " " << fmt(g.lo[0]) << "</DataItem>\n"
+    << i2 << "<DataItem Format=\"XML\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"3\">"
+    << fmt(g.dx[2]) << " " << fmt(g.dx[1]) << " " << fmt(g.dx[0]) << "</DataItem>\n"
+    << i1 << "</Geometry>\n";
+  for (const char* var : kVarNames) {
+    s << i1 << "<Attribute Name=\"" << var << "\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
+      << i2 << "<DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"" << (single ? 4 : 8)
+      << "\" Dimensions=\"" << cells << "\">" << h5_name << ":/" << var << "</DataItem>\n"
+      << i1 << "</Attribute>\n";
+  }
+  s << indent << "</Grid>\n";
+  return s.str();
+}
+
+std::string xdmf_document(const std::string& body) {
+  return "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+         "<Xdmf Version=\"3.0\">\n  <Domain>\n" + body + "  </Domain>\n</Xdmf>\n";
+}
+
+// Writes the HDF5 file itself (to a temporary path chosen by the caller).
+void write_h5(const std::string& path, const Grid& g, bool single, long step, double time,
+              const std::vector<double>& prim) {
+  const hsize_t dims[3] = {static_cast<hsize_t>(g.n[2]), static_cast<hsize_t>(g.n[1]),
+                           static_cast<hsize_t>(g.n[0])};
+  const std::size_t ncell = static_cast<std::size_t>(g.n[0]) * g.n[1] * g.n[2];
+
+  H5Handle file(check_id(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+                         "create file", path),
+                H5Fclose);
+  H5Handle space(check_id(H5Screate_simple(3, dims, nullptr), "create dataspace", path), H5Sclose);
+
+  // The data stay double in memory; with a float file type HDF5 converts while writing,
+  // so an fp32 snapshot needs no extra copy here.
+  const hid_t file_type = single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  for (int v = 0; v < kNumVars; ++v) {
+    const std::string name = kVarNames[v];
+    H5Handle dset(check_id(H5Dcreate2(file.get(), name.c_str(), file_type, space.get(),
+                                      H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                           "create dataset '" + name + "'", path),
+                  H5Dclose);
+    // prim is canonical (x fastest), which is exactly C order for (nz, ny, nx).
+    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                   prim.data() + v * ncell),
+          "write dataset '" + name + "'", path);
+  }
+
+  const std::int64_t step64 = step;
+  write_attribute(file.get(), "time", H5T_NATIVE_DOUBLE, 0, &time, path);
+  write_attribute(file.get(), "step", H5T_NATIVE_INT64, 0, &step64, path);
+  write_attribute(file.get(), "grid", H5T_NATIVE_INT, 3, g.n, path);
+  write_attribute(file.get(), "origin", H5T_NATIVE_DOUBLE, 3, g.lo, path);
+  write_attribute(file.get(), "spacing", H5T_NATIVE_DOUBLE, 3, g.dx, path);
+
+  // Flush explicitly so that a failure shows up here, before the rename, not in a destructor.
+  check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), "flush file", path);
+}
+
+}  // namespace
+
+SnapshotWriter::SnapshotWriter(std::string out_dir, const Grid& grid, bool single_precision,
+                               std::string prefix)
+    : out_dir_(std::move(out_dir)), grid_(grid), single_(single_precision),
+      prefix_(std::move(prefix)) {
+  std::error_code ec;
+  fs::create_directories(out_dir_, ec);
+  // create_directories reports no error when the directory already exists, but a path
+  // that exists as a regular file must be rejected too.
+  if (ec || !fs::is_directory(out_dir_)) {
+    throw std::runtime_error("cannot create output directory '" + out_dir_ + "'" +
+                             (ec ? ": " + ec.message() : std::string(": not a directory")));
+  }
+}
+
+SnapshotInfo SnapshotWriter::write(int index, long step, double time,
+                                   const std::vector<double>& prim) {
+  const std::size_t ncell = static_cast<std::size_t>(grid_.n[0]) * grid_.n[1] * grid_.n[2];
+  if (prim.size() != kNumVars * ncell) {
+    throw std::invalid_argument("snapshot: prim has " + std::to_string(prim.size()) +
+                                " values, expected " + std::to_string(kNumVars * ncell) +
+                                " (5 variables x " + std::to_string(ncell) + " cells)");
+  }
+  if (index < 0) throw std::invalid_argument("snapshot: negative index " + std::to_string(index));
+
+  const std::string stem = file_stem(prefix_, index);
+  const fs::path h5_path = fs::path(out_dir_) / (stem + ".h5");
+  const fs::path xmf_path = fs::path(out_dir_) / (stem + ".xmf");
+
+  const std::string h5_tmp = h5_path.string() + ".tmp";
+  try {
+    write_h5(h5_tmp, grid_, single_, step, time, prim);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(h5_tmp, ec);
+    throw;
+  }
+  commit_file(h5_tmp, h5_path);
+
+  // The xmf sits next to the h5, so it refers to it by bare file name: the pair can be
+  // moved or copied elsewhere together.
+  write_text_atomically(
+      xmf_path, xdmf_document(xdmf_grid(grid_, single_, stem + ".h5", time, "    ")));
+
+  SnapshotInfo info{h5_path.string(), xmf_path.string()};
+  // Rewriting an index (e.g. after a restart) replaces its entry rather than listing it twice.
+  for (std::size_t i = 0; i < written_.size(); ++i) {
+    if (written_[i].h5_path == info.h5_path) {
+      times_[i] = time;
+      return info;
+    }
+  }
+  written_.push_back(info);
+  times_.push_back(time);
+  return info;
+}
+
+void SnapshotWriter::write_series() const {
+  std::string body = "    <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  for (std::size_t i = 0; i < written_.size(); ++i) {
+    const std::string h5_name = fs::path(written_[i].h5_path).filename().string();
+    body += xdmf_grid(grid_, single_, h5_name, times_[i], "      ");
+  }
+  body += "    </Grid>\n";
+  write_text_atomically(fs::path(out_dir_) / (prefix_ + ".xmf"), xdmf_document(body));
+}
+
+}  // namespace halocline

@@ -1,0 +1,26 @@
+// Face fluxes along one direction (MUSCL reconstruction + Riemann solver), one Kokkos
+// thread per face.
+#pragma once
+
+#include "kernels/kokkos/policies.hpp"
+#include "kernels/stencil.hpp"
+
+namespace halocline::kokkos_detail {
+
+// The n + 1 faces of direction d bounding the interior, for every interior row of the
+// other two directions. The flux through the low face of cell c is stored at c.
+template <class Real, class L>
+void compute_fluxes_along(const Grid& g, const Physics& ph, const StateRef<Real, L>& u,
+                          const StateRef<Real, L>& f, int d) {
+  const std::size_t s = g.stride[d], sy = g.stride[1], sz = g.stride[2];
+  const Real gamma = static_cast<Real>(ph.gamma);
+  const Limiter lim = ph.limiter;
+  const RiemannSolver solver = ph.riemann;
+  Kokkos::parallel_for(
+      "reconstruct_flux", interior(g, d, 1), KOKKOS_LAMBDA(int i, int j, int k) {
+        const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
+        face_flux(u, f, c, s, d, gamma, lim, solver);
+      });
+}
+
+}  // namespace halocline::kokkos_detail

@@ -1,0 +1,139 @@
+// The Kokkos backend: state and flux arrays as Kokkos Views in the default memory space,
+// accessed through the layout accessor; the loops are in the headers beside this file
+// (one per kernel). Instantiated below for every layout and precision.
+#include "kernels/kokkos/kokkos_backend.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <string>
+
+#include "kernels/kokkos/fluxes.hpp"
+#include "kernels/kokkos/ghost_fill.hpp"
+#include "kernels/kokkos/update.hpp"
+#include "layouts/layouts.hpp"
+
+namespace halocline {
+
+namespace {
+
+template <class Real, class L>
+class KokkosBackend final : public Backend {
+ public:
+  using View = Kokkos::View<Real*>;
+
+  KokkosBackend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary)
+      : grid_(grid), physics_(physics), boundary_(boundary) {
+    const std::size_t size = L::storage_size(grid.ncells);
+    u_[0] = View("u0", size);
+    u_[1] = View("u1", size);
+    for (int d = 0; d < 3; ++d)
+      if (grid.active(d)) flux_[d] = View("flux_" + std::string(1, "xyz"[d]), size);
+  }
+
+  std::string description() const override {
+    return std::string("kokkos (") + Kokkos::DefaultExecutionSpace::name() + ")";
+  }
+
+  void set_state(const std::vector<double>& canonical) override {
+    auto host = Kokkos::create_mirror_view(u_[0]);
+    const StateRef<Real, L> h = ref_of(host);
+    for_each_interior([&](std::size_t cell, std::size_t n) {
+      for (int v = 0; v < kNumVars; ++v)
+        h(v, cell) = static_cast<Real>(canonical[v * grid_.ninterior + n]);
+    });
+    Kokkos::deep_copy(u_[0], host);
+  }
+
+  void get_state(std::vector<double>& canonical) override {
+    auto host = Kokkos::create_mirror_view(u_[0]);
+    Kokkos::deep_copy(host, u_[0]);
+    const StateRef<Real, L> h = ref_of(host);
+    canonical.resize(kNumVars * grid_.ninterior);
+    for_each_interior([&](std::size_t cell, std::size_t n) {
+      for (int v = 0; v < kNumVars; ++v)
+        canonical[v * grid_.ninterior + n] = static_cast<double>(h(v, cell));
+    });
+  }
+
+  void fill_ghosts(Slot slot) override {
+    for (int d = 0; d < 3; ++d)
+      kokkos_detail::fill_ghosts_along(grid_, boundary_, state(slot), d);
+  }
+
+  void compute_fluxes(int d, Slot slot) override {
+    kokkos_detail::compute_fluxes_along(grid_, physics_, state(slot), ref_of(flux_[d]), d);
+  }
+
+  void update(int stage, double dt) override {
+    StageUpdate st{};
+    st.stage = stage;
+    for (int d = 0; d < 3; ++d) {
+      st.active[d] = grid_.active(d);
+      st.dt_over_dx[d] = st.active[d] ? dt / grid_.dx[d] : 0.0;
+    }
+    const StateRef<Real, L> flux[3] = {ref_of(flux_[0]), ref_of(flux_[1]), ref_of(flux_[2])};
+    kokkos_detail::update_stage(grid_, st, state(Slot::U0), state(Slot::U1), flux);
+  }
+
+  double max_signal_rate() override {
+    return static_cast<double>(kokkos_detail::max_signal_rate(grid_, physics_, state(Slot::U0)));
+  }
+
+  void fence() override { Kokkos::fence(); }
+
+  std::size_t bytes_allocated() const override {
+    std::size_t bytes = 0;
+    for (const View& v : u_) bytes += v.span() * sizeof(Real);
+    for (const View& v : flux_) bytes += v.span() * sizeof(Real);
+    return bytes;
+  }
+
+ private:
+  template <class V>
+  StateRef<Real, L> ref_of(const V& view) const {
+    return StateRef<Real, L>{view.data(), grid_.ncells};
+  }
+  StateRef<Real, L> state(Slot slot) const { return ref_of(u_[static_cast<int>(slot)]); }
+
+  // Calls f(padded cell index, canonical interior index) for every interior cell, in
+  // canonical order.
+  template <class F>
+  void for_each_interior(F&& f) const {
+    std::size_t n = 0;
+    for (int k = 0; k < grid_.n[2]; ++k)
+      for (int j = 0; j < grid_.n[1]; ++j)
+        for (int i = 0; i < grid_.n[0]; ++i)
+          f(grid_.index(i + grid_.ng[0], j + grid_.ng[1], k + grid_.ng[2]), n++);
+  }
+
+  Grid grid_;
+  Physics physics_;
+  BoundaryFaces boundary_;
+  View u_[2];
+  View flux_[3];  // empty for inactive directions
+};
+
+}  // namespace
+
+template <class Real, class L>
+std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics,
+                                             const BoundaryFaces& boundary) {
+  return std::make_unique<KokkosBackend<Real, L>>(grid, physics, boundary);
+}
+
+#define HALOCLINE_INSTANTIATE(REAL, LAYOUT)                                              \
+  template std::unique_ptr<Backend> make_kokkos_backend<REAL, LAYOUT>(const Grid&,       \
+                                                                      const Physics&,    \
+                                                                      const BoundaryFaces&);
+HALOCLINE_INSTANTIATE(double, AoS)
+HALOCLINE_INSTANTIATE(double, SoA)
+HALOCLINE_INSTANTIATE(double, AoSoA)
+HALOCLINE_INSTANTIATE(float, AoS)
+HALOCLINE_INSTANTIATE(float, SoA)
+HALOCLINE_INSTANTIATE(float, AoSoA)
+#undef HALOCLINE_INSTANTIATE
+
+KokkosSession::KokkosSession(int& argc, char** argv) { Kokkos::initialize(argc, argv); }
+KokkosSession::KokkosSession() { Kokkos::initialize(); }
+KokkosSession::~KokkosSession() { Kokkos::finalize(); }
+
+}  // namespace halocline

@@ -1,0 +1,31 @@
+// The Kokkos backend: the solver's kernels as Kokkos parallel loops in the default
+// execution space (Serial or OpenMP on the CPU today; CUDA or HIP when Kokkos is built for
+// a GPU).
+#pragma once
+
+#include <memory>
+
+#include "app/backend.hpp"
+#include "kernels/boundary.hpp"
+#include "kernels/grid.hpp"
+#include "kernels/hydro.hpp"
+
+namespace halocline {
+
+// Layout L is AoS, SoA or AoSoA (layouts/layouts.hpp); Real is double or float.
+template <class Real, class L>
+std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics,
+                                             const BoundaryFaces& boundary);
+
+// Kokkos must be initialized before a backend is made and finalized after the last one is
+// destroyed; the front ends (app/main.cpp, the tests' main) hold one of these.
+class KokkosSession {
+ public:
+  KokkosSession(int& argc, char** argv);
+  KokkosSession();
+  ~KokkosSession();
+  KokkosSession(const KokkosSession&) = delete;
+  KokkosSession& operator=(const KokkosSession&) = delete;
+};
+
+}  // namespace halocline

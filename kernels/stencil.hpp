@@ -1,0 +1,86 @@
+// The three per-cell operations of a Runge-Kutta stage, written once against the layout
+// accessor: a ghost copy, the flux through one face, and the conservative update of one
+// cell. Backends loop over cells and call these; they add no arithmetic of their own.
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/boundary.hpp"
+#include "kernels/grid.hpp"
+#include "kernels/hydro.hpp"
+#include "layouts/layouts.hpp"
+
+namespace halocline {
+
+// Conserved state of `cell` in the frame whose normal is direction d.
+template <class Real, class L>
+HC_INLINE Cons<Real> load_rotated(const StateRef<Real, L>& u, std::size_t cell, int d) {
+  Cons<Real> w;
+  w.q[0] = u(kRho, cell);
+  w.q[1] = u(kMomX + rotated(d, 0), cell);
+  w.q[2] = u(kMomX + rotated(d, 1), cell);
+  w.q[3] = u(kMomX + rotated(d, 2), cell);
+  w.q[4] = u(kEnergy, cell);
+  return w;
+}
+
+// Copies ghost cell `ghost` from interior cell `source` (the boundary decides which, see
+// ghost_source), negating the momentum normal to direction d when `flip` is set.
+template <class Real, class L>
+HC_INLINE void copy_ghost(const StateRef<Real, L>& u, std::size_t ghost, std::size_t source,
+                          int d, bool flip) {
+  for (int v = 0; v < kNumVars; ++v) {
+    const Real value = u(v, source);
+    u(v, ghost) = (flip && v == kMomX + d) ? -value : value;
+  }
+}
+
+// Flux through the face between cell c - s and cell c (s: the stride of direction d),
+// stored at cell c of the flux array f: MUSCL reconstruction of the primitive variables
+// from cells c-2s .. c+s, then the chosen Riemann solver.
+template <class Real, class L>
+HC_INLINE void face_flux(const StateRef<Real, L>& u, const StateRef<Real, L>& f, std::size_t c,
+                         std::size_t s, int d, Real gamma, Limiter lim, RiemannSolver solver) {
+  const Prim<Real> qm2 = to_prim(load_rotated(u, c - 2 * s, d), gamma);
+  const Prim<Real> qm1 = to_prim(load_rotated(u, c - s, d), gamma);
+  const Prim<Real> q0 = to_prim(load_rotated(u, c, d), gamma);
+  const Prim<Real> qp1 = to_prim(load_rotated(u, c + s, d), gamma);
+  Prim<Real> left, right;
+  muscl_face(qm2, qm1, q0, qp1, lim, left, right);
+  const Cons<Real> flux = riemann_flux(left, right, gamma, solver);
+  f(kRho, c) = flux.q[0];
+  f(kMomX + rotated(d, 0), c) = flux.q[1];
+  f(kMomX + rotated(d, 1), c) = flux.q[2];
+  f(kMomX + rotated(d, 2), c) = flux.q[3];
+  f(kEnergy, c) = flux.q[4];
+}
+
+// Coefficients of one SSP-RK2 stage, out = a * u0 + b * (u - dt div F(u)):
+//   stage 1: u1 = u0 - dt div F(u0)                   (a = 0: u0 is not read)
+//   stage 2: u0 = 1/2 u0 + 1/2 (u1 - dt div F(u1))
+struct StageUpdate {
+  int stage;               // 1 or 2
+  double dt_over_dx[3];    // dt / dx per direction (0 for inactive directions)
+  bool active[3];
+};
+
+// Applies the stage update to interior cell c. `fx`, `fy`, `fz` hold the face fluxes of
+// the active directions (the flux at the low face of each cell).
+template <class Real, class L>
+HC_INLINE void update_cell(const StateRef<Real, L>& u0, const StateRef<Real, L>& u1,
+                           const StateRef<Real, L> flux[3], const std::size_t stride[3],
+                           const StageUpdate& st, std::size_t c) {
+  for (int v = 0; v < kNumVars; ++v) {
+    Real div = Real(0);
+    for (int d = 0; d < 3; ++d)
+      if (st.active[d])
+        div += Real(st.dt_over_dx[d]) * (flux[d](v, c + stride[d]) - flux[d](v, c));
+    if (st.stage == 1) {
+      u1(v, c) = u0(v, c) - div;
+    } else {
+      u0(v, c) = Real(0.5) * u0(v, c) + Real(0.5) * (u1(v, c) - div);
+    }
+  }
+}
+
+}  // namespace halocline

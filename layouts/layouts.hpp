@@ -1,0 +1,83 @@
+// Memory layouts of the conserved state: where value `var` of cell `cell` lives.
+//
+// A layout is a type with two static functions, `storage_size(ncells)` and
+// `offset(var, cell, ncells)`. Kernels are written once against `StateRef<Real, Layout>`
+// (below) and never compute an address themselves, so changing the layout changes only
+// these few lines. The run-time choice among them is made in app/select.cpp.
+//
+//   AoS   (array of structures, cell-major): the 5 values of a cell are adjacent.
+//           [rho0 mx0 my0 mz0 E0 | rho1 mx1 ...]
+//   SoA   (structure of arrays, variable-major): one contiguous array per variable.
+//           [rho0 rho1 ... | mx0 mx1 ... | ... | E0 E1 ...]
+//   AoSoA (array of structures of arrays): tiles of W consecutive cells; each tile holds
+//           W values of rho, then W of mx, ... . W = 8: 8 doubles are one 64-byte CPU
+//           cache line (and two 32-byte GPU sectors), so a tile's run of one variable fills
+//           whole lines, while the 5 variables of a cell stay within 320 bytes.
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/grid.hpp"
+#include "kernels/portability.hpp"
+
+namespace halocline {
+
+enum class LayoutKind { AoS, SoA, AoSoA };
+
+struct AoS {
+  static constexpr LayoutKind kind = LayoutKind::AoS;
+  static constexpr const char* name = "aos";
+  static std::size_t storage_size(std::size_t ncells) { return ncells * kNumVars; }
+  HC_INLINE static std::size_t offset(int var, std::size_t cell, std::size_t /*ncells*/) {
+    return cell * kNumVars + static_cast<std::size_t>(var);
+  }
+};
+
+struct SoA {
+  static constexpr LayoutKind kind = LayoutKind::SoA;
+  static constexpr const char* name = "soa";
+  static std::size_t storage_size(std::size_t ncells) { return ncells * kNumVars; }
+  HC_INLINE static std::size_t offset(int var, std::size_t cell, std::size_t ncells) {
+    return static_cast<std::size_t>(var) * ncells + cell;
+  }
+};
+
+template <int W>
+struct AoSoAW {
+  static_assert(W > 0 && (W & (W - 1)) == 0, "AoSoA tile width must be a power of two");
+  static constexpr LayoutKind kind = LayoutKind::AoSoA;
+  static constexpr const char* name = "aosoa";
+  static constexpr int width = W;
+  // The last tile is padded to W cells.
+  static std::size_t storage_size(std::size_t ncells) {
+    return (ncells + W - 1) / W * W * kNumVars;
+  }
+  HC_INLINE static std::size_t offset(int var, std::size_t cell, std::size_t /*ncells*/) {
+    return (cell / W) * (W * kNumVars) + static_cast<std::size_t>(var) * W + cell % W;
+  }
+};
+
+using AoSoA = AoSoAW<8>;
+
+// A non-owning view of one state array (or flux array) in layout L. Trivially copyable,
+// so kernels capture it by value on any backend.
+template <class Real, class L>
+struct StateRef {
+  Real* data = nullptr;
+  std::size_t ncells = 0;
+
+  HC_INLINE Real& operator()(int var, std::size_t cell) const {
+    return data[L::offset(var, cell, ncells)];
+  }
+};
+
+inline const char* layout_name(LayoutKind k) {
+  switch (k) {
+    case LayoutKind::AoS: return AoS::name;
+    case LayoutKind::SoA: return SoA::name;
+    case LayoutKind::AoSoA: return AoSoA::name;
+  }
+  return "?";
+}
+
+}  // namespace halocline

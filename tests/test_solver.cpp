@@ -1,0 +1,113 @@
+// Properties of the whole solver that must hold for every deck: the three layouts give
+// bitwise-identical results, periodic and walled problems conserve, fp32 stays close to
+// fp64.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "app/driver.hpp"
+#include "app/verify.hpp"
+#include "io/deck.hpp"
+
+namespace hc = halocline;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> input_decks() {
+  std::vector<std::string> decks;
+  for (const auto& e : fs::directory_iterator(fs::path(HALOCLINE_SOURCE_DIR) / "inputs"))
+    if (e.path().extension() == ".toml") decks.push_back(e.path().string());
+  std::sort(decks.begin(), decks.end());
+  return decks;
+}
+
+// A short run of a deck: a few steps, large 3-D decks shrunk to 24^3.
+hc::Config short_run(const std::string& deck) {
+  hc::Config c = hc::load_deck(deck);
+  if (c.n[0] * static_cast<long>(c.n[1]) * c.n[2] > 100000)
+    c = hc::load_deck(deck, {"grid.n=24"});
+  c.max_steps = 4;
+  return c;
+}
+
+}  // namespace
+
+TEST(Solver, EveryDeckGivesTheSameChecksumInEveryLayout) {
+  const auto decks = input_decks();
+  ASSERT_GE(decks.size(), 5u);
+  for (const std::string& deck : decks) {
+    for (hc::Precision prec : {hc::Precision::FP64, hc::Precision::FP32}) {
+      std::string reference;
+      for (hc::LayoutKind layout : {hc::LayoutKind::AoS, hc::LayoutKind::SoA, hc::LayoutKind::AoSoA}) {
+        hc::Config c = short_run(deck);
+        c.layout = layout;
+        c.precision = prec;
+        const hc::RunResult r = hc::run_quietly(c);
+        EXPECT_EQ(r.steps, 4) << deck;
+        if (reference.empty()) reference = r.checksum;
+        EXPECT_EQ(r.checksum, reference) << deck << " layout " << hc::layout_name(layout)
+                                         << " precision " << hc::precision_name(prec);
+      }
+    }
+  }
+}
+
+TEST(Solver, ChecksumChangesWhenTheStateChanges) {
+  // The checksum must see a one-ulp change anywhere, or the layout test above proves little.
+  std::vector<double> s(5 * 64, 1.0);
+  const std::string base = hc::state_checksum(s);
+  s[5 * 64 - 1] = std::nextafter(1.0, 2.0);
+  EXPECT_NE(hc::state_checksum(s), base);
+}
+
+// Periodic problems: mass, momentum and energy to 1e-12 relative after 100 steps (fp64).
+TEST(Solver, PeriodicProblemsConserve) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"vortex.toml", {"grid.nx=48", "grid.ny=48"}},
+      {"kh.toml", {"grid.nx=48", "grid.ny=48"}},
+      {"bench.toml", {"grid.n=16"}},
+  };
+  for (const auto& [deck, sets] : cases) {
+    hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/" + deck, sets);
+    c.max_steps = 100;
+    c.t_end = 1e9;
+    const hc::RunResult r = hc::run_quietly(c);
+    ASSERT_EQ(r.steps, 100) << deck;
+    const double drift = hc::max_relative_drift(r.initial, r.final);
+    EXPECT_LE(drift, 1e-12) << deck;
+    EXPECT_GT(r.initial.sum[0], 0.0);
+  }
+}
+
+// Reflecting walls on every face: mass and energy stay (momentum does not: the walls push).
+TEST(Solver, ClosedBoxConservesMassAndEnergy) {
+  hc::Config c = hc::sedov_config(16);
+  c.boundary = {{{hc::Boundary::Reflecting, hc::Boundary::Reflecting},
+                 {hc::Boundary::Reflecting, hc::Boundary::Reflecting},
+                 {hc::Boundary::Reflecting, hc::Boundary::Reflecting}}};
+  c.max_steps = 60;
+  const hc::RunResult r = hc::run_quietly(c);
+  EXPECT_NEAR(r.final.sum[0], r.initial.sum[0], 1e-12 * r.initial.abs_sum[0]);
+  EXPECT_NEAR(r.final.sum[4], r.initial.sum[4], 1e-12 * r.initial.abs_sum[4]);
+}
+
+// fp32 against fp64 on Sod: the documented tolerance (docs/verification.md) is an L1
+// density difference below 1e-4 and a max difference below 1e-3.
+TEST(Solver, Fp32StaysWithinToleranceOfFp64) {
+  hc::Config c = hc::sod_config(128);
+  const hc::RunResult r64 = hc::run_quietly(c);
+  c.precision = hc::Precision::FP32;
+  const hc::RunResult r32 = hc::run_quietly(c);
+  double l1 = 0, worst = 0;
+  for (int i = 0; i < 128; ++i) {
+    const double d = std::fabs(r64.final_state[i] - r32.final_state[i]);
+    l1 += d / 128;
+    worst = std::max(worst, d);
+  }
+  EXPECT_LT(l1, 1e-4);
+  EXPECT_LT(worst, 1e-3);
+  EXPECT_GT(l1, 0.0);  // it really ran in single precision
+}

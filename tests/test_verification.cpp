@@ -1,0 +1,74 @@
+// The verification problems against exact solutions, with the project's thresholds.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "app/driver.hpp"
+#include "app/verify.hpp"
+
+namespace hc = halocline;
+
+// Sod at N=128, t=0.2: L1 density error <= 0.011, and err(256)/err(128) <= 0.6.
+TEST(Verification, SodErrorAndConvergence) {
+  const hc::Config c128 = hc::sod_config(128), c256 = hc::sod_config(256);
+  const double e128 = hc::riemann_l1_density_error(c128, hc::run_quietly(c128));
+  const double e256 = hc::riemann_l1_density_error(c256, hc::run_quietly(c256));
+  EXPECT_LE(e128, 0.011);
+  EXPECT_LE(e256 / e128, 0.6);
+  EXPECT_GT(e128, 0.0);
+}
+
+// Sod along x, y and z: the same operations, so bitwise the same profiles.
+TEST(Verification, SodAlongXYZIsBitwiseIdentical) {
+  const hc::RunResult rx = hc::run_quietly(hc::sod_config(128, 0));
+  const std::size_t n = 128;
+  for (int d = 1; d < 3; ++d) {
+    const hc::RunResult rd = hc::run_quietly(hc::sod_config(128, d));
+    ASSERT_EQ(rd.steps, rx.steps);
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(rd.final_state[i], rx.final_state[i]) << "rho, cell " << i << " dir " << d;
+      ASSERT_EQ(rd.final_state[(1 + d) * n + i], rx.final_state[n + i]) << "normal momentum";
+      ASSERT_EQ(rd.final_state[4 * n + i], rx.final_state[4 * n + i]) << "energy";
+    }
+  }
+}
+
+// Smooth flow: observed L1 order of density >= 1.8 (MC limiter, CFL 0.4).
+TEST(Verification, IsentropicVortexIsSecondOrder) {
+  double e[3];
+  const int sizes[3] = {32, 64, 128};
+  for (int s = 0; s < 3; ++s) {
+    const hc::Config c = hc::vortex_config(sizes[s]);
+    EXPECT_EQ(c.physics.limiter, hc::Limiter::MC);
+    EXPECT_DOUBLE_EQ(c.physics.cfl, 0.4);
+    e[s] = hc::vortex_l1_density_error(c, hc::run_quietly(c));
+  }
+  EXPECT_GE(std::log2(e[0] / e[1]), 1.8);
+  EXPECT_GE(std::log2(e[1] / e[2]), 1.8);
+}
+
+// Strong shocks and rarefactions at CFL 0.4: density and pressure stay positive.
+TEST(Verification, StrongRiemannProblemsStayPositive) {
+  for (const char* preset : {"toro2", "toro3", "toro4", "toro5"}) {
+    for (auto solver : {hc::RiemannSolver::HLLC, hc::RiemannSolver::Rusanov}) {
+      hc::Config c = hc::riemann_preset_config(preset, 200);
+      c.physics.riemann = solver;
+      const hc::RunResult r = hc::run_quietly(c);
+      ASSERT_DOUBLE_EQ(r.sim_time, c.t_end) << preset;
+      const auto prim = hc::primitives(r.final_state, 200, c.physics.gamma);
+      for (int i = 0; i < 200; ++i) {
+        ASSERT_GT(prim[i], 0.0) << preset << " rho at " << i;
+        ASSERT_GT(prim[4 * 200 + i], 0.0) << preset << " p at " << i;
+      }
+    }
+  }
+}
+
+// Sedov: the blast keeps the grid's symmetry and its shock follows Sedov-Taylor.
+TEST(Verification, SedovSymmetryAndShockRadius) {
+  const hc::Config c = hc::sedov_config(32);
+  const hc::SedovMeasure m = hc::measure_sedov(c, hc::run_quietly(c));
+  EXPECT_LE(m.asymmetry, 1e-12);
+  EXPECT_NEAR(m.shock_radius / m.expected_radius, 1.0, 0.1);
+}
