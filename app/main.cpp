@@ -2,6 +2,9 @@
 // Exit codes: 0 success, 1 a verification FAIL or an unexpected error, 2 bad input
 // (command line, deck, output directory), 3 a numerical failure during the run.
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <iostream>
@@ -25,16 +28,33 @@ struct RunArgs {
   bool quiet = false;
 };
 
+// Creates the output directory and proves it writable before any work, so that a bad
+// --out fails at once with exit code 2 instead of after the run.
+void prepare_output_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw hc::DeckError("output directory '" + dir + "': " + ec.message());
+  const fs::path probe = fs::path(dir) / ".halocline-write-test";
+  std::FILE* f = std::fopen(probe.c_str(), "w");
+  if (!f) throw hc::DeckError("output directory '" + dir + "' is not writable: " + std::strerror(errno));
+  std::fclose(f);
+  fs::remove(probe, ec);
+}
+
 int do_run(const RunArgs& a) {
   hc::Config config = hc::load_deck(a.deck, a.sets);
   if (!a.layout.empty()) config.layout = hc::parse_layout(a.layout, "--layout");
   if (!a.precision.empty()) config.precision = hc::parse_precision(a.precision, "--precision");
   if (!a.backend.empty()) config.backend = hc::parse_backend(a.backend, "--backend");
-  if (a.steps >= 0) config.max_steps = a.steps;
+  if (a.steps > 0) config.max_steps = a.steps;
   if (!a.out.empty()) config.out_dir = a.out;
   config.report_path = a.report.empty() ? (std::filesystem::path(config.out_dir) / "report.json").string()
                                         : a.report;
   hc::validate(config);
+  const std::filesystem::path report_dir = std::filesystem::path(config.report_path).parent_path();
+  if (!report_dir.empty()) prepare_output_dir(report_dir.string());
+  prepare_output_dir(config.out_dir);
 
   hc::RunOptions options;
   options.quiet = a.quiet;
@@ -68,7 +88,8 @@ int main(int argc, char** argv) {
   run->add_option("--layout", run_args.layout, "aos | soa | aosoa");
   run->add_option("--precision", run_args.precision, "fp64 | fp32");
   run->add_option("--backend", run_args.backend, "kokkos");
-  run->add_option("--steps", run_args.steps, "stop after N steps (time.max_steps)");
+  run->add_option("--steps", run_args.steps, "stop after N >= 1 steps (sets time.max_steps)")
+      ->check(CLI::PositiveNumber);
   run->add_option("--set", run_args.sets, "override a deck key: --set grid.n=256 (repeatable)");
   run->add_option("--out", run_args.out, "output directory (output.dir)");
   run->add_option("--report", run_args.report, "JSON report path (default OUT/report.json)");

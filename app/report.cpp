@@ -79,9 +79,9 @@ void print_summary(std::ostream& os, const Config& c, const RunResult& r) {
      << " M cell-updates/s\n\n";
   os << std::left << std::setw(26) << "phase" << std::right << std::setw(8) << "calls"
      << std::setw(12) << "total s" << std::setw(12) << "mean ms" << std::setw(12) << "min ms"
-     << std::setw(12) << "max ms" << std::setw(8) << "%loop" << '\n';
+     << std::setw(12) << "max ms" << std::setw(8) << "% wall" << '\n';
   for (const PhaseStats& p : r.timers) {
-    const double share = r.loop_s > 0 ? 100.0 * p.total_s / r.loop_s : 0.0;
+    const double share = r.wall_s > 0 ? 100.0 * p.total_s / r.wall_s : 0.0;
     os << std::left << std::setw(26) << p.name << std::right << std::setw(8) << p.calls
        << std::fixed << std::setprecision(4) << std::setw(12) << p.total_s << std::setprecision(3)
        << std::setw(12) << p.mean_s() * 1e3 << std::setw(12) << p.min_s * 1e3 << std::setw(12)

@@ -204,6 +204,13 @@ std::vector<Check> run_verification(std::ostream& os) {
     const double ratio = m.shock_radius / m.expected_radius;
     report(os, checks, {"sedov", "shock radius / Sedov-Taylor, N=32", ratio, "0.9 .. 1.1",
                         ratio >= 0.9 && ratio <= 1.1});
+    // Self-similarity: R ~ t^(2/5), measured between t_end / 2 and t_end.
+    Config half = c;
+    half.t_end = c.t_end / 2;
+    const double exponent =
+        std::log(m.shock_radius / measure_sedov(half, run_quietly(half)).shock_radius) / std::log(2.0);
+    report(os, checks, {"sedov", "growth exponent of the shock radius", exponent, "0.4 +- 0.04",
+                        std::fabs(exponent - 0.4) <= 0.04});
   }
 
   // Conservation on periodic problems, 100 steps in fp64.

@@ -71,4 +71,9 @@ TEST(Verification, SedovSymmetryAndShockRadius) {
   const hc::SedovMeasure m = hc::measure_sedov(c, hc::run_quietly(c));
   EXPECT_LE(m.asymmetry, 1e-12);
   EXPECT_NEAR(m.shock_radius / m.expected_radius, 1.0, 0.1);
+  // R ~ t^(2/5): the radius at t_end / 2 against the radius at t_end.
+  hc::Config half = c;
+  half.t_end = c.t_end / 2;
+  const hc::SedovMeasure m_half = hc::measure_sedov(half, hc::run_quietly(half));
+  EXPECT_NEAR(std::log(m.shock_radius / m_half.shock_radius) / std::log(2.0), 0.4, 0.04);
 }

@@ -1,0 +1,297 @@
+// The command line as a user meets it: the real binary is run (fork/exec, stdout and stderr
+// to files in a fresh temp dir, working directory the repo root) and its exit status,
+// messages and output files are checked. See app/main.cpp and docs/decks.md.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code = -1;  // exit status, or -1 when the process did not exit normally
+  std::string out, err;
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+// A fresh, empty temp dir per test, removed afterwards.
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "halocline_cli_XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  // Runs `halocline args...` in the repo root; stdout and stderr go to files in dir_.
+  Result run(const std::vector<std::string>& args) {
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    std::vector<std::string> argv_s = {HALOCLINE_BINARY};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const int fd_out = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int fd_err = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const pid_t pid = fork();
+    if (pid == 0) {  // only async-signal-safe calls here: the parent may have threads
+      if (fd_out < 0 || fd_err < 0 || dup2(fd_out, 1) < 0 || dup2(fd_err, 2) < 0 ||
+          chdir(HALOCLINE_SOURCE_DIR) != 0)
+        _exit(127);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(fd_out);
+    close(fd_err);
+    Result r;
+    int status = 0;
+    if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+      r.code = WEXITSTATUS(status);
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
+  }
+
+  nlohmann::json read_json(const fs::path& p) { return nlohmann::json::parse(read_file(p)); }
+
+  fs::path dir_;
+};
+
+// ---- Bad input: exit 2, one line on stderr naming the problem, no output directory -------
+
+// A valid deck; the cases below change one line of it, so line numbers are known.
+const std::vector<std::string> kRiemann = {
+    "[problem]",  "type = \"riemann\"",  // 1, 2
+    "[grid]",     "nx = 64",             // 3, 4
+    "[physics]",  "cfl = 0.4",           // 5, 6
+    "[time]",     "t_end = 0.1",         // 7, 8
+};
+const std::vector<std::string> kUniform = {
+    "[problem]", "type = \"uniform\"",   // 1, 2
+    "[grid]",    "n = 4",                // 3, 4
+    "[time]",    "t_end = 0.1",          // 5, 6
+    "[uniform]", "rho = 1.0", "p = -1",  // 7, 8, 9
+};
+
+struct BadCase {
+  std::string name;
+  std::vector<std::string> deck;  // written to DIR/bad.toml; empty: use inputs/sod.toml
+  std::vector<std::string> args;  // after `run DECK`
+  std::vector<std::string> expect;  // substrings of the message ("bad.toml:N" for a line)
+};
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
+
+std::vector<std::string> with(std::vector<std::string> d, int line, const std::string& text) {
+  d.at(line - 1) = text;
+  return d;
+}
+std::vector<std::string> without(std::vector<std::string> d, int line) {
+  d.erase(d.begin() + (line - 1));
+  return d;
+}
+std::vector<std::string> plus(std::vector<std::string> d, std::vector<std::string> more) {
+  d.insert(d.end(), more.begin(), more.end());
+  return d;
+}
+
+const std::vector<BadCase>& bad_cases() {
+  static const std::vector<BadCase> cases = {
+      {"MissingDeckFile", {}, {"@nope.toml"}, {"cannot read deck", "nope.toml"}},
+      {"DeckIsADirectory", {}, {"@."}, {"cannot read deck"}},
+      {"TomlSyntaxError", with(kRiemann, 4, "nx = = 64"), {}, {"bad.toml:4:", "TOML syntax"}},
+      {"UnknownKey", with(kRiemann, 6, "cfll = 0.4"), {}, {"bad.toml:6:", "'physics.cfll'"}},
+      {"UnknownSection", plus(kRiemann, {"[bogus]", "x = 1"}), {}, {"bogus"}},
+      {"WrongType", with(kRiemann, 4, "nx = \"64\""), {}, {"bad.toml:4:", "'grid.nx'", "integer"}},
+      {"MissingProblemType", without(kRiemann, 2), {}, {"missing", "'problem.type'"}},
+      {"MissingGridSize", without(kRiemann, 4), {}, {"missing", "grid.n"}},
+      {"MissingTEnd", without(kRiemann, 8), {}, {"missing", "'time.t_end'"}},
+      {"GridNxZero", with(kRiemann, 4, "nx = 0"), {}, {"bad.toml:4:", "'grid.nx'", ">= 1"}},
+      {"GridNxNegative", with(kRiemann, 4, "nx = -4"), {}, {"bad.toml:4:", "'grid.nx'", "-4"}},
+      {"RiemannLeftRhoZero", plus(kRiemann, {"[riemann.left]", "rho = 0"}), {},
+       {"bad.toml:10:", "'riemann.left.rho'", "> 0"}},
+      {"UniformPressureNegative", kUniform, {}, {"bad.toml:9:", "'uniform.p'", "> 0"}},
+      {"CflZero", with(kRiemann, 6, "cfl = 0"), {}, {"bad.toml:6:", "'physics.cfl'"}},
+      {"CflAboveOne", with(kRiemann, 6, "cfl = 1.5"), {}, {"bad.toml:6:", "'physics.cfl'", "1.5"}},
+      {"UnknownProblemType", with(kRiemann, 2, "type = \"blast\""), {},
+       {"bad.toml:2:", "'problem.type'", "blast"}},
+      {"UnknownLayoutOption", {}, {"--layout", "aos2"}, {"--layout", "aos2"}},
+      {"UnknownLayoutSet", {}, {"--set", "run.layout=aos2"},
+       {"--set run.layout=aos2", "'run.layout'"}},
+      {"UnknownPrecision", {}, {"--precision", "fp16"}, {"--precision", "fp16"}},
+      {"UnknownPrecisionSet", {}, {"--set", "run.precision=fp16"}, {"'run.precision'", "fp16"}},
+      {"UnknownCliOption", {}, {"--bogus"}, {"--bogus"}},
+      {"StepsNotANumber", {}, {"--steps", "abc"}, {"--steps", "abc"}},
+      {"StepsZero", {}, {"--steps", "0"}, {"--steps"}},
+      {"ReportDirUnwritable", {}, {"--report", "/proc/halocline/r.json"}, {"/proc/halocline"}},
+      {"StepsNegative", {}, {"--steps", "-3"}, {"--steps"}},
+      {"SetUnknownKey", {}, {"--set", "grid.bogus=1"}, {"--set grid.bogus=1", "'grid.bogus'"}},
+      {"SetWrongType", {}, {"--set", "grid.nx=abc"}, {"'grid.nx'", "integer"}},
+  };
+  return cases;
+}
+
+class BadInput : public Cli, public ::testing::WithParamInterface<BadCase> {};
+
+TEST_P(BadInput, ExitsTwoWithOneLineAndNoOutput) {
+  const BadCase& c = GetParam();
+  std::string deck = "inputs/sod.toml";
+  std::vector<std::string> extra = c.args;
+  if (!extra.empty() && extra[0][0] == '@') {  // "@name": that path inside the temp dir
+    deck = (dir_ / extra[0].substr(1)).string();
+    extra.erase(extra.begin());
+  } else if (!c.deck.empty()) {
+    deck = (dir_ / "bad.toml").string();
+    std::string text;
+    for (const auto& line : c.deck) text += line + "\n";
+    write_file(deck, text);
+  }
+  const fs::path out = dir_ / "never_created";
+  std::vector<std::string> args = {"run", deck};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.insert(args.end(), {"--out", out.string()});
+
+  const Result r = run(args);
+  EXPECT_EQ(r.code, 2) << "stderr: " << r.err;
+  EXPECT_EQ(r.out, "");
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not exactly one line:\n" << r.err;
+  EXPECT_EQ(r.err.rfind("halocline: error: ", 0), 0u) << r.err;
+  for (const auto& s : c.expect) EXPECT_NE(r.err.find(s), std::string::npos) << "no '" << s << "' in: " << r.err;
+  EXPECT_FALSE(fs::exists(out)) << "bad input left " << out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, BadInput, ::testing::ValuesIn(bad_cases()),
+                         [](const ::testing::TestParamInfo<BadCase>& i) { return i.param.name; });
+
+// ---- --version, --help, no subcommand ----------------------------------------------------
+
+TEST_F(Cli, VersionPrintsNameAndVersion) {
+  const Result r = run({"--version"});
+  EXPECT_EQ(r.code, 0);
+  ASSERT_EQ(r.out.rfind("halocline ", 0), 0u) << r.out;
+  const std::string v = r.out.substr(10, r.out.find('\n') - 10);
+  EXPECT_FALSE(v.empty());
+  EXPECT_NE(v.find_first_of("0123456789"), std::string::npos) << v;
+}
+
+TEST_F(Cli, HelpMentionsSubcommands) {
+  const Result r = run({"--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("run"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("verify"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, NoSubcommandIsBadInput) {
+  const Result r = run({});
+  EXPECT_EQ(r.code, 2);
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+}
+
+// ---- A good run and its report ---------------------------------------------------------
+
+TEST_F(Cli, SodRunWritesReportAndSnapshot) {
+  const Result v = run({"--version"});
+  ASSERT_EQ(v.code, 0);
+  const std::string version = v.out.substr(10, v.out.find('\n') - 10);
+
+  const fs::path out = dir_ / "sod_out";
+  const Result r = run({"run", "inputs/sod.toml", "--out", out.string(), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "") << "--quiet printed on stdout";
+  EXPECT_EQ(r.err, "") << "--quiet printed on stderr";
+  EXPECT_TRUE(fs::exists(out / "snapshot_0000.h5"));
+  EXPECT_TRUE(fs::exists(out / "snapshot_0000.xmf"));
+  ASSERT_TRUE(fs::exists(out / "report.json"));
+  const nlohmann::json j = read_json(out / "report.json");
+
+  EXPECT_EQ(j.at("halocline_version").get<std::string>(), version);
+  const auto& cfg = j.at("config");
+  EXPECT_EQ(cfg.at("backend"), "kokkos");
+  EXPECT_EQ(cfg.at("layout"), "soa");
+  EXPECT_EQ(cfg.at("precision"), "fp64");
+  const std::string deck = cfg.at("deck").get<std::string>();
+  EXPECT_GE(deck.size(), 8u);
+  EXPECT_EQ(deck.substr(deck.size() - 8), "sod.toml") << deck;
+  EXPECT_EQ(cfg.at("grid"), nlohmann::json({128, 1, 1}));
+
+  const long steps = j.at("steps").get<long>();
+  EXPECT_GT(steps, 0);
+  EXPECT_EQ(j.at("sim_time").get<double>(), 0.2);  // exact: the driver lands on t_end
+  EXPECT_GT(j.at("wall_s").get<double>(), 0.0);
+  EXPECT_GT(j.at("fom").at("cell_updates_per_s").get<double>(), 0.0);
+
+  const auto& timers = j.at("timers");
+  for (const char* name : {"dt_reduction", "stage1.reconstruct_flux", "stage2.update", "output"}) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(timers.contains(name));
+    const auto& t = timers.at(name);
+    for (const char* f : {"total_s", "calls", "mean_s", "min_s", "max_s"})
+      ASSERT_TRUE(t.contains(f)) << f;
+    const double mn = t.at("min_s"), mean = t.at("mean_s"), mx = t.at("max_s");
+    EXPECT_GT(t.at("calls").get<long>(), 0);
+    EXPECT_LE(mn, mean * (1 + 1e-12));  // slack for the rounding of total / calls
+    EXPECT_LE(mean, mx * (1 + 1e-12));
+    if (std::string(name) != "output") EXPECT_EQ(t.at("calls").get<long>(), steps);
+  }
+  EXPECT_EQ(timers.at("output").at("calls").get<long>(), 1);  // the final snapshot only
+
+  const double m0 = j.at("conservation").at("initial").at("mass");
+  const double m1 = j.at("conservation").at("final").at("mass");
+  EXPECT_NEAR(m0, 0.5625, 1e-12);  // 0.5 * 1 + 0.5 * 0.125
+  EXPECT_NEAR(m1, m0, 1e-12);      // no wave reaches the boundary by t = 0.2
+
+  const std::string sum = j.at("checksum").get<std::string>();
+  EXPECT_EQ(sum.size(), 16u) << sum;
+  EXPECT_EQ(sum.find_first_not_of("0123456789abcdef"), std::string::npos) << sum;
+}
+
+// ---- Layouts agree; --report writes where it is told -------------------------------------
+
+TEST_F(Cli, LayoutsGiveSameChecksumAndReportGoesToGivenFile) {
+  std::vector<std::string> sums;
+  for (const std::string layout : {"aos", "soa", "aosoa"}) {
+    SCOPED_TRACE(layout);
+    const fs::path report = dir_ / "reports" / (layout + ".json");
+    const fs::path out = dir_ / ("out_" + layout);
+    const Result r = run({"run", "inputs/bench.toml", "--set", "grid.n=16", "--steps", "3",
+                          "--layout", layout, "--out", out.string(), "--report",
+                          report.string(), "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    ASSERT_TRUE(fs::exists(report));
+    EXPECT_FALSE(fs::exists(out / "report.json")) << "--report ignored";
+    const nlohmann::json j = read_json(report);
+    EXPECT_EQ(j.at("config").at("layout"), layout);
+    EXPECT_EQ(j.at("config").at("grid"), nlohmann::json({16, 16, 16}));
+    EXPECT_EQ(j.at("steps").get<long>(), 3);
+    sums.push_back(j.at("checksum").get<std::string>());
+  }
+  EXPECT_EQ(sums[0], sums[1]) << "aos vs soa";
+  EXPECT_EQ(sums[1], sums[2]) << "soa vs aosoa";
+}
+
+}  // namespace
