@@ -28,6 +28,7 @@ struct StarCase {
   Prim1D l, r;
   double p_star, p_tol, u_star, u_tol;
 };
+void PrintTo(const StarCase& c, std::ostream* os) { *os << c.name; }
 
 class ToroStarValues : public ::testing::TestWithParam<StarCase> {};
 
