@@ -8,8 +8,11 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "app/timers.hpp"
 
 namespace halocline {
 
@@ -42,8 +45,11 @@ class Backend {
   // of the stable time step before the CFL factor).
   virtual double max_signal_rate() = 0;
 
-  // Waits until all work submitted so far has finished (for host timers).
+  // Waits until all work submitted so far has finished.
   virtual void fence() = 0;
+
+  // The clock the driver's phase timers read (see app/timers.hpp).
+  virtual std::unique_ptr<PhaseClock> make_clock() = 0;
 
   // Bytes of memory the backend holds for state and fluxes.
   virtual std::size_t bytes_allocated() const = 0;

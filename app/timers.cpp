@@ -1,6 +1,18 @@
 #include "app/timers.hpp"
 
+#include <algorithm>
+
 namespace halocline {
+
+PhaseClock::Mark HostClock::mark() {
+  if (fence_) fence_();
+  marks_.push_back(std::chrono::steady_clock::now());
+  return marks_.size() - 1;
+}
+
+double HostClock::seconds_between(Mark earlier, Mark later) {
+  return std::chrono::duration<double>(marks_[later] - marks_[earlier]).count();
+}
 
 std::size_t PhaseTimers::slot_of(const std::string& phase) {
   // A handful of phases: a linear search is cheaper than a map and keeps first-use order.
@@ -12,14 +24,17 @@ std::size_t PhaseTimers::slot_of(const std::string& phase) {
   return phases_.size() - 1;
 }
 
-void PhaseTimers::stop(std::size_t slot, Clock::time_point start) {
-  if (fence_) fence_();
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  PhaseStats& s = phases_[slot];
-  s.min_s = s.calls == 0 ? seconds : std::min(s.min_s, seconds);
-  s.max_s = s.calls == 0 ? seconds : std::max(s.max_s, seconds);
-  s.total_s += seconds;
-  ++s.calls;
+void PhaseTimers::resolve() {
+  for (const Pending& p : pending_) {
+    const double seconds = clock_.seconds_between(p.start, p.end);
+    PhaseStats& s = phases_[p.slot];
+    s.min_s = s.calls == 0 ? seconds : std::min(s.min_s, seconds);
+    s.max_s = s.calls == 0 ? seconds : std::max(s.max_s, seconds);
+    s.total_s += seconds;
+    ++s.calls;
+  }
+  pending_.clear();
+  clock_.forget_marks();
 }
 
 }  // namespace halocline

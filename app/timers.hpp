@@ -1,10 +1,12 @@
 // Built-in per-phase timers.
 //
 // Every timer of a run starts and stops in one file, app/driver.cpp, around one backend
-// call each, through PhaseTimers::Scope. A host clock times a phase from its start to
-// the backend's fence() after it, so asynchronous backends are timed correctly; the
-// fence is the only synchronization a timer adds. (A GPU backend will record device events
-// here instead, read after the step loop, so that timing adds no synchronization.)
+// call each, through PhaseTimers::Scope. A scope takes two marks from the backend's
+// PhaseClock, one at its start and one at its end; the time between them is worked out
+// later, in resolve(), which the driver calls after the step loop (and after each snapshot).
+// So a clock may record marks asynchronously (a GPU backend records device events in its
+// stream) and timing adds no synchronization inside the loop. The host clock here fences
+// the backend at each mark instead: exact for a CPU backend, where a fence is free.
 #pragma once
 
 #include <chrono>
@@ -15,6 +17,32 @@
 
 namespace halocline {
 
+// Marks points in a backend's stream of work and measures the time between two of them.
+class PhaseClock {
+ public:
+  using Mark = std::size_t;
+  virtual ~PhaseClock() = default;
+  // Records a point after all work submitted so far.
+  virtual Mark mark() = 0;
+  // Seconds between two marks; may wait until the later one is reached.
+  virtual double seconds_between(Mark earlier, Mark later) = 0;
+  // Every mark taken so far has been measured: their resources may be reused.
+  virtual void forget_marks() = 0;
+};
+
+// Host wall clock, waiting for the backend (`fence`) at every mark.
+class HostClock final : public PhaseClock {
+ public:
+  explicit HostClock(std::function<void()> fence = {}) : fence_(std::move(fence)) {}
+  Mark mark() override;
+  double seconds_between(Mark earlier, Mark later) override;
+  void forget_marks() override { marks_.clear(); }
+
+ private:
+  std::function<void()> fence_;
+  std::vector<std::chrono::steady_clock::time_point> marks_;
+};
+
 struct PhaseStats {
   std::string name;
   long calls = 0;
@@ -24,37 +52,41 @@ struct PhaseStats {
 
 class PhaseTimers {
  public:
-  using Clock = std::chrono::steady_clock;
-
-  // `fence` waits for the backend's outstanding work (may be empty: nothing to wait for).
-  explicit PhaseTimers(std::function<void()> fence = {}) : fence_(std::move(fence)) {}
+  explicit PhaseTimers(PhaseClock& clock) : clock_(clock) {}
 
   class Scope {
    public:
     Scope(PhaseTimers& timers, std::size_t slot)
-        : timers_(timers), slot_(slot), start_(Clock::now()) {}
-    ~Scope() { timers_.stop(slot_, start_); }
+        : timers_(timers), slot_(slot), start_(timers.clock_.mark()) {}
+    ~Scope() { timers_.pending_.push_back({slot_, start_, timers_.clock_.mark()}); }
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
 
    private:
     PhaseTimers& timers_;
     std::size_t slot_;
-    Clock::time_point start_;
+    PhaseClock::Mark start_;
   };
 
-  // Starts timing `phase` until the returned Scope goes out of scope.
+  // Times `phase` until the returned Scope goes out of scope.
   Scope scope(const std::string& phase) { return Scope(*this, slot_of(phase)); }
 
-  // Phases in the order they were first timed.
+  // Measures every finished scope and adds it to the statistics.
+  void resolve();
+
+  // Phases in the order they were first timed (call resolve() first).
   const std::vector<PhaseStats>& phases() const { return phases_; }
 
  private:
+  struct Pending {
+    std::size_t slot;
+    PhaseClock::Mark start, end;
+  };
   std::size_t slot_of(const std::string& phase);
-  void stop(std::size_t slot, Clock::time_point start);
 
-  std::function<void()> fence_;
+  PhaseClock& clock_;
   std::vector<PhaseStats> phases_;
+  std::vector<Pending> pending_;
 };
 
 }  // namespace halocline

@@ -80,6 +80,12 @@ class KokkosBackend final : public Backend {
 
   void fence() override { Kokkos::fence(); }
 
+  // Host clock with a fence at each mark: free on host execution spaces; on a Kokkos GPU
+  // build it synchronizes, which the GPU issue replaces with events on the instance.
+  std::unique_ptr<PhaseClock> make_clock() override {
+    return std::make_unique<HostClock>([] { Kokkos::fence(); });
+  }
+
   std::size_t bytes_allocated() const override {
     std::size_t bytes = 0;
     for (const View& v : u_) bytes += v.span() * sizeof(Real);
