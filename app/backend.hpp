@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "app/timers.hpp"
+#include "kernels/step_control.hpp"
 
 namespace halocline {
 
@@ -31,6 +32,22 @@ class Backend {
   virtual void set_state(const std::vector<double>& canonical) = 0;
   virtual void get_state(std::vector<double>& canonical) = 0;
 
+  // ---- The time-step controller (kernels/step_control.hpp), kept where the state is ----
+  // Starts the controller at `initial` (time, step, stop, CFL).
+  virtual void reset_control(const StepControl& initial) = 0;
+  // Moves the stop: the run will not advance past t_stop or step_limit.
+  virtual void set_stop(double t_stop, long step_limit) = 0;
+  // The max signal rate over the interior of u0 (a reduction), then plan_step(): the time
+  // step, made where the state is.
+  virtual void plan_step() = 0;
+  // t += dt, step += 1 (finish_step()), and publish the status for the host.
+  virtual void finish_step() = 0;
+  // The controller as the host can see it. exact = true waits for all submitted work; with
+  // exact = false a backend may answer with the status of the step before the last one
+  // submitted, so that the host never waits for the step the device is running.
+  virtual StepControl step_status(bool exact) = 0;
+
+  // ---- One SSP-RK2 stage; each does nothing when the planned dt is 0 ----
   // Fills the ghost layers of one state array from the boundary conditions, direction by
   // direction (x, then y including the x ghosts, then z) so edges and corners are right.
   virtual void fill_ghosts(Slot slot) = 0;
@@ -38,12 +55,8 @@ class Backend {
   // Face fluxes along direction d computed from state `slot` into the flux array of d.
   virtual void compute_fluxes(int d, Slot slot) = 0;
 
-  // Stage 1: u1 = u0 - dt div F;  stage 2: u0 = (u0 + u1 - dt div F) / 2.
-  virtual void update(int stage, double dt) = 0;
-
-  // Largest sum over directions of (|u_d| + c) / dx_d over the interior of u0 (the inverse
-  // of the stable time step before the CFL factor).
-  virtual double max_signal_rate() = 0;
+  // Stage 1: u1 = u0 - dt div F;  stage 2: u0 = (u0 + u1 - dt div F) / 2, with the planned dt.
+  virtual void update(int stage) = 0;
 
   // Waits until all work submitted so far has finished.
   virtual void fence() = 0;

@@ -11,7 +11,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include "app/problems.hpp"
@@ -26,8 +28,16 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// k * interval rounded to 15 significant digits: the output times a user wrote in decimal
+// (3 * 0.05 is 0.15000000000000002 in binary; the snapshot should be at 0.15).
+double decimal_time(double t) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", t);
+  return std::strtod(text, nullptr);
+}
+
 // One SSP-RK2 stage: stage 1 reads u0 and writes u1, stage 2 reads u1 and writes u0.
-void rk_stage(Backend& backend, PhaseTimers& timers, const Grid& grid, int stage, double dt) {
+void rk_stage(Backend& backend, PhaseTimers& timers, const Grid& grid, int stage) {
   const Slot input = stage == 1 ? Slot::U0 : Slot::U1;
   const std::string prefix = "stage" + std::to_string(stage) + ".";
   {
@@ -41,7 +51,7 @@ void rk_stage(Backend& backend, PhaseTimers& timers, const Grid& grid, int stage
   }
   {
     auto t = timers.scope(prefix + "update");
-    backend.update(stage, dt);
+    backend.update(stage);
   }
 }
 
@@ -84,43 +94,59 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
                                               config.precision == Precision::FP32);
   if (periodic_output) write_snapshot(0, 0.0);
 
-  double t = 0;
-  long step = 0;
-  double next_output = config.output_interval;
-  double loop_s = 0, output_s = 0;
+  // The loop asks the backend for steps until the controller reports a stop: the end
+  // time, the step limit, or an output time. The backend makes each dt where its state is;
+  // the host learns t and step from step_status(), possibly a step late (a step asked for
+  // past a stop does nothing), and only waits for the device at a stop.
+  const long step_limit = config.max_steps > 0 ? config.max_steps : std::numeric_limits<long>::max();
+  long outputs_done = 0;  // periodic snapshots written after t = 0
+  auto next_output = [&] {
+    return periodic_output ? decimal_time((outputs_done + 1) * config.output_interval)
+                           : std::numeric_limits<double>::infinity();
+  };
+  double t_stop = std::min(config.t_end, next_output());
+  StepControl control;
+  control.cfl = config.physics.cfl;
+  control.t_stop = t_stop;
+  control.step_limit = step_limit;
+  backend->reset_control(control);
+
+  double output_s = 0;
+  long asked = 0;  // steps asked of the backend
   const auto loop_start = std::chrono::steady_clock::now();
-  while (t < config.t_end && (config.max_steps == 0 || step < config.max_steps)) {
-    double rate;
+  for (;;) {
+    control = backend->step_status(false);
+    if (control.failed || control.t >= t_stop || control.step >= step_limit) {
+      control = backend->step_status(true);
+      if (control.failed)
+        throw NumericalError("step " + std::to_string(control.step) + ", t = " +
+                             std::to_string(control.t) + ": no valid time step (max signal rate " +
+                             std::to_string(control.max_rate) +
+                             "); the state holds a NaN, Inf or non-positive pressure");
+      if (periodic_output && control.t >= next_output()) {
+        const auto t_out = std::chrono::steady_clock::now();
+        write_snapshot(control.step, control.t);
+        ++outputs_done;
+        output_s += seconds_since(t_out);
+      }
+      if (control.t >= config.t_end || control.step >= step_limit) break;
+      t_stop = std::min(config.t_end, next_output());
+      backend->set_stop(t_stop, step_limit);
+      continue;
+    }
     {
       auto timer = timers.scope("dt_reduction");
-      rate = backend->max_signal_rate();
+      backend->plan_step();
     }
-    double dt = config.physics.cfl / rate;
-    if (!(rate > 0) || !std::isfinite(dt) || !(dt > 0))
-      throw NumericalError("step " + std::to_string(step) + ", t = " + std::to_string(t) +
-                           ": no valid time step (max signal rate " + std::to_string(rate) +
-                           "); the state holds a NaN, Inf or non-positive pressure");
-    // Land exactly on the end time and on each output time.
-    double t_next = t + dt;
-    if (t_next >= config.t_end) dt = config.t_end - t, t_next = config.t_end;
-    const bool output_due = periodic_output && t_next >= next_output;
-    if (output_due && t_next > next_output) dt = next_output - t, t_next = next_output;
-
-    rk_stage(*backend, timers, g, 1, dt);
-    rk_stage(*backend, timers, g, 2, dt);
-    t = t_next;
-    ++step;
-
-    if (output_due) {
-      const auto t_out = std::chrono::steady_clock::now();
-      write_snapshot(step, t);
-      next_output += config.output_interval;
-      output_s += seconds_since(t_out);
-    }
+    rk_stage(*backend, timers, g, 1);
+    rk_stage(*backend, timers, g, 2);
+    backend->finish_step();
     // Measure the timers now and then, so their marks do not pile up over a long run.
-    if (step % 256 == 0) timers.resolve();
+    if (++asked % 256 == 0) timers.resolve();
   }
-  loop_s = seconds_since(loop_start) - output_s;
+  const double loop_s = seconds_since(loop_start) - output_s;
+  const long step = control.step;
+  const double t = control.t;
 
   backend->get_state(state);
   if (writer && config.output_final && last_snapshot_step != step) write_snapshot(step, t);

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <unistd.h>
 
 #include "app/driver.hpp"
 #include "app/verify.hpp"
@@ -110,4 +113,21 @@ TEST(Solver, Fp32StaysWithinToleranceOfFp64) {
   EXPECT_LT(l1, 1e-4);
   EXPECT_LT(worst, 1e-3);
   EXPECT_GT(l1, 0.0);  // it really ran in single precision
+}
+
+// Snapshots land exactly on the output times, and the run on t_end, with none repeated.
+TEST(Solver, SnapshotsLandOnOutputTimes) {
+  const fs::path dir = fs::temp_directory_path() / ("halocline_snap_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  hc::Config c = hc::sod_config(64);
+  c.output_interval = 0.05;
+  c.out_dir = dir.string();
+  const hc::RunResult r = hc::run_simulation(c);
+  ASSERT_EQ(r.snapshots.size(), 5u);  // t = 0, 0.05, 0.1, 0.15, 0.2
+  EXPECT_EQ(r.sim_time, 0.2);
+  std::ifstream series(dir / "snapshot.xmf");
+  const std::string text((std::istreambuf_iterator<char>(series)), std::istreambuf_iterator<char>());
+  for (const char* time : {"\"0\"", "\"0.05\"", "\"0.1\"", "\"0.15\"", "\"0.2\""})
+    EXPECT_NE(text.find(std::string("Time Value=") + time), std::string::npos) << time;
+  fs::remove_all(dir);
 }

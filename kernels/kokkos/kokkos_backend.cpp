@@ -54,28 +54,43 @@ class KokkosBackend final : public Backend {
     });
   }
 
+  // The controller lives on the host: a CPU execution space shares its memory, and the
+  // reduction's result is on the host anyway. (A Kokkos GPU build will keep it in device
+  // memory like the HIP backend.)
+  void reset_control(const StepControl& initial) override { control_ = initial; }
+  void set_stop(double t_stop, long step_limit) override {
+    control_.t_stop = t_stop;
+    control_.step_limit = step_limit;
+  }
+  void plan_step() override {
+    const double rate = static_cast<double>(
+        kokkos_detail::max_signal_rate(grid_, physics_, state(Slot::U0)));
+    halocline::plan_step(control_, rate);
+  }
+  void finish_step() override { halocline::finish_step(control_); }
+  StepControl step_status(bool /*exact*/) override { return control_; }
+
   void fill_ghosts(Slot slot) override {
+    if (!(control_.dt > 0)) return;
     for (int d = 0; d < 3; ++d)
       kokkos_detail::fill_ghosts_along(grid_, boundary_, state(slot), d);
   }
 
   void compute_fluxes(int d, Slot slot) override {
+    if (!(control_.dt > 0)) return;
     kokkos_detail::compute_fluxes_along(grid_, physics_, state(slot), ref_of(flux_[d]), d);
   }
 
-  void update(int stage, double dt) override {
+  void update(int stage) override {
+    if (!(control_.dt > 0)) return;
     StageUpdate st{};
     st.stage = stage;
     for (int d = 0; d < 3; ++d) {
       st.active[d] = grid_.active(d);
-      st.dt_over_dx[d] = st.active[d] ? dt / grid_.dx[d] : 0.0;
+      st.dt_over_dx[d] = st.active[d] ? control_.dt / grid_.dx[d] : 0.0;
     }
     const StateRef<Real, L> flux[3] = {ref_of(flux_[0]), ref_of(flux_[1]), ref_of(flux_[2])};
     kokkos_detail::update_stage(grid_, st, state(Slot::U0), state(Slot::U1), flux);
-  }
-
-  double max_signal_rate() override {
-    return static_cast<double>(kokkos_detail::max_signal_rate(grid_, physics_, state(Slot::U0)));
   }
 
   void fence() override { Kokkos::fence(); }
@@ -116,6 +131,7 @@ class KokkosBackend final : public Backend {
   BoundaryFaces boundary_;
   View u_[2];
   View flux_[3];  // empty for inactive directions
+  StepControl control_;
 };
 
 }  // namespace
