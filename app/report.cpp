@@ -88,7 +88,11 @@ void print_summary(std::ostream& os, const Config& c, const RunResult& r) {
        << p.max_s * 1e3 << std::setprecision(1) << std::setw(8) << share << '\n';
   }
   os << std::defaultfloat << std::setprecision(6);
+  bool open = false;  // an outflow face lets mass, momentum and energy through
+  for (const auto& faces : c.boundary)
+    for (Boundary b : faces) open = open || b == Boundary::Outflow;
   os << "\nconservation: max relative drift " << max_relative_drift(r.initial, r.final)
+     << (open ? " (outflow boundaries: not conserved)" : "")
      << "\nchecksum " << r.checksum << '\n';
 }
 
