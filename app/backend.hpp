@@ -9,13 +9,30 @@
 
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "app/timers.hpp"
+#include "app/transfers.hpp"
 #include "kernels/step_control.hpp"
 
 namespace halocline {
+
+// The machine cannot hold what the run needs (device or host memory): exit code 2, before
+// any work.
+struct ResourceError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// What the backend runs on, for the report.
+struct DeviceInfo {
+  std::string kind;             // "cpu" or "gpu"
+  std::string name;             // device or execution-space name
+  std::size_t memory_bytes = 0; // device memory (0: host memory)
+  int compute_units = 0;        // SMs / CUs, or host threads
+  std::string runtime_version, driver_version;
+};
 
 // The two state arrays of SSP-RK2: the solution u0, and the first-stage solution u1.
 enum class Slot { U0 = 0, U1 = 1 };
@@ -30,7 +47,17 @@ class Backend {
   // Copies the conserved state in canonical order (variable-major; interior cells, x
   // fastest) into / out of u0. Values are converted to and from the backend's precision.
   virtual void set_state(const std::vector<double>& canonical) = 0;
-  virtual void get_state(std::vector<double>& canonical) = 0;
+  // `purpose` says how the copy is counted (app/transfers.hpp).
+  virtual void get_state(std::vector<double>& canonical, Purpose purpose = Purpose::Output) = 0;
+  // Starts copying u0 to the host for the next get_state(), so that the copy can overlap
+  // the steps submitted before get_state() is called. Optional.
+  virtual void begin_state_copy() {}
+
+  // Owner models that keep the state away from the device between steps move it at the
+  // start and end of every step (the host owner's naive port; managed prefetches).
+  virtual bool moves_state_each_step() const { return false; }
+  virtual void upload_state() {}
+  virtual void download_state() {}
 
   // ---- The time-step controller (kernels/step_control.hpp), kept where the state is ----
   // Starts the controller at `initial` (time, step, stop, CFL).
@@ -66,6 +93,11 @@ class Backend {
 
   // Bytes of memory the backend holds for state and fluxes.
   virtual std::size_t bytes_allocated() const = 0;
+
+  virtual DeviceInfo device_info() const = 0;
+
+  // Every host-device copy made so far (empty for a backend in host memory).
+  virtual const TransferLog& transfers() const = 0;
 };
 
 }  // namespace halocline

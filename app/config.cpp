@@ -15,6 +15,24 @@ const char* precision_name(Precision p) {
 const char* backend_name(BackendKind b) {
   switch (b) {
     case BackendKind::Kokkos: return "kokkos";
+    case BackendKind::Hip: return "hip";
+  }
+  return "?";
+}
+
+const char* owner_name(Owner o) {
+  switch (o) {
+    case Owner::Device: return "device";
+    case Owner::Host: return "host";
+    case Owner::Managed: return "managed";
+  }
+  return "?";
+}
+
+const char* host_memory_name(HostMemory h) {
+  switch (h) {
+    case HostMemory::Pinned: return "pinned";
+    case HostMemory::Pageable: return "pageable";
   }
   return "?";
 }

@@ -6,6 +6,7 @@
 #include <array>
 #include <string>
 
+#include "app/strategy.hpp"
 #include "kernels/boundary.hpp"
 #include "kernels/hydro.hpp"
 #include "layouts/layouts.hpp"
@@ -13,7 +14,11 @@
 namespace halocline {
 
 enum class Precision { FP64, FP32 };
-enum class BackendKind { Kokkos };
+enum class BackendKind { Kokkos, Hip };
+
+// The backend a run gets when neither deck nor command line names one: the first built in
+// (Kokkos, else HIP); defined in app/select.cpp.
+BackendKind default_backend();
 enum class ProblemKind { Riemann, IsentropicVortex, Sedov, KelvinHelmholtz, Uniform };
 
 struct PrimState {
@@ -86,7 +91,8 @@ struct Config {
 
   LayoutKind layout = LayoutKind::SoA;
   Precision precision = Precision::FP64;
-  BackendKind backend = BackendKind::Kokkos;
+  BackendKind backend = default_backend();
+  MemoryStrategy memory;  // owner model, host memory kind, prefetch (GPU backends)
 };
 
 const char* precision_name(Precision p);

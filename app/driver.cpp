@@ -52,6 +52,7 @@ void rk_stage(Backend& backend, PhaseTimers& timers, const Grid& grid, int stage
   {
     auto t = timers.scope(prefix + "update");
     backend.update(stage);
+    if (stage == 2) backend.finish_step();  // t += dt, step += 1: part of the last update
   }
 }
 
@@ -66,6 +67,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   std::unique_ptr<Backend> backend = make_backend(config, g);
   r.backend_description = backend->description();
   r.device_bytes = backend->bytes_allocated();
+  r.device = backend->device_info();
   std::unique_ptr<PhaseClock> clock = backend->make_clock();
   PhaseTimers timers(*clock);
 
@@ -73,7 +75,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   backend->set_state(state);
   // The initial totals are taken from the backend's copy, so that an fp32 run measures
   // drift from its own rounded start.
-  backend->get_state(state);
+  backend->get_state(state, Purpose::Setup);
   r.initial = conserved_totals(state, g);
 
   std::unique_ptr<SnapshotWriter> writer;
@@ -81,7 +83,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   long last_snapshot_step = -1;
   auto write_snapshot = [&](long step, double time) {
     last_snapshot_step = step;
-    auto t = timers.scope("output");
+    auto t = timers.host_scope("output");
     backend->get_state(state);
     const auto info = writer->write(snapshot_index++, step, time,
                                     primitives(state, g.ninterior, config.physics.gamma));
@@ -114,6 +116,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   double output_s = 0;
   long asked = 0;  // steps asked of the backend
   const auto loop_start = std::chrono::steady_clock::now();
+  auto last_submit = loop_start;
   for (;;) {
     control = backend->step_status(false);
     if (control.failed || control.t >= t_stop || control.step >= step_limit) {
@@ -132,7 +135,12 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
       if (control.t >= config.t_end || control.step >= step_limit) break;
       t_stop = std::min(config.t_end, next_output());
       backend->set_stop(t_stop, step_limit);
+      last_submit = std::chrono::steady_clock::now();  // a stop is not part of a step
       continue;
+    }
+    if (backend->moves_state_each_step()) {
+      auto timer = timers.scope("state_upload");
+      backend->upload_state();
     }
     {
       auto timer = timers.scope("dt_reduction");
@@ -140,9 +148,17 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
     }
     rk_stage(*backend, timers, g, 1);
     rk_stage(*backend, timers, g, 2);
-    backend->finish_step();
+    if (backend->moves_state_each_step()) {
+      auto timer = timers.scope("state_download");
+      backend->download_state();
+    }
     // Measure the timers now and then, so their marks do not pile up over a long run.
     if (++asked % 256 == 0) timers.resolve();
+    // The host is at most one step ahead of the device, so in a steady loop the time
+    // between two submissions is one step of the device: these are the step times.
+    const auto now = std::chrono::steady_clock::now();
+    r.step_times.push_back(std::chrono::duration<double>(now - last_submit).count());
+    last_submit = now;
   }
   const double loop_s = seconds_since(loop_start) - output_s;
   const long step = control.step;
@@ -160,6 +176,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   r.final_state = std::move(state);
   timers.resolve();
   r.timers = timers.phases();
+  r.transfers = backend->transfers();
   r.wall_s = seconds_since(t_start);
   return r;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/backend.hpp"
 #include "app/config.hpp"
 #include "app/timers.hpp"
 #include "kernels/grid.hpp"
@@ -37,6 +38,7 @@ struct RunResult {
   double sim_time = 0;
   double wall_s = 0;       // whole run, set-up and output included
   double loop_s = 0;       // the time-step loop without output: the FOM's time
+  std::vector<double> step_times;  // host wall time between step submissions (see driver)
   double cell_updates_per_s = 0;
   std::vector<double> final_state;  // conserved, canonical order (see Backend)
   Totals initial, final;
@@ -44,6 +46,8 @@ struct RunResult {
   std::vector<PhaseStats> timers;
   std::vector<std::string> snapshots;  // XDMF files written
   std::size_t device_bytes = 0;
+  DeviceInfo device;
+  TransferLog transfers;
 };
 
 RunResult run_simulation(const Config& config, const RunOptions& options = {});

@@ -9,11 +9,12 @@
 #include <filesystem>
 #include <iostream>
 
+#include "app/backend.hpp"
 #include "app/driver.hpp"
 #include "app/report.hpp"
 #include "app/verify.hpp"
 #include "io/deck.hpp"
-#include "kernels/kokkos/kokkos_backend.hpp"
+#include "app/select.hpp"
 
 namespace hc = halocline;
 
@@ -21,7 +22,7 @@ namespace {
 
 struct RunArgs {
   std::string deck;
-  std::string layout, precision, backend;
+  std::string layout, precision, backend, owner, host_mem, prefetch;
   long steps = -1;
   std::vector<std::string> sets;
   std::string out, report;
@@ -47,6 +48,9 @@ int do_run(const RunArgs& a) {
   if (!a.layout.empty()) config.layout = hc::parse_layout(a.layout, "--layout");
   if (!a.precision.empty()) config.precision = hc::parse_precision(a.precision, "--precision");
   if (!a.backend.empty()) config.backend = hc::parse_backend(a.backend, "--backend");
+  if (!a.owner.empty()) config.memory.owner = hc::parse_owner(a.owner, "--owner");
+  if (!a.host_mem.empty()) config.memory.host_memory = hc::parse_host_memory(a.host_mem, "--host-mem");
+  if (!a.prefetch.empty()) config.memory.prefetch = a.prefetch == "on";
   if (a.steps > 0) config.max_steps = a.steps;
   if (!a.out.empty()) config.out_dir = a.out;
   config.report_path = a.report.empty() ? (std::filesystem::path(config.out_dir) / "report.json").string()
@@ -87,7 +91,11 @@ int main(int argc, char** argv) {
   run->add_option("deck", run_args.deck, "TOML deck (see docs/decks.md)")->required();
   run->add_option("--layout", run_args.layout, "aos | soa | aosoa");
   run->add_option("--precision", run_args.precision, "fp64 | fp32");
-  run->add_option("--backend", run_args.backend, "kokkos");
+  run->add_option("--backend", run_args.backend, "kokkos | hip");
+  run->add_option("--owner", run_args.owner, "GPU: who owns the state: device | host | managed");
+  run->add_option("--host-mem", run_args.host_mem, "GPU: host buffers: pinned | pageable");
+  run->add_option("--prefetch", run_args.prefetch, "GPU, managed owner: on | off")
+      ->check(CLI::IsMember({"on", "off"}));
   run->add_option("--steps", run_args.steps, "stop after N >= 1 steps (sets time.max_steps)")
       ->check(CLI::PositiveNumber);
   run->add_option("--set", run_args.sets, "override a deck key: --set grid.n=256 (repeatable)");
@@ -110,10 +118,13 @@ int main(int argc, char** argv) {
   }
 
   try {
-    hc::KokkosSession kokkos;
+    hc::RuntimeSession runtimes(argc, argv);
     if (run->parsed()) return do_run(run_args);
     if (verify->parsed()) return do_verify();
   } catch (const hc::DeckError& e) {
+    std::cerr << "halocline: error: " << e.what() << '\n';
+    return 2;
+  } catch (const hc::ResourceError& e) {
     std::cerr << "halocline: error: " << e.what() << '\n';
     return 2;
   } catch (const hc::NumericalError& e) {

@@ -1,5 +1,6 @@
 #include "app/report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,45 @@ nlohmann::json totals_json(const Totals& t) {
   nlohmann::json j;
   for (int v = 0; v < 5; ++v) j[kTotalNames[v]] = t.sum[v];
   return j;
+}
+
+nlohmann::json count_json(const TransferCount& c) {
+  return {{"calls", c.calls}, {"bytes", c.bytes}};
+}
+
+// Per direction: totals by purpose and by host-memory kind, and the step loop's per-step
+// average (output copies are counted apart, under "output").
+nlohmann::json transfers_json(const TransferLog& log, long steps) {
+  nlohmann::json j;
+  const char* const kinds[3] = {"pinned", "pageable", "managed"};
+  const char* const purposes[3] = {"setup", "step", "output"};
+  for (Direction d : {Direction::HostToDevice, Direction::DeviceToHost}) {
+    nlohmann::json dj;
+    for (int p = 0; p < 3; ++p) {
+      nlohmann::json pj = count_json(log.get(d, static_cast<Purpose>(p)));
+      for (int k = 0; k < 3; ++k) {
+        const TransferCount c = log.get(d, static_cast<HostKind>(k), static_cast<Purpose>(p));
+        if (c.calls) pj[kinds[k]] = count_json(c);
+      }
+      dj[purposes[p]] = pj;
+    }
+    const TransferCount step = log.get(d, Purpose::Step);
+    dj["per_step"] = {{"calls", steps ? double(step.calls) / steps : 0.0},
+                      {"bytes", steps ? double(step.bytes) / steps : 0.0}};
+    j[d == Direction::HostToDevice ? "h2d" : "d2h"] = dj;
+  }
+  return j;
+}
+
+// Median, min and max of the step times after the first (warm-up) step.
+nlohmann::json step_time_json(std::vector<double> t) {
+  if (t.size() > 1) t.erase(t.begin());
+  if (t.empty()) return {{"samples", 0}};
+  std::sort(t.begin(), t.end());
+  const std::size_t n = t.size();
+  const double median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+  return {{"median", median}, {"min", t.front()}, {"max", t.back()}, {"samples", n},
+          {"definition", "host time between step submissions, first step excluded"}};
 }
 
 }  // namespace
@@ -35,7 +75,17 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
       {"cfl", c.physics.cfl},
       {"limiter", limiter_name(c.physics.limiter)},
       {"riemann_solver", riemann_name(c.physics.riemann)},
+      {"owner", owner_name(c.memory.owner)},
+      {"host_mem", host_memory_name(c.memory.host_memory)},
+      {"prefetch", c.memory.prefetch},
   };
+  j["device"] = {{"kind", r.device.kind},
+                 {"name", r.device.name},
+                 {"memory_bytes", r.device.memory_bytes},
+                 {"compute_units", r.device.compute_units},
+                 {"runtime_version", r.device.runtime_version},
+                 {"driver_version", r.device.driver_version}};
+  j["transfers"] = transfers_json(r.transfers, r.steps);
   j["steps"] = r.steps;
   j["sim_time"] = r.sim_time;
   j["wall_s"] = r.wall_s;
@@ -43,6 +93,26 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   j["bytes_allocated"] = r.device_bytes;
   j["fom"] = {{"cell_updates_per_s", r.cell_updates_per_s},
               {"definition", "interior cells x steps / time-step loop seconds (output excluded)"}};
+  j["step_time_s"] = step_time_json(r.step_times);
+  // The bytes a step must move through device memory with this algorithm, each kernel
+  // reading each of its input arrays once and writing each output once (interior cells;
+  // neighbours come from caches): signal rate 5 + 1, max reduction 1, per stage and active
+  // direction a flux kernel 5 + 5, stage-1 update 5 + 5 nd + 5, stage-2 update 10 + 5 nd
+  // + 5. That is 32 + 30 nd values per cell: 122 in 3-D.
+  int nd = 0;
+  for (int d = 0; d < 3; ++d) nd += r.grid.active(d);
+  const double value_bytes = c.precision == Precision::FP64 ? 8.0 : 4.0;
+  const double bytes_per_step = (32.0 + 30.0 * nd) * value_bytes * static_cast<double>(r.grid.ninterior);
+  const double median_step = j["step_time_s"].value("median", 0.0);
+  j["traffic"] = {{"bytes_per_step", bytes_per_step},
+                  {"values_per_cell", 32 + 30 * nd},
+                  {"effective_bandwidth_Bps", median_step > 0 ? bytes_per_step / median_step : 0.0},
+                  {"definition", "(32 + 30 active directions) values per interior cell per step, "
+                                 "over the median step time"}};
+  double sum = 0;  // device phases per step: what the kernels take, without gaps
+  for (const PhaseStats& p : r.timers)
+    if (p.name != "output") sum += r.steps ? p.total_s / r.steps : 0.0;
+  j["timers_sum_per_step_s"] = sum;
   nlohmann::json timers = nlohmann::json::object();
   for (const PhaseStats& p : r.timers)
     timers[p.name] = {{"total_s", p.total_s}, {"calls", p.calls}, {"mean_s", p.mean_s()},

@@ -1,37 +1,95 @@
 // Run-time choices -> compile-time types. Every kernel is a template on the precision
-// (double or float) and the layout (AoS, SoA, AoSoA); this switch is the only code that
-// maps the command line's --backend, --layout and --precision onto them.
+// (double or float) and the layout (AoS, SoA, AoSoA); this file is the only code that maps
+// the command line's --backend, --layout and --precision onto them, and the owner model
+// (--owner, --host-mem, --prefetch) onto the GPU backend.
 #include "app/select.hpp"
 
 #include <stdexcept>
 
 #include "app/problems.hpp"
-#include "kernels/kokkos/kokkos_backend.hpp"
+#include "io/deck.hpp"
 #include "layouts/layouts.hpp"
+#if defined(HALOCLINE_HAVE_KOKKOS)
+#include "kernels/kokkos/kokkos_backend.hpp"
+#endif
+#if defined(HALOCLINE_HAVE_HIP)
+#include "kernels/hip/hip_backend.hpp"
+#endif
 
 namespace halocline {
 
 namespace {
 
+template <class Real, class L>
+std::unique_ptr<Backend> make_typed(const Config& c, const Grid& g) {
+  const BoundaryFaces bc = boundary_of(c);
+  switch (c.backend) {
+    case BackendKind::Kokkos:
+#if defined(HALOCLINE_HAVE_KOKKOS)
+      return make_kokkos_backend<Real, L>(g, c.physics, bc);
+#else
+      break;
+#endif
+    case BackendKind::Hip:
+#if defined(HALOCLINE_HAVE_HIP)
+      return make_hip_backend<Real, L>(g, c.physics, bc, c.memory);
+#else
+      break;
+#endif
+  }
+  throw std::logic_error("backend not built in");
+}
+
 template <class Real>
 std::unique_ptr<Backend> with_layout(const Config& c, const Grid& g) {
-  const BoundaryFaces bc = boundary_of(c);
   switch (c.layout) {
-    case LayoutKind::AoS: return make_kokkos_backend<Real, AoS>(g, c.physics, bc);
-    case LayoutKind::SoA: return make_kokkos_backend<Real, SoA>(g, c.physics, bc);
-    case LayoutKind::AoSoA: return make_kokkos_backend<Real, AoSoA>(g, c.physics, bc);
+    case LayoutKind::AoS: return make_typed<Real, AoS>(c, g);
+    case LayoutKind::SoA: return make_typed<Real, SoA>(c, g);
+    case LayoutKind::AoSoA: return make_typed<Real, AoSoA>(c, g);
   }
   throw std::logic_error("unhandled layout");
 }
 
 }  // namespace
 
-std::unique_ptr<Backend> make_backend(const Config& c, const Grid& g) {
-  switch (c.backend) {
+BackendKind default_backend() {
+#if defined(HALOCLINE_HAVE_KOKKOS)
+  return BackendKind::Kokkos;
+#else
+  return BackendKind::Hip;
+#endif
+}
+
+std::string backend_unavailable(BackendKind b) {
+  switch (b) {
     case BackendKind::Kokkos:
-      return c.precision == Precision::FP64 ? with_layout<double>(c, g) : with_layout<float>(c, g);
+#if defined(HALOCLINE_HAVE_KOKKOS)
+      return "";
+#else
+      return "backend 'kokkos' is not built into this binary (configure with -DHALOCLINE_ENABLE_KOKKOS=ON)";
+#endif
+    case BackendKind::Hip:
+#if defined(HALOCLINE_HAVE_HIP)
+      return hip_device_count() > 0 ? "" : "backend 'hip': no GPU is visible to the HIP runtime";
+#else
+      return "backend 'hip' is not built into this binary (configure with a hip-nvidia or hip-amd preset)";
+#endif
   }
-  throw std::logic_error("unhandled backend");
+  return "unknown backend";
+}
+
+#if defined(HALOCLINE_HAVE_KOKKOS)
+RuntimeSession::RuntimeSession(int& argc, char** argv) { kokkos_initialize(argc, argv); }
+RuntimeSession::~RuntimeSession() { kokkos_finalize(); }
+#else
+RuntimeSession::RuntimeSession(int&, char**) {}
+RuntimeSession::~RuntimeSession() {}
+#endif
+
+std::unique_ptr<Backend> make_backend(const Config& c, const Grid& g) {
+  const std::string why = backend_unavailable(c.backend);
+  if (!why.empty()) throw DeckError(why);
+  return c.precision == Precision::FP64 ? with_layout<double>(c, g) : with_layout<float>(c, g);
 }
 
 }  // namespace halocline

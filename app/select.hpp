@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "app/backend.hpp"
 #include "app/config.hpp"
@@ -9,6 +10,21 @@
 
 namespace halocline {
 
+// Throws DeckError (exit code 2) when the configured backend cannot run here.
 std::unique_ptr<Backend> make_backend(const Config& config, const Grid& grid);
+
+// Initializes, for the life of the object, the runtimes of the backends built in (Kokkos
+// must be initialized before a Kokkos backend is made and finalized after the last one is
+// gone). Front ends (app/main.cpp, the tests' main) hold one.
+class RuntimeSession {
+ public:
+  RuntimeSession(int& argc, char** argv);
+  ~RuntimeSession();
+  RuntimeSession(const RuntimeSession&) = delete;
+  RuntimeSession& operator=(const RuntimeSession&) = delete;
+};
+
+// Why `backend` cannot run in this binary on this machine; empty when it can.
+std::string backend_unavailable(BackendKind backend);
 
 }  // namespace halocline

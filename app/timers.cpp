@@ -26,7 +26,7 @@ std::size_t PhaseTimers::slot_of(const std::string& phase) {
 
 void PhaseTimers::resolve() {
   for (const Pending& p : pending_) {
-    const double seconds = clock_.seconds_between(p.start, p.end);
+    const double seconds = p.clock->seconds_between(p.start, p.end);
     PhaseStats& s = phases_[p.slot];
     s.min_s = s.calls == 0 ? seconds : std::min(s.min_s, seconds);
     s.max_s = s.calls == 0 ? seconds : std::max(s.max_s, seconds);
@@ -34,7 +34,8 @@ void PhaseTimers::resolve() {
     ++s.calls;
   }
   pending_.clear();
-  clock_.forget_marks();
+  device_clock_.forget_marks();
+  host_clock_.forget_marks();
 }
 
 }  // namespace halocline

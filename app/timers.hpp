@@ -50,26 +50,31 @@ struct PhaseStats {
   double mean_s() const { return calls ? total_s / calls : 0.0; }
 };
 
+// Device phases are timed by the backend's clock; host phases (file output) by a plain
+// host clock that waits for nothing, so host work does not synchronize the device.
 class PhaseTimers {
  public:
-  explicit PhaseTimers(PhaseClock& clock) : clock_(clock) {}
+  explicit PhaseTimers(PhaseClock& device_clock) : device_clock_(device_clock) {}
 
   class Scope {
    public:
-    Scope(PhaseTimers& timers, std::size_t slot)
-        : timers_(timers), slot_(slot), start_(timers.clock_.mark()) {}
-    ~Scope() { timers_.pending_.push_back({slot_, start_, timers_.clock_.mark()}); }
+    Scope(PhaseTimers& timers, std::size_t slot, PhaseClock& clock)
+        : timers_(timers), slot_(slot), clock_(clock), start_(clock.mark()) {}
+    ~Scope() { timers_.pending_.push_back({slot_, &clock_, start_, clock_.mark()}); }
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
 
    private:
     PhaseTimers& timers_;
     std::size_t slot_;
+    PhaseClock& clock_;
     PhaseClock::Mark start_;
   };
 
-  // Times `phase` until the returned Scope goes out of scope.
-  Scope scope(const std::string& phase) { return Scope(*this, slot_of(phase)); }
+  // Times backend work `phase` until the returned Scope goes out of scope.
+  Scope scope(const std::string& phase) { return Scope(*this, slot_of(phase), device_clock_); }
+  // Times host work `phase` the same way, on the host clock.
+  Scope host_scope(const std::string& phase) { return Scope(*this, slot_of(phase), host_clock_); }
 
   // Measures every finished scope and adds it to the statistics.
   void resolve();
@@ -80,11 +85,13 @@ class PhaseTimers {
  private:
   struct Pending {
     std::size_t slot;
+    PhaseClock* clock;
     PhaseClock::Mark start, end;
   };
   std::size_t slot_of(const std::string& phase);
 
-  PhaseClock& clock_;
+  PhaseClock& device_clock_;
+  HostClock host_clock_;
   std::vector<PhaseStats> phases_;
   std::vector<Pending> pending_;
 };

@@ -54,7 +54,10 @@ const Choices<RiemannSolver> kSolvers =
 const Choices<LayoutKind> kLayouts =
     named({LayoutKind::AoS, LayoutKind::SoA, LayoutKind::AoSoA}, layout_name);
 const Choices<Precision> kPrecisions = named({Precision::FP64, Precision::FP32}, precision_name);
-const Choices<BackendKind> kBackends = named({BackendKind::Kokkos}, backend_name);
+const Choices<BackendKind> kBackends = named({BackendKind::Kokkos, BackendKind::Hip}, backend_name);
+const Choices<Owner> kOwners = named({Owner::Device, Owner::Host, Owner::Managed}, owner_name);
+const Choices<HostMemory> kHostMemories =
+    named({HostMemory::Pinned, HostMemory::Pageable}, host_memory_name);
 const Choices<int> kDirections = {{"x", 0}, {"y", 1}, {"z", 2}};
 
 // Riemann presets: Toro (2009) Table 4.1, tests 1-5, with the x0 of his figures; "sod" is
@@ -151,7 +154,7 @@ const std::vector<Section>& schema() {
       {"time", {"t_end", "max_steps"}},
       {"boundary", {"all", "x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"}},
       {"output", {"interval", "final", "dir"}},
-      {"run", {"layout", "precision", "backend"}},
+      {"run", {"layout", "precision", "backend", "owner", "host_mem", "prefetch"}},
       {"riemann", {"preset", "direction", "x0", "left", "right"}},
       {"isentropic_vortex", {"strength", "x0", "y0", "u", "v", "rho", "p"}},
       {"sedov", {"energy", "radius_cells", "rho", "p"}},
@@ -456,6 +459,9 @@ Config read_config(const Reader& r) {
   r.set("run.layout", c.layout, kLayouts);
   r.set("run.precision", c.precision, kPrecisions);
   r.set("run.backend", c.backend, kBackends);
+  r.set("run.owner", c.memory.owner, kOwners);
+  r.set("run.host_mem", c.memory.host_memory, kHostMemories);
+  if (auto v = r.boolean("run.prefetch")) c.memory.prefetch = *v;
 
   // [riemann]: the preset first, then any explicit value on top of it.
   if (auto preset = r.string("riemann.preset")) {
@@ -656,6 +662,12 @@ Precision parse_precision(const std::string& word, const std::string& key) {
 }
 BackendKind parse_backend(const std::string& word, const std::string& key) {
   return parse_word(kBackends, word, key);
+}
+Owner parse_owner(const std::string& word, const std::string& key) {
+  return parse_word(kOwners, word, key);
+}
+HostMemory parse_host_memory(const std::string& word, const std::string& key) {
+  return parse_word(kHostMemories, word, key);
 }
 
 }  // namespace halocline

@@ -33,5 +33,7 @@ void validate(const Config& config);
 LayoutKind parse_layout(const std::string& word, const std::string& key = "layout");
 Precision parse_precision(const std::string& word, const std::string& key = "precision");
 BackendKind parse_backend(const std::string& word, const std::string& key = "backend");
+Owner parse_owner(const std::string& word, const std::string& key = "owner");
+HostMemory parse_host_memory(const std::string& word, const std::string& key = "host_mem");
 
 }  // namespace halocline

@@ -1,11 +1,10 @@
-// GoogleTest main with Kokkos initialized for the whole process (a backend may be made only
-// between Kokkos::initialize and Kokkos::finalize).
+// GoogleTest main with the backends' runtimes (Kokkos) initialized for the whole process.
 #include <gtest/gtest.h>
 
-#include "kernels/kokkos/kokkos_backend.hpp"
+#include "app/select.hpp"
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  halocline::KokkosSession kokkos(argc, argv);
+  halocline::RuntimeSession runtimes(argc, argv);
   return RUN_ALL_TESTS();
 }

@@ -13,30 +13,13 @@
 #include "app/driver.hpp"
 #include "app/verify.hpp"
 #include "io/deck.hpp"
+#include "tests/test_support.hpp"
 
 namespace hc = halocline;
 namespace fs = std::filesystem;
 
-namespace {
-
-std::vector<std::string> input_decks() {
-  std::vector<std::string> decks;
-  for (const auto& e : fs::directory_iterator(fs::path(HALOCLINE_SOURCE_DIR) / "inputs"))
-    if (e.path().extension() == ".toml") decks.push_back(e.path().string());
-  std::sort(decks.begin(), decks.end());
-  return decks;
-}
-
-// A short run of a deck: a few steps, large 3-D decks shrunk to 24^3.
-hc::Config short_run(const std::string& deck) {
-  hc::Config c = hc::load_deck(deck);
-  if (c.n[0] * static_cast<long>(c.n[1]) * c.n[2] > 100000)
-    c = hc::load_deck(deck, {"grid.n=24"});
-  c.max_steps = 4;
-  return c;
-}
-
-}  // namespace
+using halocline::test::input_decks;
+using halocline::test::short_run;
 
 TEST(Solver, EveryDeckGivesTheSameChecksumInEveryLayout) {
   const auto decks = input_decks();

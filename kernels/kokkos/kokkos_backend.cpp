@@ -43,7 +43,7 @@ class KokkosBackend final : public Backend {
     Kokkos::deep_copy(u_[0], host);
   }
 
-  void get_state(std::vector<double>& canonical) override {
+  void get_state(std::vector<double>& canonical, Purpose /*purpose*/) override {
     auto host = Kokkos::create_mirror_view(u_[0]);
     Kokkos::deep_copy(host, u_[0]);
     const StateRef<Real, L> h = ref_of(host);
@@ -101,6 +101,21 @@ class KokkosBackend final : public Backend {
     return std::make_unique<HostClock>([] { Kokkos::fence(); });
   }
 
+  DeviceInfo device_info() const override {
+    DeviceInfo info;
+    info.kind = "cpu";
+    info.name = Kokkos::DefaultExecutionSpace::name();
+    info.compute_units = Kokkos::DefaultExecutionSpace().concurrency();
+    info.runtime_version = "Kokkos " + std::to_string(KOKKOS_VERSION / 10000) + "." +
+                           std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
+                           std::to_string(KOKKOS_VERSION % 100);
+    return info;
+  }
+
+  // State and fluxes live in the execution space's own memory: nothing is copied. (A
+  // Kokkos GPU build counts its deep copies here.)
+  const TransferLog& transfers() const override { return transfers_; }
+
   std::size_t bytes_allocated() const override {
     std::size_t bytes = 0;
     for (const View& v : u_) bytes += v.span() * sizeof(Real);
@@ -132,6 +147,7 @@ class KokkosBackend final : public Backend {
   View u_[2];
   View flux_[3];  // empty for inactive directions
   StepControl control_;
+  TransferLog transfers_;
 };
 
 }  // namespace
@@ -154,8 +170,7 @@ HALOCLINE_INSTANTIATE(float, SoA)
 HALOCLINE_INSTANTIATE(float, AoSoA)
 #undef HALOCLINE_INSTANTIATE
 
-KokkosSession::KokkosSession(int& argc, char** argv) { Kokkos::initialize(argc, argv); }
-KokkosSession::KokkosSession() { Kokkos::initialize(); }
-KokkosSession::~KokkosSession() { Kokkos::finalize(); }
+void kokkos_initialize(int& argc, char** argv) { Kokkos::initialize(argc, argv); }
+void kokkos_finalize() { Kokkos::finalize(); }
 
 }  // namespace halocline

@@ -17,15 +17,9 @@ template <class Real, class L>
 std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics,
                                              const BoundaryFaces& boundary);
 
-// Kokkos must be initialized before a backend is made and finalized after the last one is
-// destroyed; the front ends (app/main.cpp, the tests' main) hold one of these.
-class KokkosSession {
- public:
-  KokkosSession(int& argc, char** argv);
-  KokkosSession();
-  ~KokkosSession();
-  KokkosSession(const KokkosSession&) = delete;
-  KokkosSession& operator=(const KokkosSession&) = delete;
-};
+// Kokkos::initialize / finalize, for app/select.cpp's RuntimeSession (which keeps
+// Kokkos' headers out of the front ends).
+void kokkos_initialize(int& argc, char** argv);
+void kokkos_finalize();
 
 }  // namespace halocline

@@ -1,0 +1,46 @@
+// Phase timing with device events: a mark is an event recorded in the compute stream, and
+// the time between two marks is read (hipEventElapsedTime) only when the driver resolves
+// its timers, after the step loop or every few hundred steps, so timing adds no
+// synchronization to a step. Events are pooled and reused once measured.
+#pragma once
+
+#include <vector>
+
+#include "app/timers.hpp"
+#include "kernels/hip/runtime.hpp"
+
+namespace halocline::hip {
+
+class EventClock final : public PhaseClock {
+ public:
+  explicit EventClock(hipStream_t stream) : stream_(stream) {}
+  ~EventClock() override {
+    for (hipEvent_t e : events_) (void)hipEventDestroy(e);
+  }
+  EventClock(const EventClock&) = delete;
+  EventClock& operator=(const EventClock&) = delete;
+
+  Mark mark() override {
+    if (next_ == events_.size()) {
+      hipEvent_t e;
+      HIP_CHECK(hipEventCreateWithFlags(&e, hipEventDefault));
+      events_.push_back(e);
+    }
+    HIP_CHECK(hipEventRecord(events_[next_], stream_));
+    return next_++;
+  }
+  double seconds_between(Mark earlier, Mark later) override {
+    HIP_CHECK(hipEventSynchronize(events_[later]));
+    float ms = 0;
+    HIP_CHECK(hipEventElapsedTime(&ms, events_[earlier], events_[later]));
+    return 1e-3 * ms;
+  }
+  void forget_marks() override { next_ = 0; }
+
+ private:
+  hipStream_t stream_;
+  std::vector<hipEvent_t> events_;
+  std::size_t next_ = 0;
+};
+
+}  // namespace halocline::hip

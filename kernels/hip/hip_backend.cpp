@@ -1,0 +1,334 @@
+// The native HIP backend. The state lives where the owner model puts it (app/strategy.hpp):
+//   device   u0, u1 and the fluxes in device memory for the whole run; the time step is
+//            planned and used on the device; snapshots are copied on a second stream into
+//            pinned memory while the next step computes.
+//   host     the host owns u0 between steps: every step copies it to the device and back
+//            (the naive port), in pinned or pageable host memory.
+//   managed  u0, u1 and the fluxes in one kind of managed memory touched by both sides,
+//            with or without prefetching.
+// Compiled by nvcc (NVIDIA) or hipcc (AMD); instantiated below for every layout and
+// precision.
+#include "kernels/hip/hip_backend.hpp"
+
+#include <string>
+
+#include "kernels/hip/device_reduce.hpp"
+#include "kernels/hip/event_clock.hpp"
+#include "kernels/hip/kernels.hpp"
+#include "kernels/hip/memory.hpp"
+#include "layouts/layouts.hpp"
+
+namespace halocline {
+
+namespace {
+
+using hip::Box;
+
+template <class Real, class L>
+class HipBackend final : public Backend {
+ public:
+  HipBackend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
+             const MemoryStrategy& memory)
+      : grid_(grid), physics_(physics), boundary_(boundary), memory_(memory), copier_(log_) {
+    HIP_CHECK(hipSetDevice(0));
+    const bool managed = memory.owner == Owner::Managed;
+    const std::size_t state_bytes = L::storage_size(grid.ncells) * sizeof(Real);
+    int arrays = 2;
+    for (int d = 0; d < 3; ++d) arrays += grid.active(d);
+    const std::size_t scratch = grid.ninterior * sizeof(Real) + 2 * sizeof(StepControl);
+    hip::check_fits(arrays * state_bytes + scratch,
+                    managed ? "the managed owner model" : "this grid");
+
+    for (int s = 0; s < 2; ++s) u_[s] = hip::DeviceArray(state_bytes, managed);
+    for (int d = 0; d < 3; ++d)
+      if (grid.active(d)) flux_[d] = hip::DeviceArray(state_bytes, managed);
+    rates_ = hip::DeviceArray(grid.ninterior * sizeof(Real), false);
+    max_rate_ = hip::DeviceArray(sizeof(Real), false);
+    control_ = hip::DeviceArray(sizeof(StepControl), false);
+    // The host's view of the controller: written by the finish-step kernel straight into
+    // page-locked, device-mapped host memory (two slots: one the host may read while the
+    // device writes the other).
+    HIP_CHECK(hipHostMalloc(reinterpret_cast<void**>(&published_), 2 * sizeof(StepControl),
+                            hipHostMallocMapped));
+    HIP_CHECK(hipHostGetDevicePointer(reinterpret_cast<void**>(&published_device_), published_, 0));
+    if (memory.owner != Owner::Managed) staging_ = hip::HostBuffer(state_bytes, memory.host_memory);
+
+    HIP_CHECK(hipStreamCreateWithFlags(&compute_, hipStreamNonBlocking));
+    HIP_CHECK(hipStreamCreateWithFlags(&copy_, hipStreamNonBlocking));
+    for (hipEvent_t* e : {&computed_, &copied_, &finished_[0], &finished_[1]})
+      HIP_CHECK(hipEventCreateWithFlags(e, hipEventDisableTiming));
+  }
+
+  ~HipBackend() override {
+    (void)hipDeviceSynchronize();
+    for (hipEvent_t e : {computed_, copied_, finished_[0], finished_[1]}) (void)hipEventDestroy(e);
+    (void)hipStreamDestroy(compute_);
+    (void)hipStreamDestroy(copy_);
+    (void)hipHostFree(published_);
+  }
+
+  std::string description() const override {
+    return std::string("hip (") + device_info().name + ", owner " + owner_name(memory_.owner) + ")";
+  }
+
+  // ---- State in and out -------------------------------------------------------------
+  void set_state(const std::vector<double>& canonical) override {
+    Real* host = host_view();
+    const StateRef<Real, L> h{host, grid_.ncells};
+    for_each_interior([&](std::size_t cell, std::size_t n) {
+      for (int v = 0; v < kNumVars; ++v)
+        h(v, cell) = static_cast<Real>(canonical[v * grid_.ninterior + n]);
+    });
+    if (memory_.owner == Owner::Managed) {
+      if (memory_.prefetch) copier_.prefetch(u_[0], device_id_, Purpose::Setup, compute_);
+    } else {
+      copier_.to_device(u_[0].get(), staging_, staging_.bytes(), Purpose::Setup, compute_);
+    }
+    HIP_CHECK(hipStreamSynchronize(compute_));
+  }
+
+  void begin_state_copy() override { start_copy(Purpose::Output); }
+
+  // Device owner: copies u0 into the pinned (or pageable) staging buffer on the copy stream.
+  void start_copy(Purpose purpose) {
+    if (memory_.owner != Owner::Device || copy_pending_) return;
+    // The copy stream starts once the compute stream has reached this point; the compute
+    // stream must not overwrite u0 (stage 2) until the copy is done: see update().
+    HIP_CHECK(hipEventRecord(computed_, compute_));
+    HIP_CHECK(hipStreamWaitEvent(copy_, computed_, 0));
+    copier_.to_host(staging_, u_[0].get(), staging_.bytes(), purpose, copy_);
+    HIP_CHECK(hipEventRecord(copied_, copy_));
+    copy_pending_ = true;
+  }
+
+  void get_state(std::vector<double>& canonical, Purpose purpose) override {
+    switch (memory_.owner) {
+      case Owner::Device:
+        start_copy(purpose);
+        HIP_CHECK(hipEventSynchronize(copied_));
+        copy_pending_ = false;  // the next stage 2 need not wait any more
+        break;
+      case Owner::Host:  // the host copy is the state: nothing to move
+        HIP_CHECK(hipStreamSynchronize(compute_));
+        break;
+      case Owner::Managed:
+        if (memory_.prefetch) copier_.prefetch(u_[0], hipCpuDeviceId, purpose, compute_);
+        HIP_CHECK(hipStreamSynchronize(compute_));
+        host_touched_ = true;
+        break;
+    }
+    const StateRef<Real, L> h{host_view(), grid_.ncells};
+    canonical.resize(kNumVars * grid_.ninterior);
+    for_each_interior([&](std::size_t cell, std::size_t n) {
+      for (int v = 0; v < kNumVars; ++v)
+        canonical[v * grid_.ninterior + n] = static_cast<double>(h(v, cell));
+    });
+  }
+
+  // ---- Time-step controller -----------------------------------------------------------
+  void reset_control(const StepControl& initial) override {
+    HIP_CHECK(hipMemcpy(control_.get(), &initial, sizeof initial, hipMemcpyHostToDevice));
+    published_[0] = published_[1] = initial;
+    submitted_ = 0;
+  }
+
+  void set_stop(double t_stop, long step_limit) override {
+    hip::set_stop_kernel<<<1, 1, 0, compute_>>>(control(), t_stop, step_limit);
+    HIP_CHECK_LAUNCH();
+  }
+
+  void plan_step() override {
+    const Box box = hip::interior_box(grid_);
+    hip::signal_rate_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(
+        grid_, box, state(Slot::U0), gamma(), static_cast<Real*>(rates_.get()));
+    HIP_CHECK_LAUNCH();
+    reducer_.reduce(hip::ReduceOp::Max, static_cast<const Real*>(rates_.get()),
+                    static_cast<Real*>(max_rate_.get()), grid_.ninterior, compute_);
+    hip::plan_step_kernel<<<1, 1, 0, compute_>>>(control(), static_cast<const Real*>(max_rate_.get()));
+    HIP_CHECK_LAUNCH();
+  }
+
+  void finish_step() override {
+    const int slot = static_cast<int>(submitted_ % 2);
+    hip::finish_step_kernel<<<1, 1, 0, compute_>>>(control(), published_device_ + slot);
+    HIP_CHECK_LAUNCH();
+    HIP_CHECK(hipEventRecord(finished_[slot], compute_));
+    ++submitted_;
+  }
+
+  bool moves_state_each_step() const override {
+    return memory_.owner == Owner::Host || (memory_.owner == Owner::Managed && memory_.prefetch);
+  }
+
+  // Host owner: the step starts by sending the host's state to the device. Managed with
+  // prefetch: after the host touched the state (a snapshot), send it back before the step.
+  void upload_state() override {
+    if (memory_.owner == Owner::Host) {
+      copier_.to_device(u_[0].get(), staging_, staging_.bytes(), Purpose::Step, compute_);
+    } else if (memory_.owner == Owner::Managed && memory_.prefetch && host_touched_) {
+      copier_.prefetch(u_[0], device_id_, Purpose::Step, compute_);
+    }
+    host_touched_ = false;
+  }
+  // Host owner: the step ends with the state back on the host, which owns it again.
+  void download_state() override {
+    if (memory_.owner != Owner::Host) return;
+    copier_.to_host(staging_, u_[0].get(), staging_.bytes(), Purpose::Step, compute_);
+    HIP_CHECK(hipStreamSynchronize(compute_));
+  }
+
+
+  StepControl step_status(bool exact) override {
+    if (submitted_ == 0) return published_[0];
+    if (exact || memory_.owner == Owner::Host) {
+      HIP_CHECK(hipStreamSynchronize(compute_));
+      return published_[(submitted_ - 1) % 2];
+    }
+    // The step before the last one submitted: waiting for it leaves the last one queued,
+    // so the device never idles while the host decides.
+    if (submitted_ == 1) return published_[0];
+    const int slot = static_cast<int>((submitted_ - 2) % 2);
+    HIP_CHECK(hipEventSynchronize(finished_[slot]));
+    return published_[slot];
+  }
+
+  // ---- One stage ----------------------------------------------------------------------
+  void fill_ghosts(Slot slot) override {
+    for (int d = 0; d < 3; ++d) {
+      if (!grid_.active(d)) continue;
+      int fast, slow;
+      hip::ghost_directions(d, fast, slow);
+      const dim3 blocks((grid_.np[fast] + 63) / 64, (2 * grid_.ng[d] + 3) / 4, grid_.np[slow]);
+      hip::ghost_fill_kernel<<<blocks, Box::threads(), 0, compute_>>>(grid_, boundary_, state(slot),
+                                                                       d, control());
+      HIP_CHECK_LAUNCH();
+    }
+  }
+
+  void compute_fluxes(int d, Slot slot) override {
+    const Box box = hip::interior_box(grid_, d, 1);
+    hip::flux_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(
+        grid_, box, state(slot), flux(d), d, gamma(), physics_.limiter, physics_.riemann, control());
+    HIP_CHECK_LAUNCH();
+  }
+
+  void update(int stage) override {
+    if (stage == 2 && copy_pending_) HIP_CHECK(hipStreamWaitEvent(compute_, copied_, 0));
+    const Box box = hip::interior_box(grid_);
+    const hip::FluxRefs<Real, L> f{{flux(0), flux(1), flux(2)}};
+    hip::update_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(
+        grid_, box, state(Slot::U0), state(Slot::U1), f, stage, control());
+    HIP_CHECK_LAUNCH();
+  }
+
+  void fence() override { HIP_CHECK(hipDeviceSynchronize()); }
+
+  std::unique_ptr<PhaseClock> make_clock() override {
+    return std::make_unique<hip::EventClock>(compute_);
+  }
+
+  std::size_t bytes_allocated() const override {
+    std::size_t bytes = u_[0].bytes() + u_[1].bytes() + rates_.bytes();
+    for (const auto& f : flux_) bytes += f.bytes();
+    return bytes;
+  }
+
+  DeviceInfo device_info() const override {
+    hipDeviceProp_t prop;
+    HIP_CHECK(hipGetDeviceProperties(&prop, device_id_));
+    int runtime = 0, driver = 0;
+    HIP_CHECK(hipRuntimeGetVersion(&runtime));
+    HIP_CHECK(hipDriverGetVersion(&driver));
+    DeviceInfo info;
+    info.kind = "gpu";
+    info.name = prop.name;
+    info.memory_bytes = prop.totalGlobalMem;
+    info.compute_units = prop.multiProcessorCount;
+#if defined(HALOCLINE_HIP_NVIDIA)
+    auto cuda_version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    info.runtime_version = "CUDA runtime " + cuda_version(runtime);
+    info.driver_version = "CUDA driver API " + cuda_version(driver);
+#else
+    info.runtime_version = "HIP runtime " + std::to_string(runtime);
+    info.driver_version = "HIP driver " + std::to_string(driver);
+#endif
+    return info;
+  }
+
+  const TransferLog& transfers() const override { return log_; }
+
+ private:
+  // Where the host reads and writes the state in layout L: the staging buffer (device and
+  // host owners; for the host owner it is the state itself) or the managed array.
+  Real* host_view() const {
+    return static_cast<Real*>(memory_.owner == Owner::Managed ? u_[0].get() : staging_.get());
+  }
+
+  template <class F>
+  void for_each_interior(F&& f) const {
+    std::size_t n = 0;
+    for (int k = 0; k < grid_.n[2]; ++k)
+      for (int j = 0; j < grid_.n[1]; ++j)
+        for (int i = 0; i < grid_.n[0]; ++i)
+          f(grid_.index(i + grid_.ng[0], j + grid_.ng[1], k + grid_.ng[2]), n++);
+  }
+
+  StateRef<Real, L> state(Slot s) const {
+    return StateRef<Real, L>{static_cast<Real*>(u_[static_cast<int>(s)].get()), grid_.ncells};
+  }
+  StateRef<Real, L> flux(int d) const {
+    return StateRef<Real, L>{static_cast<Real*>(flux_[d].get()), grid_.ncells};
+  }
+  StepControl* control() const { return static_cast<StepControl*>(control_.get()); }
+  Real gamma() const { return static_cast<Real>(physics_.gamma); }
+
+  Grid grid_;
+  Physics physics_;
+  BoundaryFaces boundary_;
+  MemoryStrategy memory_;
+  int device_id_ = 0;
+  TransferLog log_;
+  hip::Copier copier_;
+
+  hip::DeviceArray u_[2], flux_[3], rates_, max_rate_, control_;
+  hip::HostBuffer staging_;
+  hip::DeviceReducer<Real> reducer_;
+  StepControl* published_ = nullptr;         // host address of the two mapped slots
+  StepControl* published_device_ = nullptr;  // the same, as the device sees it
+  long submitted_ = 0;                       // steps finished on the stream so far
+
+  hipStream_t compute_ = nullptr, copy_ = nullptr;
+  hipEvent_t computed_ = nullptr, copied_ = nullptr, finished_[2] = {nullptr, nullptr};
+  bool copy_pending_ = false;  // a snapshot copy of u0 may still be reading it
+  bool host_touched_ = false;  // managed: the host read the state since the last step
+};
+
+}  // namespace
+
+template <class Real, class L>
+std::unique_ptr<Backend> make_hip_backend(const Grid& grid, const Physics& physics,
+                                          const BoundaryFaces& boundary, const MemoryStrategy& memory) {
+  return std::make_unique<HipBackend<Real, L>>(grid, physics, boundary, memory);
+}
+
+int hip_device_count() {
+  int n = 0;
+  if (hipGetDeviceCount(&n) != hipSuccess) {
+    (void)hipGetLastError();  // clear the sticky "no device" error
+    return 0;
+  }
+  return n;
+}
+
+#define HALOCLINE_INSTANTIATE(REAL, LAYOUT)                                                \
+  template std::unique_ptr<Backend> make_hip_backend<REAL, LAYOUT>(                        \
+      const Grid&, const Physics&, const BoundaryFaces&, const MemoryStrategy&);
+HALOCLINE_INSTANTIATE(double, AoS)
+HALOCLINE_INSTANTIATE(double, SoA)
+HALOCLINE_INSTANTIATE(double, AoSoA)
+HALOCLINE_INSTANTIATE(float, AoS)
+HALOCLINE_INSTANTIATE(float, SoA)
+HALOCLINE_INSTANTIATE(float, AoSoA)
+#undef HALOCLINE_INSTANTIATE
+
+}  // namespace halocline

@@ -1,0 +1,24 @@
+// The native HIP backend (AMD through HIP, NVIDIA through kernels/hip/hip_nvidia.hpp):
+// the solver's kernels in kernels/hip/kernels.hpp, and the owner models of
+// app/strategy.hpp. This header is plain C++ so that app/select.cpp can include it.
+#pragma once
+
+#include <memory>
+
+#include "app/backend.hpp"
+#include "app/strategy.hpp"
+#include "kernels/boundary.hpp"
+#include "kernels/grid.hpp"
+#include "kernels/hydro.hpp"
+
+namespace halocline {
+
+template <class Real, class L>
+std::unique_ptr<Backend> make_hip_backend(const Grid& grid, const Physics& physics,
+                                          const BoundaryFaces& boundary,
+                                          const MemoryStrategy& memory);
+
+// How many GPUs the HIP runtime sees (0 when none, or no driver).
+int hip_device_count();
+
+}  // namespace halocline

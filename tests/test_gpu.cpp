@@ -1,0 +1,175 @@
+// The HIP backend on a GPU. Every test here skips, saying why, when the binary has no HIP
+// backend or the machine no GPU; tools/gpu/check.sh runs them on one. The rest of the
+// suite runs on the GPU too when the HIP backend is the binary's default (a build without
+// Kokkos, as on the GPU machine).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "app/driver.hpp"
+#include "app/select.hpp"
+#include "app/verify.hpp"
+#include "layouts/layouts.hpp"
+#include "tests/test_support.hpp"
+
+namespace hc = halocline;
+namespace fs = std::filesystem;
+using hc::test::deck_name;
+using hc::test::input_decks;
+using hc::test::short_run;
+
+namespace {
+
+#define SKIP_WITHOUT(backend)                                        \
+  do {                                                               \
+    const std::string why = hc::backend_unavailable(backend);        \
+    if (!why.empty()) GTEST_SKIP() << why;                           \
+  } while (0)
+
+hc::RunResult run_on(hc::Config c, hc::BackendKind b, hc::LayoutKind layout = hc::LayoutKind::SoA,
+                     hc::Precision prec = hc::Precision::FP64) {
+  c.backend = b;
+  c.layout = layout;
+  c.precision = prec;
+  return hc::run_quietly(c);
+}
+
+// The CPU reference state of a deck's short run, as written by CpuReference.Write.
+fs::path reference_file(const fs::path& dir, const std::string& deck) {
+  return dir / (deck_name(deck) + ".fp64.soa.bin");
+}
+
+void write_doubles(const fs::path& file, const std::vector<double>& v) {
+  std::ofstream out(file, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(double)));
+  ASSERT_TRUE(out.good()) << file;
+}
+
+std::vector<double> read_doubles(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::vector<double> v(fs::file_size(file) / sizeof(double));
+  in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(double)));
+  return v;
+}
+
+// GPU and CPU states agree bitwise with strict floating point (HALOCLINE_STRICT_FP: no FMA
+// contraction anywhere), else to 1e-12 relative to each variable's largest magnitude.
+void expect_states_agree(const std::vector<double>& gpu, const std::vector<double>& cpu,
+                         const std::string& what) {
+  ASSERT_EQ(gpu.size(), cpu.size()) << what;
+#if defined(HALOCLINE_STRICT_FP)
+  for (std::size_t i = 0; i < gpu.size(); ++i)
+    ASSERT_EQ(gpu[i], cpu[i]) << what << " differs at value " << i << " (strict fp: bitwise)";
+#else
+  const std::size_t n = gpu.size() / 5;
+  for (int v = 0; v < 5; ++v) {
+    double scale = 0;
+    for (std::size_t i = 0; i < n; ++i) scale = std::max(scale, std::fabs(cpu[v * n + i]));
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_LE(std::fabs(gpu[v * n + i] - cpu[v * n + i]), 1e-12 * scale) << what << " var " << v;
+  }
+#endif
+}
+
+}  // namespace
+
+// Each layout gives bitwise-identical checksums on the GPU, on every deck, both precisions.
+TEST(Gpu, LayoutsGiveIdenticalChecksums) {
+  SKIP_WITHOUT(hc::BackendKind::Hip);
+  for (const std::string& deck : input_decks())
+    for (hc::Precision prec : {hc::Precision::FP64, hc::Precision::FP32}) {
+      const std::string soa = run_on(short_run(deck), hc::BackendKind::Hip, hc::LayoutKind::SoA, prec).checksum;
+      for (hc::LayoutKind l : {hc::LayoutKind::AoS, hc::LayoutKind::AoSoA})
+        EXPECT_EQ(run_on(short_run(deck), hc::BackendKind::Hip, l, prec).checksum, soa)
+            << deck << " " << hc::layout_name(l) << " " << hc::precision_name(prec);
+    }
+}
+
+// Writes the CPU (Kokkos) reference states for GpuMatchesCpu on another machine:
+// HALOCLINE_WRITE_REFERENCE=DIR (tools/gpu/prepare.sh does this).
+TEST(CpuReference, Write) {
+  const char* dir = std::getenv("HALOCLINE_WRITE_REFERENCE");
+  if (!dir) GTEST_SKIP() << "set HALOCLINE_WRITE_REFERENCE=DIR to write CPU reference states";
+  SKIP_WITHOUT(hc::BackendKind::Kokkos);
+  fs::create_directories(dir);
+  for (const std::string& deck : input_decks())
+    write_doubles(reference_file(dir, deck), run_on(short_run(deck), hc::BackendKind::Kokkos).final_state);
+}
+
+// GPU fp64 against the CPU Kokkos backend on every deck: in-process when this binary has
+// both, else against the reference states in HALOCLINE_CPU_REFERENCE.
+TEST(Gpu, MatchesCpuKokkos) {
+  SKIP_WITHOUT(hc::BackendKind::Hip);
+  const bool kokkos_here = hc::backend_unavailable(hc::BackendKind::Kokkos).empty();
+  const char* dir = std::getenv("HALOCLINE_CPU_REFERENCE");
+  if (!kokkos_here && !dir)
+    GTEST_SKIP() << "no Kokkos backend in this binary and HALOCLINE_CPU_REFERENCE not set";
+  for (const std::string& deck : input_decks()) {
+    const std::vector<double> gpu = run_on(short_run(deck), hc::BackendKind::Hip).final_state;
+    const std::vector<double> cpu = kokkos_here
+                                        ? run_on(short_run(deck), hc::BackendKind::Kokkos).final_state
+                                        : read_doubles(reference_file(dir, deck));
+    expect_states_agree(gpu, cpu, deck);
+  }
+}
+
+// What crosses the bus per owner model: device, nothing between snapshots; host, two whole
+// states per step (there and back); managed with prefetch, one prefetch back to the
+// device after the host read the initial state. All give the same answer.
+TEST(Gpu, TransferCountsMatchOwnerModels) {
+  SKIP_WITHOUT(hc::BackendKind::Hip);
+  hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/bench.toml", {"grid.n=32"});
+  c.backend = hc::BackendKind::Hip;
+  c.max_steps = 10;
+  const std::size_t state_bytes = hc::SoA::storage_size(36u * 36u * 36u) * sizeof(double);
+  using hc::Direction;
+  using hc::Purpose;
+
+  c.memory.owner = hc::Owner::Device;
+  const hc::RunResult device = hc::run_quietly(c);
+  EXPECT_EQ(device.transfers.get(Direction::HostToDevice, Purpose::Step).bytes, 0u);
+  EXPECT_EQ(device.transfers.get(Direction::DeviceToHost, Purpose::Step).bytes, 0u);
+  EXPECT_EQ(device.transfers.get(Direction::HostToDevice, Purpose::Setup).bytes, state_bytes);
+
+  for (hc::HostMemory mem : {hc::HostMemory::Pinned, hc::HostMemory::Pageable}) {
+    c.memory.owner = hc::Owner::Host;
+    c.memory.host_memory = mem;
+    const hc::RunResult host = hc::run_quietly(c);
+    const hc::HostKind kind = mem == hc::HostMemory::Pinned ? hc::HostKind::Pinned : hc::HostKind::Pageable;
+    EXPECT_EQ(host.transfers.get(Direction::HostToDevice, kind, Purpose::Step).bytes, 10 * state_bytes);
+    EXPECT_EQ(host.transfers.get(Direction::DeviceToHost, kind, Purpose::Step).bytes, 10 * state_bytes);
+    EXPECT_EQ(host.transfers.get(Direction::HostToDevice, kind, Purpose::Step).calls, 10);
+    EXPECT_EQ(host.checksum, device.checksum) << hc::host_memory_name(mem);
+  }
+
+  for (bool prefetch : {true, false}) {
+    c.memory.owner = hc::Owner::Managed;
+    c.memory.prefetch = prefetch;
+    const hc::RunResult managed = hc::run_quietly(c);
+    EXPECT_EQ(managed.transfers.get(Direction::HostToDevice, hc::HostKind::Managed, Purpose::Step).calls,
+              prefetch ? 1 : 0);
+    EXPECT_EQ(managed.transfers.get(Direction::DeviceToHost, Purpose::Step).bytes, 0u);
+    EXPECT_EQ(managed.checksum, device.checksum) << "prefetch " << prefetch;
+  }
+}
+
+// Snapshots copied asynchronously (device owner) hold the same state as the final one.
+TEST(Gpu, AsynchronousSnapshotsAreTheRightState) {
+  SKIP_WITHOUT(hc::BackendKind::Hip);
+  const fs::path dir = fs::temp_directory_path() / "halocline_gpu_snap";
+  fs::remove_all(dir);
+  hc::Config c = hc::sod_config(256);
+  c.backend = hc::BackendKind::Hip;
+  c.out_dir = dir.string();
+  c.output_interval = 0.05;
+  const hc::RunResult with = hc::run_simulation(c);
+  EXPECT_EQ(with.snapshots.size(), 5u);
+  c.output_interval = 0;
+  c.output_final = false;
+  const hc::RunResult without = hc::run_quietly(c);
+  EXPECT_EQ(with.checksum, without.checksum);
+  fs::remove_all(dir);
+}

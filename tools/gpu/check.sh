@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU and no package access (the H200: nvcc, cmake, ninja,
+# g++, HDF5, GoogleTest, but no toml++, CLI11 or nlohmann-json): configure, build, run the
+# whole test suite on the GPU backend, then the GPU benchmark. Run tools/gpu/prepare.sh on
+# the CPU machine first and bring .gpu-deps/ along.
+#
+#   tools/gpu/check.sh OUTDIR [tests|bench|all]
+#
+# Writes configure/build/test logs, the benchmark's JSON reports and summary.md to OUTDIR.
+# With KOKKOS_ROOT set to a Kokkos GPU install, the Kokkos backend is built too; without
+# it the Kokkos GPU runs are skipped, and this says so.
+set -uo pipefail
+out=${1:?usage: tools/gpu/check.sh OUTDIR [tests|bench|all]}
+what=${2:-all}
+cd "$(dirname "$0")/../.."
+root=$PWD
+deps=$root/.gpu-deps
+mkdir -p "$out"
+status=0
+
+if [ ! -d "$deps/root" ] || [ ! -d "$deps/reference" ]; then
+  echo "check.sh: $deps is missing: run tools/gpu/prepare.sh on the CPU machine first" >&2
+  exit 2
+fi
+nvidia-smi > "$out/nvidia-smi.txt" 2>&1 || true
+
+kokkos_args=(-DHALOCLINE_ENABLE_KOKKOS=OFF)
+if [ -n "${KOKKOS_ROOT:-}" ]; then
+  kokkos_args=(-DHALOCLINE_ENABLE_KOKKOS=ON -DKokkos_ROOT="$KOKKOS_ROOT")
+else
+  echo "check.sh: KOKKOS_ROOT not set: Kokkos GPU runs skipped (HIP backend only)" | tee "$out/kokkos.txt"
+fi
+
+build=$root/build-gpu
+cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+  -DHALOCLINE_ENABLE_HIP=ON -DHALOCLINE_HIP_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DHALOCLINE_PTXAS_VERBOSE=ON -DHALOCLINE_TOMLPP_HEADER_ONLY=ON \
+  -DCMAKE_INCLUDE_PATH="$deps/root/usr/include" \
+  -DCLI11_DIR="$deps/root/usr/share/cmake/CLI11" \
+  -Dnlohmann_json_DIR="$deps/root/usr/share/cmake/nlohmann_json" \
+  "${kokkos_args[@]}" > "$out/configure.log" 2>&1 || { echo "configure failed"; tail -30 "$out/configure.log"; exit 1; }
+cmake --build "$build" -j "$(nproc)" > "$out/build.log" 2>&1 || { echo "build failed"; grep -E "error" -A5 "$out/build.log" | head -60; exit 1; }
+# Registers and spills of every kernel, from ptxas.
+grep -E "Compiling entry|registers|spill" "$out/build.log" > "$out/ptxas.txt" || true
+
+if [ "$what" = all ] || [ "$what" = tests ]; then
+  HALOCLINE_CPU_REFERENCE="$deps/reference" ctest --test-dir "$build" -j 8 --output-on-failure \
+    > "$out/ctest.log" 2>&1 || status=1
+  tail -5 "$out/ctest.log"
+  grep -E "Skipped|\*\*\*Failed|Failed " "$out/ctest.log" | head -20
+fi
+
+if [ "$what" = all ] || [ "$what" = bench ]; then
+  tools/gpu/bench.sh "$build/bin/halocline" "$out/bench" > "$out/bench.log" 2>&1 || status=1
+  python3 tools/gpu/summarize.py "$out/bench" > "$out/summary.md" 2>&1 || status=1
+  cat "$out/summary.md"
+fi
+exit $status
