@@ -51,7 +51,7 @@ if [ "$what" = all ] || [ "$what" = tests ]; then
 fi
 
 if [ "$what" = all ] || [ "$what" = bench ]; then
-  tools/gpu/bench.sh "$build/bin/halocline" "$out/bench" > "$out/bench.log" 2>&1 || status=1
+  tools/gpu/bench.sh "$build/bin/halocline" "$out/bench" "${BENCH_SIZES:-256 512}" > "$out/bench.log" 2>&1 || status=1
   python3 tools/gpu/summarize.py "$out/bench" > "$out/summary.md" 2>&1 || status=1
   cat "$out/summary.md"
 fi
