@@ -41,7 +41,7 @@ struct Cons {
 
 // Velocity component stored at conserved slot 1 + rotated(d, c): the normal (c = 0) and
 // the two transverse components for a face normal to direction d.
-HC_INLINE int rotated(int d, int c) { return (d + c) % 3; }
+HC_HOST_DEVICE constexpr int rotated(int d, int c) { return (d + c) % 3; }
 
 template <class Real>
 HC_INLINE Prim<Real> to_prim(const Cons<Real>& w, Real gamma) {
@@ -148,7 +148,10 @@ HC_INLINE Cons<Real> rusanov_flux(const Prim<Real>& l, const Prim<Real>& r, Real
 // shocks and near-vacuum rarefactions keep positive density and pressure.
 template <class Real>
 HC_INLINE Cons<Real> hllc_flux(const Prim<Real>& l, const Prim<Real>& r, Real gamma) {
-  const Real cl = sound_speed(l, gamma), cr = sound_speed(r, gamma);
+  // Divisions are the costliest operations here (on GPUs above all in fp64): take the two
+  // reciprocal densities once and multiply by them.
+  const Real inv_rl = Real(1) / l.rho, inv_rr = Real(1) / r.rho;
+  const Real cl = std::sqrt(gamma * l.p * inv_rl), cr = std::sqrt(gamma * r.p * inv_rr);
   const Cons<Real> wl = to_cons(l, gamma), wr = to_cons(r, gamma);
 
   // Roe averages for the Einfeldt speeds.
@@ -156,7 +159,7 @@ HC_INLINE Cons<Real> hllc_flux(const Prim<Real>& l, const Prim<Real>& r, Real ga
   const Real inv_sum = Real(1) / (sql + sqr);
   Real u_roe[3];
   for (int c = 0; c < 3; ++c) u_roe[c] = (sql * l.u[c] + sqr * r.u[c]) * inv_sum;
-  const Real hl = (wl.q[4] + l.p) / l.rho, hr = (wr.q[4] + r.p) / r.rho;
+  const Real hl = (wl.q[4] + l.p) * inv_rl, hr = (wr.q[4] + r.p) * inv_rr;
   const Real h_roe = (sql * hl + sqr * hr) * inv_sum;
   Real c2_roe = (gamma - Real(1)) *
                 (h_roe - Real(0.5) * (u_roe[0] * u_roe[0] + u_roe[1] * u_roe[1] + u_roe[2] * u_roe[2]));
@@ -175,10 +178,12 @@ HC_INLINE Cons<Real> hllc_flux(const Prim<Real>& l, const Prim<Real>& r, Real ga
   const Real mr = r.rho * (sr - r.u[0]);
   const Real s_star = (r.p - l.p + ml * l.u[0] - mr * r.u[0]) / (ml - mr);
 
-  // Flux of the star region on the side of the contact that the face sees.
+  // Flux of the star region on the side of the contact that the face sees. Copies, not
+  // references: a reference chosen at run time between two local structs makes a GPU
+  // compiler put both in (slow) local memory.
   const bool left_side = s_star >= Real(0);
-  const Prim<Real>& s = left_side ? l : r;
-  const Cons<Real>& w = left_side ? wl : wr;
+  const Prim<Real> s = left_side ? l : r;
+  const Cons<Real> w = left_side ? wl : wr;
   const Real sk = left_side ? sl : sr;
   const Real mk = left_side ? ml : mr;
   Cons<Real> f = physical_flux(s, w);
@@ -188,7 +193,8 @@ HC_INLINE Cons<Real> hllc_flux(const Prim<Real>& l, const Prim<Real>& r, Real ga
   star.q[1] = factor * s_star;
   star.q[2] = factor * s.u[1];
   star.q[3] = factor * s.u[2];
-  star.q[4] = factor * (w.q[4] / s.rho + (s_star - s.u[0]) * (s_star + s.p / mk));
+  const Real inv_rk = left_side ? inv_rl : inv_rr;
+  star.q[4] = factor * (w.q[4] * inv_rk + (s_star - s.u[0]) * (s_star + s.p / mk));
   for (int v = 0; v < kNumVars; ++v) f.q[v] = f.q[v] + sk * (star.q[v] - w.q[v]);
   return f;
 }

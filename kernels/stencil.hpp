@@ -35,12 +35,15 @@ HC_INLINE void copy_ghost(const StateRef<Real, L>& u, std::size_t ghost, std::si
   }
 }
 
-// Flux through the face between cell c - s and cell c (s: the stride of direction d),
+// Flux through the face between cell c - s and cell c (s: the stride of direction D),
 // stored at cell c of the flux array f: MUSCL reconstruction of the primitive variables
-// from cells c-2s .. c+s, then the chosen Riemann solver.
-template <class Real, class L>
+// from cells c-2s .. c+s, then the chosen Riemann solver. The direction is a template
+// argument so that which momentum is normal is known at compile time (no run-time
+// indexing, which on GPUs would put arrays in slow local memory).
+template <int D, class Real, class L>
 HC_INLINE void face_flux(const StateRef<Real, L>& u, const StateRef<Real, L>& f, std::size_t c,
-                         std::size_t s, int d, Real gamma, Limiter lim, RiemannSolver solver) {
+                         std::size_t s, Real gamma, Limiter lim, RiemannSolver solver) {
+  constexpr int d = D;
   const Prim<Real> qm2 = to_prim(load_rotated(u, c - 2 * s, d), gamma);
   const Prim<Real> qm1 = to_prim(load_rotated(u, c - s, d), gamma);
   const Prim<Real> q0 = to_prim(load_rotated(u, c, d), gamma);

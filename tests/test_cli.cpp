@@ -14,6 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "app/config.hpp"
+
+namespace hc = halocline;
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -231,7 +235,7 @@ TEST_F(Cli, SodRunWritesReportAndSnapshot) {
 
   EXPECT_EQ(j.at("halocline_version").get<std::string>(), version);
   const auto& cfg = j.at("config");
-  EXPECT_EQ(cfg.at("backend"), "kokkos");
+  EXPECT_EQ(cfg.at("backend"), hc::backend_name(hc::default_backend()));
   EXPECT_EQ(cfg.at("layout"), "soa");
   EXPECT_EQ(cfg.at("precision"), "fp64");
   const std::string deck = cfg.at("deck").get<std::string>();
@@ -256,7 +260,12 @@ TEST_F(Cli, SodRunWritesReportAndSnapshot) {
     EXPECT_GT(t.at("calls").get<long>(), 0);
     EXPECT_LE(mn, mean * (1 + 1e-12));  // slack for the rounding of total / calls
     EXPECT_LE(mean, mx * (1 + 1e-12));
-    if (std::string(name) != "output") EXPECT_EQ(t.at("calls").get<long>(), steps);
+    // A GPU backend's host learns of the end one step late: one more (empty) step may
+    // have been asked for and timed.
+    if (std::string(name) != "output") {
+      EXPECT_GE(t.at("calls").get<long>(), steps);
+      EXPECT_LE(t.at("calls").get<long>(), steps + 1);
+    }
   }
   EXPECT_EQ(timers.at("output").at("calls").get<long>(), 1);  // the final snapshot only
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <hdf5.h>
+
 #include "app/config.hpp"
 #include "io/deck.hpp"
 
@@ -30,6 +32,23 @@ inline Config short_run(const std::string& deck) {
 
 inline std::string deck_name(const std::string& path) {
   return std::filesystem::path(path).stem().string();
+}
+
+// One dataset of an HDF5 file, as doubles (empty when it cannot be read).
+inline std::vector<double> read_dataset(const std::filesystem::path& file, const char* name) {
+  std::vector<double> values;
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return values;
+  const hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  if (d >= 0) {
+    const hid_t space = H5Dget_space(d);
+    values.resize(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
+    if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0) values.clear();
+    H5Sclose(space);
+    H5Dclose(d);
+  }
+  H5Fclose(f);
+  return values;
 }
 
 }  // namespace halocline::test

@@ -194,22 +194,15 @@ class HipBackend final : public Backend {
 
   // ---- One stage ----------------------------------------------------------------------
   void fill_ghosts(Slot slot) override {
-    for (int d = 0; d < 3; ++d) {
-      if (!grid_.active(d)) continue;
-      int fast, slow;
-      hip::ghost_directions(d, fast, slow);
-      const dim3 blocks((grid_.np[fast] + 63) / 64, (2 * grid_.ng[d] + 3) / 4, grid_.np[slow]);
-      hip::ghost_fill_kernel<<<blocks, Box::threads(), 0, compute_>>>(grid_, boundary_, state(slot),
-                                                                       d, control());
-      HIP_CHECK_LAUNCH();
-    }
+    if (grid_.active(0)) launch_ghost_fill<0>(slot);  // x, then y, then z: see Backend
+    if (grid_.active(1)) launch_ghost_fill<1>(slot);
+    if (grid_.active(2)) launch_ghost_fill<2>(slot);
   }
 
   void compute_fluxes(int d, Slot slot) override {
-    const Box box = hip::interior_box(grid_, d, 1);
-    hip::flux_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(
-        grid_, box, state(slot), flux(d), d, gamma(), physics_.limiter, physics_.riemann, control());
-    HIP_CHECK_LAUNCH();
+    if (d == 0) launch_fluxes<0>(slot);
+    if (d == 1) launch_fluxes<1>(slot);
+    if (d == 2) launch_fluxes<2>(slot);
   }
 
   void update(int stage) override {
@@ -258,6 +251,23 @@ class HipBackend final : public Backend {
   const TransferLog& transfers() const override { return log_; }
 
  private:
+  template <int D>
+  void launch_ghost_fill(Slot slot) {
+    int fast, slow;
+    hip::ghost_directions(D, fast, slow);
+    const dim3 blocks((grid_.np[fast] + 63) / 64, (2 * grid_.ng[D] + 3) / 4, grid_.np[slow]);
+    hip::ghost_fill_kernel<D><<<blocks, Box::threads(), 0, compute_>>>(grid_, boundary_, state(slot), control());
+    HIP_CHECK_LAUNCH();
+  }
+
+  template <int D>
+  void launch_fluxes(Slot slot) {
+    const Box box = hip::interior_box(grid_, D, 1);
+    hip::flux_kernel<D><<<box.blocks(), Box::threads(), 0, compute_>>>(
+        grid_, box, state(slot), flux(D), gamma(), physics_.limiter, physics_.riemann, control());
+    HIP_CHECK_LAUNCH();
+  }
+
   // Where the host reads and writes the state in layout L: the staging buffer (device and
   // host owners; for the host owner it is the state itself) or the managed array.
   Real* host_view() const {

@@ -47,10 +47,11 @@ HC_INLINE void ghost_directions(int d, int& fast, int& slow) {
   slow = 3 - d - fast;
 }
 
-template <class Real, class L>
-__global__ void ghost_fill_kernel(Grid g, BoundaryFaces bc, StateRef<Real, L> u, int d,
+template <int D, class Real, class L>
+__global__ void ghost_fill_kernel(Grid g, BoundaryFaces bc, StateRef<Real, L> u,
                                   const StepControl* control) {
   if (!step_planned(control)) return;
+  constexpr int d = D;
   int fast, slow;
   ghost_directions(d, fast, slow);
   const int ia = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
@@ -65,14 +66,17 @@ __global__ void ghost_fill_kernel(Grid g, BoundaryFaces bc, StateRef<Real, L> u,
   copy_ghost(u, base + g.stride[d] * ghost, base + g.stride[d] * source, d, flip);
 }
 
-template <class Real, class L>
-__global__ void flux_kernel(Grid g, Box box, StateRef<Real, L> u, StateRef<Real, L> f, int d,
+// 256 threads per block (Box::threads) and at least 4 blocks per multiprocessor: caps the
+// registers at 64 per thread so that half the warp slots can be filled (the HLLC flux
+// otherwise takes ~68 and leaves only 3 blocks resident, too few to hide fp64 latency).
+template <int D, class Real, class L>
+__global__ void __launch_bounds__(256, 4) flux_kernel(Grid g, Box box, StateRef<Real, L> u, StateRef<Real, L> f,
                             Real gamma, Limiter lim, RiemannSolver solver,
                             const StepControl* control) {
   if (!step_planned(control)) return;
   int i, j, k;
   if (!box.cell(i, j, k)) return;
-  face_flux(u, f, g.index(i, j, k), g.stride[d], d, gamma, lim, solver);
+  face_flux<D>(u, f, g.index(i, j, k), g.stride[D], gamma, lim, solver);
 }
 
 template <class Real, class L>

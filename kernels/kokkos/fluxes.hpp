@@ -9,9 +9,10 @@ namespace halocline::kokkos_detail {
 
 // The n + 1 faces of direction d bounding the interior, for every interior row of the
 // other two directions. The flux through the low face of cell c is stored at c.
-template <class Real, class L>
+template <int D, class Real, class L>
 void compute_fluxes_along(const Grid& g, const Physics& ph, const StateRef<Real, L>& u,
-                          const StateRef<Real, L>& f, int d) {
+                          const StateRef<Real, L>& f) {
+  constexpr int d = D;
   const std::size_t s = g.stride[d], sy = g.stride[1], sz = g.stride[2];
   const Real gamma = static_cast<Real>(ph.gamma);
   const Limiter lim = ph.limiter;
@@ -19,8 +20,17 @@ void compute_fluxes_along(const Grid& g, const Physics& ph, const StateRef<Real,
   Kokkos::parallel_for(
       "reconstruct_flux", interior(g, d, 1), KOKKOS_LAMBDA(int i, int j, int k) {
         const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
-        face_flux(u, f, c, s, d, gamma, lim, solver);
+        face_flux<D>(u, f, c, s, gamma, lim, solver);
       });
+}
+
+// The run-time direction -> the kernel compiled for it.
+template <class Real, class L>
+void compute_fluxes_along(const Grid& g, const Physics& ph, const StateRef<Real, L>& u,
+                          const StateRef<Real, L>& f, int d) {
+  if (d == 0) compute_fluxes_along<0>(g, ph, u, f);
+  if (d == 1) compute_fluxes_along<1>(g, ph, u, f);
+  if (d == 2) compute_fluxes_along<2>(g, ph, u, f);
 }
 
 }  // namespace halocline::kokkos_detail

@@ -13,12 +13,14 @@ run() {  # name, then run options
   echo "== $name"
   "$bin" run inputs/bench.toml --backend hip --out "$out/tmp" --report "$out/$name.json" --quiet "$@"
 }
+layouts=${BENCH_LAYOUTS:-soa aos aosoa}   # BENCH_LAYOUTS=soa BENCH_OWNERS=0: a quick look
 for n in $sizes; do
   for prec in fp64 fp32; do
-    for layout in soa aos aosoa; do
+    for layout in $layouts; do
       run "n${n}_${layout}_${prec}_device" --set grid.n="$n" --layout "$layout" --precision "$prec" --steps 40
     done
   done
+  [ "${BENCH_OWNERS:-1}" = 1 ] || continue
   run "n${n}_soa_fp64_host-pinned" --set grid.n="$n" --owner host --host-mem pinned --steps 10
   run "n${n}_soa_fp64_host-pageable" --set grid.n="$n" --owner host --host-mem pageable --steps 6
   run "n${n}_soa_fp64_managed-prefetch" --set grid.n="$n" --owner managed --prefetch on --steps 40

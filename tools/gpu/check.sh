@@ -31,8 +31,12 @@ else
   echo "check.sh: KOKKOS_ROOT not set: Kokkos GPU runs skipped (HIP backend only)" | tee "$out/kokkos.txt"
 fi
 
+# STRICT_FP=OFF builds a variant that lets the compilers fuse multiply-adds (faster;
+# results then match the CPU to rounding, not bitwise), in its own build folder.
+strict=${STRICT_FP:-ON}
 build=$root/build-gpu
-cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+[ "$strict" = ON ] || build=$root/build-gpu-fma
+cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHALOCLINE_STRICT_FP="$strict" \
   -DHALOCLINE_ENABLE_HIP=ON -DHALOCLINE_HIP_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DHALOCLINE_PTXAS_VERBOSE=ON -DHALOCLINE_TOMLPP_HEADER_ONLY=ON \
   -DCMAKE_INCLUDE_PATH="$deps/root/usr/include" \
