@@ -23,11 +23,11 @@ if [ ! -d "$deps/root" ] || [ ! -d "$deps/reference" ]; then
   exit 2
 fi
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1 || true
-here=$(git describe --always --dirty 2>/dev/null || echo unknown)
+here=$(tools/gpu/source_hash.sh)
 made=$(cat "$deps/reference/SOURCE" 2>/dev/null || echo unknown)
 if [ "$here" != "$made" ]; then
-  echo "check.sh: WARNING: CPU reference states were made from $made, this tree is $here:" \
-       "rerun tools/gpu/prepare.sh if the physics changed" | tee "$out/reference-warning.txt"
+  echo "check.sh: WARNING: the CPU reference states were made from other sources" \
+       "($made, here $here): rerun tools/gpu/prepare.sh" | tee "$out/reference-warning.txt"
 fi
 
 kokkos_args=(-DHALOCLINE_ENABLE_KOKKOS=OFF)

@@ -19,6 +19,6 @@ make build >/dev/null
 HALOCLINE_WRITE_REFERENCE="$deps/reference" build/bin/halocline_tests \
   --gtest_filter=CpuReference.Write --gtest_brief=1
 # The states depend on the code: record which code made them (check.sh compares).
-git describe --always --dirty > "$deps/reference/SOURCE"
+tools/gpu/source_hash.sh > "$deps/reference/SOURCE"
 ls "$deps/reference"
 du -sh "$deps"
