@@ -42,4 +42,34 @@ verify: build
 	$(BUILD)/bin/halocline verify
 
 clean:
-	rm -rf build build-debug build-kokkos4 out
+	rm -rf build build-debug build-kokkos4 build-hip-nvidia build-hip-amd out
+
+# Compile-and-link checks of the GPU backends on a machine without a GPU (CI): the
+# hip-nvidia preset where nvcc is installed, the hip-amd preset where Debian's hipcc can be
+# installed (its clang 15 knows gfx90a, not gfx942). Their test suites run on the CPU
+# backend; the GPU tests skip, saying there is no GPU.
+NVCC     ?= /usr/local/cuda/bin/nvcc
+HIP_PACKAGES := hipcc libamdhip64-dev librocprim-dev
+
+.PHONY: gpu-builds
+gpu-builds: deps
+	@if [ -x "$(NVCC)" ]; then \
+	  echo "== hip-nvidia: nvcc at $(NVCC)"; \
+	  cmake --preset hip-nvidia -DCMAKE_CUDA_COMPILER=$(NVCC) && \
+	  cmake --build --preset hip-nvidia -j $(JOBS) && \
+	  ctest --preset hip-nvidia -j $(JOBS) || exit 1; \
+	  build-hip-nvidia/bin/halocline_tests --gtest_filter='Gpu.*' --gtest_brief=1 | grep -A1 -m2 Skipped || true; \
+	else echo "== hip-nvidia: skipped, no nvcc at $(NVCC)"; fi
+	@missing=$$(for p in $(HIP_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:" $$missing; \
+	  ( $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y $$missing ) >/dev/null 2>&1 || \
+	    echo "could not install $$missing"; \
+	fi; \
+	if command -v hipcc >/dev/null 2>&1; then \
+	  echo "== hip-amd: hipcc, GPU_TARGETS=gfx90a"; \
+	  cmake --preset hip-amd -DGPU_TARGETS=gfx90a && \
+	  cmake --build --preset hip-amd -j $(JOBS) && \
+	  ctest --preset hip-amd -j $(JOBS) || exit 1; \
+	  build-hip-amd/bin/halocline_tests --gtest_filter='Gpu.*' --gtest_brief=1 | grep -A1 -m2 Skipped || true; \
+	else echo "== hip-amd: skipped, hipcc could not be installed"; fi

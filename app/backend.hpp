@@ -96,6 +96,14 @@ class Backend {
 
   virtual DeviceInfo device_info() const = 0;
 
+  // Sums over the interior of u0 of the five conserved variables (not yet times the cell
+  // volume), reduced where the state lives. False: this backend has no device reduction
+  // (the driver's host totals are the only ones).
+  virtual bool device_sums(double sums[5]) {
+    (void)sums;
+    return false;
+  }
+
   // Every host-device copy made so far (empty for a backend in host memory).
   virtual const TransferLog& transfers() const = 0;
 };

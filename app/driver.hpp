@@ -42,6 +42,8 @@ struct RunResult {
   double cell_updates_per_s = 0;
   std::vector<double> final_state;  // conserved, canonical order (see Backend)
   Totals initial, final;
+  bool has_device_final = false;
+  std::array<double, 5> device_final{};  // final totals reduced on the device (GPU backends)
   std::string checksum;
   std::vector<PhaseStats> timers;
   std::vector<std::string> snapshots;  // XDMF files written

@@ -116,6 +116,21 @@ TEST(Gpu, MatchesCpuKokkos) {
   }
 }
 
+// The conservation totals reduced on the device (CUB / rocPRIM) equal the host's
+// compensated sums of the same state to rounding.
+TEST(Gpu, DeviceConservationSumsMatchHost) {
+  SKIP_WITHOUT(hc::BackendKind::Hip);
+  for (hc::Precision prec : {hc::Precision::FP64, hc::Precision::FP32}) {
+    hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/kh.toml");
+    c.max_steps = 20;
+    const hc::RunResult r = run_on(c, hc::BackendKind::Hip, hc::LayoutKind::AoSoA, prec);
+    ASSERT_TRUE(r.has_device_final);
+    const double tol = prec == hc::Precision::FP64 ? 1e-12 : 1e-5;
+    for (int v = 0; v < 5; ++v)
+      EXPECT_NEAR(r.device_final[v], r.final.sum[v], tol * r.final.abs_sum[v]) << "variable " << v;
+  }
+}
+
 // What crosses the bus per owner model: device, nothing between snapshots; host, two whole
 // states per step (there and back); managed with prefetch, one prefetch back to the
 // device after the host read the initial state. All give the same answer.

@@ -250,6 +250,22 @@ class HipBackend final : public Backend {
 
   const TransferLog& transfers() const override { return log_; }
 
+  bool device_sums(double sums[5]) override {
+    const Box box = hip::interior_box(grid_);
+    Real* scratch = static_cast<Real*>(rates_.get());
+    Real* result = static_cast<Real*>(max_rate_.get());
+    for (int v = 0; v < kNumVars; ++v) {
+      hip::gather_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(grid_, box, state(Slot::U0), v, scratch);
+      HIP_CHECK_LAUNCH();
+      reducer_.reduce(hip::ReduceOp::Sum, scratch, result, grid_.ninterior, compute_);
+      Real sum = 0;
+      copier_.result_to_host(&sum, result, sizeof sum, Purpose::Output, compute_);
+      HIP_CHECK(hipStreamSynchronize(compute_));
+      sums[v] = static_cast<double>(sum);
+    }
+    return true;
+  }
+
  private:
   template <int D>
   void launch_ghost_fill(Slot slot) {

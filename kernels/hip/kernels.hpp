@@ -39,6 +39,12 @@ inline Box interior_box(const Grid& g, int d = -1, int extra = 0) {
 
 __device__ inline bool step_planned(const StepControl* control) { return control->dt > 0; }
 
+// Index of interior cell (i, j, k) in the interior-ordered scratch arrays.
+__device__ inline std::size_t interior_index(const Box& box, int i, int j, int k) {
+  return (static_cast<std::size_t>(k - box.lo[2]) * (box.hi[1] - box.lo[1]) + (j - box.lo[1])) *
+             (box.hi[0] - box.lo[0]) + (i - box.lo[0]);
+}
+
 // Ghost layers of direction d over the padded extent of the other two directions. Thread x
 // runs along the other direction with the smaller stride (coalesced where it can be),
 // thread y over the 2 ng layers, and the grid's z over the remaining direction.
@@ -116,9 +122,15 @@ __global__ void signal_rate_kernel(Grid g, Box box, StateRef<Real, L> u, Real ga
   for (int v = 0; v < kNumVars; ++v) w.q[v] = u(v, c);
   Real rate = signal_rate(w, gamma, inv_dx, active);
   if (rate != rate) rate = static_cast<Real>(INFINITY);
-  const std::size_t n = (static_cast<std::size_t>(k - box.lo[2]) * (box.hi[1] - box.lo[1]) +
-                         (j - box.lo[1])) * (box.hi[0] - box.lo[0]) + (i - box.lo[0]);
-  rates[n] = rate;
+  rates[interior_index(box, i, j, k)] = rate;
+}
+
+// One conserved variable of every interior cell, in interior order, for a device sum.
+template <class Real, class L>
+__global__ void gather_kernel(Grid g, Box box, StateRef<Real, L> u, int var, Real* out) {
+  int i, j, k;
+  if (!box.cell(i, j, k)) return;
+  out[interior_index(box, i, j, k)] = u(var, g.index(i, j, k));
 }
 
 // The controller's own kernels: one thread each.

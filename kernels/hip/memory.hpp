@@ -132,6 +132,12 @@ class Copier {
     HIP_CHECK(hipMemcpyAsync(host.get(), device, bytes, hipMemcpyDeviceToHost, stream));
     log_.add(Direction::DeviceToHost, host.kind(), purpose, bytes);
   }
+  // A few bytes of results (a reduction's value) into ordinary host memory.
+  void result_to_host(void* host, const void* device, std::size_t bytes, Purpose purpose,
+                      hipStream_t stream) {
+    HIP_CHECK(hipMemcpyAsync(host, device, bytes, hipMemcpyDeviceToHost, stream));
+    log_.add(Direction::DeviceToHost, HostKind::Pageable, purpose, bytes);
+  }
   // Managed memory: migrate to the device or, with device = hipCpuDeviceId, to the host.
   void prefetch(const DeviceArray& array, int device, Purpose purpose, hipStream_t stream) {
     HIP_CHECK(hipMemPrefetchAsync(array.get(), array.bytes(), device, stream));
