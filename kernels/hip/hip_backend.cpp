@@ -80,7 +80,13 @@ class HipBackend final : public Backend {
         h(v, cell) = static_cast<Real>(canonical[v * grid_.ninterior + n]);
     });
     if (memory_.owner == Owner::Managed) {
-      if (memory_.prefetch) copier_.prefetch(u_[0], device_id_, Purpose::Setup, compute_);
+      // Prefetch every array, not only the state the host wrote: managed pages the device
+      // touches first are otherwise populated by page faults in the first step (about a
+      // second for 16 GiB of flux arrays on an H200).
+      if (memory_.prefetch) {
+        for (const hip::DeviceArray* a : {&u_[0], &u_[1], &flux_[0], &flux_[1], &flux_[2]})
+          if (a->bytes()) copier_.prefetch(*a, device_id_, Purpose::Setup, compute_);
+      }
     } else {
       copier_.to_device(u_[0].get(), staging_, staging_.bytes(), Purpose::Setup, compute_);
     }
