@@ -161,9 +161,6 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
     last_submit = now;
   }
   const double loop_s = seconds_since(loop_start) - output_s;
-  // The last submission was a no-op step (asked for before the host learned of the end):
-  // keep one sample per real step.
-  if (r.step_times.size() > static_cast<std::size_t>(control.step)) r.step_times.resize(control.step);
   const long step = control.step;
   const double t = control.t;
 
