@@ -58,7 +58,7 @@ gpu-builds: deps
 	  cmake --preset hip-nvidia -DCMAKE_CUDA_COMPILER=$(NVCC) && \
 	  cmake --build --preset hip-nvidia -j $(JOBS) && \
 	  ctest --preset hip-nvidia -j $(JOBS) || exit 1; \
-	  build-hip-nvidia/bin/halocline_tests --gtest_filter='Gpu.*' --gtest_brief=1 | grep -A1 -m2 Skipped || true; \
+	  build-hip-nvidia/bin/halocline_tests --gtest_filter='Gpu.*' | grep -A1 -m1 ': Skipped' || true; \
 	else echo "== hip-nvidia: skipped, no nvcc at $(NVCC)"; fi
 	@missing=$$(for p in $(HIP_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -71,5 +71,5 @@ gpu-builds: deps
 	  cmake --preset hip-amd -DGPU_TARGETS=gfx90a && \
 	  cmake --build --preset hip-amd -j $(JOBS) && \
 	  ctest --preset hip-amd -j $(JOBS) || exit 1; \
-	  build-hip-amd/bin/halocline_tests --gtest_filter='Gpu.*' --gtest_brief=1 | grep -A1 -m2 Skipped || true; \
+	  build-hip-amd/bin/halocline_tests --gtest_filter='Gpu.*' | grep -A1 -m1 ': Skipped' || true; \
 	else echo "== hip-amd: skipped, hipcc could not be installed"; fi
