@@ -49,9 +49,10 @@ class Backend {
   virtual void set_state(const std::vector<double>& canonical) = 0;
   // `purpose` says how the copy is counted (app/transfers.hpp).
   virtual void get_state(std::vector<double>& canonical, Purpose purpose = Purpose::Output) = 0;
-  // Starts copying u0 to the host for the next get_state(), so that the copy can overlap
-  // the steps submitted before get_state() is called. Optional.
-  virtual void begin_state_copy() {}
+  // Starts copying u0, as it is after the work submitted so far, to the host for the next
+  // get_state(), so that the copy can overlap steps submitted before get_state() is called.
+  // False when the backend cannot (get_state() then returns the state at its own call).
+  virtual bool begin_state_copy() { return false; }
 
   // Owner models that keep the state away from the device between steps move it at the
   // start and end of every step (the host owner's naive port; managed prefetches).

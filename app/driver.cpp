@@ -115,6 +115,10 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
 
   double output_s = 0;
   long asked = 0;  // steps asked of the backend
+  struct Snapshot {
+    long step;
+    double t;
+  } pending{-1, 0.0};  // a snapshot whose copy has started, to be written after the next step is asked
   const auto loop_start = std::chrono::steady_clock::now();
   auto last_submit = loop_start;
   for (;;) {
@@ -126,13 +130,18 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
                              std::to_string(control.t) + ": no valid time step (max signal rate " +
                              std::to_string(control.max_rate) +
                              "); the state holds a NaN, Inf or non-positive pressure");
+      const bool last = control.t >= config.t_end || control.step >= step_limit;
       if (periodic_output && control.t >= next_output()) {
-        const auto t_out = std::chrono::steady_clock::now();
-        write_snapshot(control.step, control.t);
         ++outputs_done;
-        output_s += seconds_since(t_out);
+        // Where the backend can capture the state asynchronously (device owner), start the
+        // copy now and write the file once the next step is on its way, so that the copy
+        // and the writing overlap that step; otherwise write it now.
+        if (!last && backend->begin_state_copy())
+          pending = Snapshot{control.step, control.t};
+        else
+          write_snapshot(control.step, control.t);
       }
-      if (control.t >= config.t_end || control.step >= step_limit) break;
+      if (last) break;
       t_stop = std::min(config.t_end, next_output());
       backend->set_stop(t_stop, step_limit);
       last_submit = std::chrono::steady_clock::now();  // a stop is not part of a step
@@ -159,6 +168,12 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
     const auto now = std::chrono::steady_clock::now();
     r.step_times.push_back(std::chrono::duration<double>(now - last_submit).count());
     last_submit = now;
+    if (pending.step >= 0) {
+      write_snapshot(pending.step, pending.t);
+      pending.step = -1;
+      output_s += seconds_since(now);
+      last_submit = std::chrono::steady_clock::now();  // the file is not part of a step
+    }
   }
   const double loop_s = seconds_since(loop_start) - output_s;
   const long step = control.step;

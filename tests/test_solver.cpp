@@ -114,3 +114,22 @@ TEST(Solver, SnapshotsLandOnOutputTimes) {
     EXPECT_NE(text.find(std::string("Time Value=") + time), std::string::npos) << time;
   fs::remove_all(dir);
 }
+
+// A snapshot holds the state at its own time: the t = 0.1 snapshot of a run to 0.2 equals
+// the final state of the same run stopped at 0.1 (same steps: the same output interval).
+TEST(Solver, SnapshotHoldsTheStateAtItsTime) {
+  const fs::path dir = fs::temp_directory_path() / ("halocline_snapstate_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  hc::Config c = hc::sod_config(64);
+  c.output_interval = 0.1;
+  c.out_dir = dir.string();
+  const hc::RunResult full = hc::run_simulation(c);
+  ASSERT_EQ(full.snapshots.size(), 3u);
+  c.t_end = 0.1;
+  c.output_final = false;
+  const hc::RunResult half = hc::run_quietly(c);
+  const std::vector<double> rho = hc::test::read_dataset(dir / "snapshot_0001.h5", "rho");
+  const std::vector<double> expected(half.final_state.begin(), half.final_state.begin() + 64);
+  EXPECT_EQ(rho, expected);
+  fs::remove_all(dir);
+}

@@ -16,6 +16,7 @@
 #include "kernels/hip/event_clock.hpp"
 #include "kernels/hip/kernels.hpp"
 #include "kernels/hip/memory.hpp"
+#include "layouts/canonical.hpp"
 #include "layouts/layouts.hpp"
 
 namespace halocline {
@@ -73,12 +74,7 @@ class HipBackend final : public Backend {
 
   // ---- State in and out -------------------------------------------------------------
   void set_state(const std::vector<double>& canonical) override {
-    Real* host = host_view();
-    const StateRef<Real, L> h{host, grid_.ncells};
-    for_each_interior([&](std::size_t cell, std::size_t n) {
-      for (int v = 0; v < kNumVars; ++v)
-        h(v, cell) = static_cast<Real>(canonical[v * grid_.ninterior + n]);
-    });
+    from_canonical<Real, L>(grid_, canonical, host_view());
     if (memory_.owner == Owner::Managed) {
       // Prefetch every array, not only the state the host wrote: managed pages the device
       // touches first are otherwise populated by page faults in the first step (about a
@@ -93,7 +89,11 @@ class HipBackend final : public Backend {
     HIP_CHECK(hipStreamSynchronize(compute_));
   }
 
-  void begin_state_copy() override { start_copy(Purpose::Output); }
+  bool begin_state_copy() override {
+    if (memory_.owner != Owner::Device) return false;  // the host copy is written by each step
+    start_copy(Purpose::Output);
+    return true;
+  }
 
   // Device owner: copies u0 into the pinned (or pageable) staging buffer on the copy stream.
   void start_copy(Purpose purpose) {
@@ -123,12 +123,7 @@ class HipBackend final : public Backend {
         host_touched_ = true;
         break;
     }
-    const StateRef<Real, L> h{host_view(), grid_.ncells};
-    canonical.resize(kNumVars * grid_.ninterior);
-    for_each_interior([&](std::size_t cell, std::size_t n) {
-      for (int v = 0; v < kNumVars; ++v)
-        canonical[v * grid_.ninterior + n] = static_cast<double>(h(v, cell));
-    });
+    to_canonical<Real, L>(grid_, host_view(), canonical);
   }
 
   // ---- Time-step controller -----------------------------------------------------------
@@ -294,15 +289,6 @@ class HipBackend final : public Backend {
   // host owners; for the host owner it is the state itself) or the managed array.
   Real* host_view() const {
     return static_cast<Real*>(memory_.owner == Owner::Managed ? u_[0].get() : staging_.get());
-  }
-
-  template <class F>
-  void for_each_interior(F&& f) const {
-    std::size_t n = 0;
-    for (int k = 0; k < grid_.n[2]; ++k)
-      for (int j = 0; j < grid_.n[1]; ++j)
-        for (int i = 0; i < grid_.n[0]; ++i)
-          f(grid_.index(i + grid_.ng[0], j + grid_.ng[1], k + grid_.ng[2]), n++);
   }
 
   StateRef<Real, L> state(Slot s) const {

@@ -9,6 +9,7 @@
 #include "kernels/kokkos/fluxes.hpp"
 #include "kernels/kokkos/ghost_fill.hpp"
 #include "kernels/kokkos/update.hpp"
+#include "layouts/canonical.hpp"
 #include "layouts/layouts.hpp"
 
 namespace halocline {
@@ -35,23 +36,14 @@ class KokkosBackend final : public Backend {
 
   void set_state(const std::vector<double>& canonical) override {
     auto host = Kokkos::create_mirror_view(u_[0]);
-    const StateRef<Real, L> h = ref_of(host);
-    for_each_interior([&](std::size_t cell, std::size_t n) {
-      for (int v = 0; v < kNumVars; ++v)
-        h(v, cell) = static_cast<Real>(canonical[v * grid_.ninterior + n]);
-    });
+    from_canonical<Real, L>(grid_, canonical, host.data());
     Kokkos::deep_copy(u_[0], host);
   }
 
   void get_state(std::vector<double>& canonical, Purpose /*purpose*/) override {
     auto host = Kokkos::create_mirror_view(u_[0]);
     Kokkos::deep_copy(host, u_[0]);
-    const StateRef<Real, L> h = ref_of(host);
-    canonical.resize(kNumVars * grid_.ninterior);
-    for_each_interior([&](std::size_t cell, std::size_t n) {
-      for (int v = 0; v < kNumVars; ++v)
-        canonical[v * grid_.ninterior + n] = static_cast<double>(h(v, cell));
-    });
+    to_canonical<Real, L>(grid_, host.data(), canonical);
   }
 
   // The controller lives on the host: a CPU execution space shares its memory, and the
@@ -129,17 +121,6 @@ class KokkosBackend final : public Backend {
     return StateRef<Real, L>{view.data(), grid_.ncells};
   }
   StateRef<Real, L> state(Slot slot) const { return ref_of(u_[static_cast<int>(slot)]); }
-
-  // Calls f(padded cell index, canonical interior index) for every interior cell, in
-  // canonical order.
-  template <class F>
-  void for_each_interior(F&& f) const {
-    std::size_t n = 0;
-    for (int k = 0; k < grid_.n[2]; ++k)
-      for (int j = 0; j < grid_.n[1]; ++j)
-        for (int i = 0; i < grid_.n[0]; ++i)
-          f(grid_.index(i + grid_.ng[0], j + grid_.ng[1], k + grid_.ng[2]), n++);
-  }
 
   Grid grid_;
   Physics physics_;

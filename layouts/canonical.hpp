@@ -1,0 +1,42 @@
+// Between a layout and the canonical order (variable-major; interior cells, x fastest), on
+// the host: how every backend hands its state to the driver, so that checksums, totals and
+// snapshots never depend on the layout.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "kernels/grid.hpp"
+#include "layouts/layouts.hpp"
+
+namespace halocline {
+
+// Calls f(padded cell index, canonical interior index) for every interior cell, in order.
+template <class F>
+void for_each_interior(const Grid& g, F&& f) {
+  std::size_t n = 0;
+  for (int k = 0; k < g.n[2]; ++k)
+    for (int j = 0; j < g.n[1]; ++j)
+      for (int i = 0; i < g.n[0]; ++i) f(g.index(i + g.ng[0], j + g.ng[1], k + g.ng[2]), n++);
+}
+
+// Canonical doubles -> the interior of a state array in layout L and precision Real.
+template <class Real, class L>
+void from_canonical(const Grid& g, const std::vector<double>& canonical, Real* data) {
+  const StateRef<Real, L> u{data, g.ncells};
+  for_each_interior(g, [&](std::size_t cell, std::size_t n) {
+    for (int v = 0; v < kNumVars; ++v) u(v, cell) = static_cast<Real>(canonical[v * g.ninterior + n]);
+  });
+}
+
+// The interior of a state array in layout L -> canonical doubles (exact for float).
+template <class Real, class L>
+void to_canonical(const Grid& g, const Real* data, std::vector<double>& canonical) {
+  const StateRef<Real, L> u{const_cast<Real*>(data), g.ncells};
+  canonical.resize(kNumVars * g.ninterior);
+  for_each_interior(g, [&](std::size_t cell, std::size_t n) {
+    for (int v = 0; v < kNumVars; ++v) canonical[v * g.ninterior + n] = static_cast<double>(u(v, cell));
+  });
+}
+
+}  // namespace halocline
