@@ -71,6 +71,11 @@ struct StateRef {
   }
 };
 
+// Applies X(Real, Layout) to every precision and layout: the list a backend instantiates
+// its templates for (app/select.cpp chooses among them at run time).
+#define HALOCLINE_FOR_EACH_PRECISION_AND_LAYOUT(X) \
+  X(double, AoS) X(double, SoA) X(double, AoSoA) X(float, AoS) X(float, SoA) X(float, AoSoA)
+
 inline const char* layout_name(LayoutKind k) {
   switch (k) {
     case LayoutKind::AoS: return AoS::name;

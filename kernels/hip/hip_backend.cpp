@@ -341,12 +341,7 @@ int hip_device_count() {
 #define HALOCLINE_INSTANTIATE(REAL, LAYOUT)                                                \
   template std::unique_ptr<Backend> make_hip_backend<REAL, LAYOUT>(                        \
       const Grid&, const Physics&, const BoundaryFaces&, const MemoryStrategy&);
-HALOCLINE_INSTANTIATE(double, AoS)
-HALOCLINE_INSTANTIATE(double, SoA)
-HALOCLINE_INSTANTIATE(double, AoSoA)
-HALOCLINE_INSTANTIATE(float, AoS)
-HALOCLINE_INSTANTIATE(float, SoA)
-HALOCLINE_INSTANTIATE(float, AoSoA)
+HALOCLINE_FOR_EACH_PRECISION_AND_LAYOUT(HALOCLINE_INSTANTIATE)
 #undef HALOCLINE_INSTANTIATE
 
 }  // namespace halocline

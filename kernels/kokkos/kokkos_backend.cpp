@@ -143,12 +143,7 @@ std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& ph
   template std::unique_ptr<Backend> make_kokkos_backend<REAL, LAYOUT>(const Grid&,       \
                                                                       const Physics&,    \
                                                                       const BoundaryFaces&);
-HALOCLINE_INSTANTIATE(double, AoS)
-HALOCLINE_INSTANTIATE(double, SoA)
-HALOCLINE_INSTANTIATE(double, AoSoA)
-HALOCLINE_INSTANTIATE(float, AoS)
-HALOCLINE_INSTANTIATE(float, SoA)
-HALOCLINE_INSTANTIATE(float, AoSoA)
+HALOCLINE_FOR_EACH_PRECISION_AND_LAYOUT(HALOCLINE_INSTANTIATE)
 #undef HALOCLINE_INSTANTIATE
 
 void kokkos_initialize(int& argc, char** argv) { Kokkos::initialize(argc, argv); }
