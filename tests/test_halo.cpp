@@ -1,0 +1,111 @@
+// Halo pack/unpack (kernels/halo.hpp) for every layout: with one rank and periodic
+// boundaries, exchanging x, then y, then z with itself must fill every ghost cell (faces,
+// edges and corners) with the periodic image of the interior: what the ghost fill does.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/boundary.hpp"
+#include "kernels/halo.hpp"
+#include "layouts/layouts.hpp"
+
+namespace hc = halocline;
+
+namespace {
+
+// A distinct value for every (variable, global interior cell): tells any two apart.
+double tag(int var, int i, int j, int k) { return var * 1e6 + i * 1e4 + j * 1e2 + k + 0.5; }
+
+template <class L>
+void self_exchange(const hc::Grid& g, const hc::StateRef<double, L>& u, int d) {
+  int a, b;
+  hc::other_directions(d, a, b);
+  std::vector<double> low(hc::halo_message_size(g, d)), high(hc::halo_message_size(g, d));
+  for (int var = 0; var < hc::kNumVars; ++var)
+    for (int layer = 0; layer < g.ng[d]; ++layer)
+      for (int ib = 0; ib < g.np[b]; ++ib)
+        for (int ia = 0; ia < g.np[a]; ++ia) {
+          hc::pack_halo_value(g, u, d, 0, var, layer, ia, ib, low.data());
+          hc::pack_halo_value(g, u, d, 1, var, layer, ia, ib, high.data());
+        }
+  // One rank, periodic: my high face's message fills my low ghosts, and the other way.
+  for (int var = 0; var < hc::kNumVars; ++var)
+    for (int layer = 0; layer < g.ng[d]; ++layer)
+      for (int ib = 0; ib < g.np[b]; ++ib)
+        for (int ia = 0; ia < g.np[a]; ++ia) {
+          hc::unpack_halo_value(g, u, d, 0, var, layer, ia, ib, high.data());
+          hc::unpack_halo_value(g, u, d, 1, var, layer, ia, ib, low.data());
+        }
+}
+
+template <class L>
+void check_layout() {
+  const int n[3] = {5, 4, 3};  // uneven, all active
+  const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+  const hc::Grid g = hc::make_grid(n, lo, hi);
+  std::vector<double> storage(L::storage_size(g.ncells), -1.0);
+  const hc::StateRef<double, L> u{storage.data(), g.ncells};
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i)
+        for (int v = 0; v < hc::kNumVars; ++v)
+          u(v, g.index(i + 2, j + 2, k + 2)) = tag(v, i, j, k);
+  for (int d = 0; d < 3; ++d) self_exchange(g, u, d);
+
+  // Every padded cell now holds the periodic image of an interior cell; count the ghost
+  // cells by how many directions they lie outside the interior (1: face, 2: edge, 3: corner).
+  int checked[4] = {0, 0, 0, 0};
+  for (int k = 0; k < g.np[2]; ++k)
+    for (int j = 0; j < g.np[1]; ++j)
+      for (int i = 0; i < g.np[0]; ++i) {
+        const int c[3] = {i, j, k};
+        int image[3], outside = 0;
+        for (int d = 0; d < 3; ++d) {
+          image[d] = ((c[d] - 2) % n[d] + n[d]) % n[d];
+          outside += c[d] < 2 || c[d] >= n[d] + 2;
+        }
+        for (int v = 0; v < hc::kNumVars; ++v)
+          ASSERT_EQ(u(v, g.index(i, j, k)), tag(v, image[0], image[1], image[2]))
+              << L::name << " cell " << i << "," << j << "," << k << " var " << v;
+        ++checked[outside];
+      }
+  // 5x4x3 interior in a 9x8x7 box: 6 face slabs, 12 edge bars, 8 corner blocks of ghosts.
+  EXPECT_EQ(checked[0], 5 * 4 * 3);
+  EXPECT_EQ(checked[1], 2 * 2 * (4 * 3 + 5 * 3 + 5 * 4));
+  EXPECT_EQ(checked[2], 4 * 4 * (5 + 4 + 3));
+  EXPECT_EQ(checked[3], 8 * 8);
+}
+
+}  // namespace
+
+TEST(Halo, SelfExchangeFillsFacesEdgesAndCornersAoS) { check_layout<hc::AoS>(); }
+TEST(Halo, SelfExchangeFillsFacesEdgesAndCornersSoA) { check_layout<hc::SoA>(); }
+TEST(Halo, SelfExchangeFillsFacesEdgesAndCornersAoSoA) { check_layout<hc::AoSoA>(); }
+
+// The message is layout-independent: the same state in two layouts packs the same bytes.
+TEST(Halo, MessagesDoNotDependOnTheLayout) {
+  const int n[3] = {6, 5, 4};
+  const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+  const hc::Grid g = hc::make_grid(n, lo, hi);
+  std::vector<double> aos(hc::AoS::storage_size(g.ncells)), soa(hc::SoA::storage_size(g.ncells));
+  const hc::StateRef<double, hc::AoS> ua{aos.data(), g.ncells};
+  const hc::StateRef<double, hc::SoA> us{soa.data(), g.ncells};
+  for (std::size_t c = 0; c < g.ncells; ++c)
+    for (int v = 0; v < hc::kNumVars; ++v) ua(v, c) = us(v, c) = v * 1000.0 + static_cast<double>(c);
+  for (int d = 0; d < 3; ++d)
+    for (int side = 0; side < 2; ++side) {
+      int a, b;
+      hc::other_directions(d, a, b);
+      std::vector<double> ma(hc::halo_message_size(g, d), -1), ms(hc::halo_message_size(g, d), -2);
+      for (int v = 0; v < hc::kNumVars; ++v)
+        for (int layer = 0; layer < 2; ++layer)
+          for (int ib = 0; ib < g.np[b]; ++ib)
+            for (int ia = 0; ia < g.np[a]; ++ia) {
+              hc::pack_halo_value(g, ua, d, side, v, layer, ia, ib, ma.data());
+              hc::pack_halo_value(g, us, d, side, v, layer, ia, ib, ms.data());
+            }
+      EXPECT_EQ(ma, ms) << "direction " << d << " side " << side;
+      EXPECT_EQ(ma.size(), 5u * 2u * g.np[a] * g.np[b]);
+    }
+}
