@@ -1,13 +1,14 @@
 // Reading a TOML deck (plus --set overrides) into a validated Config; docs/decks.md is the
 // user-facing list of keys. The flow is: parse the text, splice the overrides into the
 // parsed tree, reject unknown sections/keys, read each key with a type check, then run the
-// cross-key rules (validate_impl), which are shared with the public validate() so that the
+// cross-key rules (io/deck_rules.cpp), which are shared with the public validate() so that the
 // command line gets the same messages, only without line numbers.
 //
 // toml++ is used in whatever mode the build selects: plain g++ gets the header-only
 // default; the CMake target tomlplusplus::tomlplusplus adds -DTOML_HEADER_ONLY=0 and links
 // Debian's shared libtomlplusplus. So nothing here defines TOML_HEADER_ONLY.
 #include "io/deck.hpp"
+#include "io/deck_rules.hpp"
 
 #include <toml++/toml.h>
 
@@ -27,6 +28,8 @@
 
 namespace halocline {
 namespace {
+
+using namespace deck_detail;  // key tables, num(), validate_rules()
 
 // ---- Words and names -------------------------------------------------------------------
 
@@ -107,14 +110,6 @@ E parse_word(const Choices<E>& choices, const std::string& word, const std::stri
 }
 
 // Shortest text that reads back as the same double, for messages.
-std::string num(double v) {
-  char buf[40];
-  for (int prec = 1; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
 
 // toml++'s names for node types, except that TOML calls its floats "float".
 std::string type_name(const toml::node& n) {
@@ -164,12 +159,6 @@ const std::vector<Section>& schema() {
   return s;
 }
 // Keys per direction, for the checks that loop over directions.
-const char* const kSizeKeys[3] = {"grid.nx", "grid.ny", "grid.nz"};
-const char* const kLoKeys[3] = {"grid.xmin", "grid.ymin", "grid.zmin"};
-const char* const kHiKeys[3] = {"grid.xmax", "grid.ymax", "grid.zmax"};
-const char* const kFaceKeys[3][2] = {{"boundary.x_lo", "boundary.x_hi"},
-                                     {"boundary.y_lo", "boundary.y_hi"},
-                                     {"boundary.z_lo", "boundary.z_hi"}};
 
 const std::vector<std::string>& state_keys() {  // keys of [riemann.left] / [riemann.right]
   static const std::vector<std::string> k = {"rho", "u", "v", "w", "p"};
@@ -501,106 +490,6 @@ Config read_config(const Reader& r) {
   return c;
 }
 
-// ---- Cross-key rules --------------------------------------------------------------------
-
-// `where` gives the location of the first of the keys that the deck names (the key itself,
-// then the keys it may have come from), or just the source.
-using Where = std::function<std::string(std::initializer_list<const char*>)>;
-
-void validate_impl(const Config& c, const Where& where) {
-  auto fail = [](const std::string& loc, const std::string& msg) {
-    throw DeckError(loc + ": " + msg);
-  };
-  // `ok` is written so that a NaN fails. The first of `keys` is the one named.
-  auto check = [&](bool ok, std::initializer_list<const char*> keys, const std::string& rule,
-                   const std::string& got) {
-    if (!ok)
-      fail(where(keys), "key '" + std::string(*keys.begin()) + "' " + rule + " (got " + got + ")");
-  };
-  auto positive = [&](double v, std::initializer_list<const char*> keys) {
-    check(v > 0, keys, "must be > 0", num(v));
-  };
-
-  for (int d = 0; d < 3; ++d) {
-    check(c.n[d] >= 1, {kSizeKeys[d], "grid.n"}, "must be >= 1", std::to_string(c.n[d]));
-    check(c.hi[d] > c.lo[d], {kHiKeys[d], kLoKeys[d]},
-          std::string("must be greater than '") + kLoKeys[d] + "' = " + num(c.lo[d]), num(c.hi[d]));
-  }
-
-  check(c.physics.gamma > 1, {"physics.gamma"}, "must be > 1", num(c.physics.gamma));
-  check(c.physics.cfl > 0 && c.physics.cfl <= 1, {"physics.cfl"}, "must be in (0, 1]",
-        num(c.physics.cfl));
-  positive(c.t_end, {"time.t_end"});
-  check(c.max_steps >= 0, {"time.max_steps"}, "must be >= 0", std::to_string(c.max_steps));
-  check(c.output_interval >= 0, {"output.interval"}, "must be >= 0", num(c.output_interval));
-
-  // A periodic face wraps onto the opposite face, so both must say so.
-  for (int d = 0; d < 3; ++d) {
-    const bool lo = c.boundary[d][0] == Boundary::Periodic;
-    const bool hi = c.boundary[d][1] == Boundary::Periodic;
-    if (lo == hi) continue;
-    const int s = lo ? 0 : 1;  // the periodic face
-    fail(where({kFaceKeys[d][s], kFaceKeys[d][1 - s], "boundary.all"}),
-         std::string("key '") + kFaceKeys[d][s] + "' is periodic but '" + kFaceKeys[d][1 - s] +
-             "' is " + boundary_name(c.boundary[d][1 - s]) +
-             "; periodic must be set on both faces of a direction");
-  }
-
-  switch (c.problem) {
-    case ProblemKind::Riemann: {
-      positive(c.riemann.left.rho, {"riemann.left.rho", "riemann.preset"});
-      positive(c.riemann.left.p, {"riemann.left.p", "riemann.preset"});
-      positive(c.riemann.right.rho, {"riemann.right.rho", "riemann.preset"});
-      positive(c.riemann.right.p, {"riemann.right.p", "riemann.preset"});
-      const int d = c.riemann.direction;
-      if (d < 0 || d > 2)
-        fail(where({"riemann.direction"}), "key 'riemann.direction' must be x, y or z");
-      const char* axis = d == 0 ? "x" : d == 1 ? "y" : "z";
-      if (c.n[d] < 2)
-        fail(where({"riemann.direction", kSizeKeys[d], "grid.n"}),
-             std::string("key 'riemann.direction' is '") + axis + "' but " + kSizeKeys[d] +
-                 " = " + std::to_string(c.n[d]) +
-                 "; a Riemann problem needs more than one cell along its direction");
-      if (!(c.riemann.x0 > c.lo[d] && c.riemann.x0 < c.hi[d]))
-        fail(where({"riemann.x0", "riemann.preset"}),
-             "key 'riemann.x0' (" + num(c.riemann.x0) + ") must lie inside the domain along " +
-                 axis + ", (" + num(c.lo[d]) + ", " + num(c.hi[d]) + ")");
-      break;
-    }
-    case ProblemKind::IsentropicVortex: {
-      positive(c.vortex.rho, {"isentropic_vortex.rho"});
-      positive(c.vortex.p, {"isentropic_vortex.p"});
-      // The vortex leaves through one side and must come back through the other.
-      for (int d = 0; d < 2; ++d)
-        for (int s = 0; s < 2; ++s)
-          if (c.boundary[d][s] != Boundary::Periodic)
-            fail(where({kFaceKeys[d][s], "boundary.all", "problem.type"}),
-                 std::string("problem 'isentropic_vortex' needs periodic x and y boundaries") +
-                     " but '" + kFaceKeys[d][s] + "' is " + boundary_name(c.boundary[d][s]));
-      break;
-    }
-    case ProblemKind::Sedov:
-      positive(c.sedov.rho, {"sedov.rho"});
-      positive(c.sedov.p, {"sedov.p"});
-      positive(c.sedov.energy, {"sedov.energy"});
-      positive(c.sedov.radius_cells, {"sedov.radius_cells"});
-      break;
-    case ProblemKind::KelvinHelmholtz:
-      positive(c.kh.rho_inner, {"kelvin_helmholtz.rho_inner"});
-      positive(c.kh.rho_outer, {"kelvin_helmholtz.rho_outer"});
-      positive(c.kh.p, {"kelvin_helmholtz.p"});
-      positive(c.kh.width, {"kelvin_helmholtz.width"});
-      break;
-    case ProblemKind::Uniform:
-      positive(c.uniform.state.rho, {"uniform.rho"});
-      positive(c.uniform.state.p, {"uniform.p"});
-      // Below 1 so that rho * (1 +- perturbation) stays positive.
-      check(c.uniform.perturbation >= 0 && c.uniform.perturbation < 1, {"uniform.perturbation"},
-            "must be in [0, 1)", num(c.uniform.perturbation));
-      break;
-  }
-}
-
 // toml++'s descriptions are one line already; this guards the one-line promise anyway.
 std::string one_line(std::string s) {
   for (char& ch : s)
@@ -630,7 +519,7 @@ Config parse_deck(const std::string& text, const std::string& source,
   Config config = read_config(reader);
   config.deck_path = source;
   config.deck_text = text;
-  validate_impl(config, [&](std::initializer_list<const char*> keys) {
+  validate_rules(config, [&](std::initializer_list<const char*> keys) {
     return reader.where_any(keys);
   });
   return config;
@@ -651,7 +540,7 @@ Config load_deck(const std::string& path, const std::vector<std::string>& overri
 
 void validate(const Config& config) {
   const std::string source = config.deck_path.empty() ? "config" : config.deck_path;
-  validate_impl(config, [&](std::initializer_list<const char*>) { return source; });
+  validate_rules(config, [&](std::initializer_list<const char*>) { return source; });
 }
 
 LayoutKind parse_layout(const std::string& word, const std::string& key) {

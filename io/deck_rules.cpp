@@ -1,0 +1,114 @@
+// The cross-key rules of a deck: what no single key's type can say.
+#include "io/deck_rules.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "io/deck.hpp"
+
+namespace halocline::deck_detail {
+
+std::string num(double v) {
+  char buf[40];
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+void validate_rules(const Config& c, const Where& where) {
+  auto fail = [](const std::string& loc, const std::string& msg) {
+    throw DeckError(loc + ": " + msg);
+  };
+  // `ok` is written so that a NaN fails. The first of `keys` is the one named.
+  auto check = [&](bool ok, std::initializer_list<const char*> keys, const std::string& rule,
+                   const std::string& got) {
+    if (!ok)
+      fail(where(keys), "key '" + std::string(*keys.begin()) + "' " + rule + " (got " + got + ")");
+  };
+  auto positive = [&](double v, std::initializer_list<const char*> keys) {
+    check(v > 0, keys, "must be > 0", num(v));
+  };
+
+  for (int d = 0; d < 3; ++d) {
+    check(c.n[d] >= 1, {kSizeKeys[d], "grid.n"}, "must be >= 1", std::to_string(c.n[d]));
+    check(c.hi[d] > c.lo[d], {kHiKeys[d], kLoKeys[d]},
+          std::string("must be greater than '") + kLoKeys[d] + "' = " + num(c.lo[d]), num(c.hi[d]));
+  }
+
+  check(c.physics.gamma > 1, {"physics.gamma"}, "must be > 1", num(c.physics.gamma));
+  check(c.physics.cfl > 0 && c.physics.cfl <= 1, {"physics.cfl"}, "must be in (0, 1]",
+        num(c.physics.cfl));
+  positive(c.t_end, {"time.t_end"});
+  check(c.max_steps >= 0, {"time.max_steps"}, "must be >= 0", std::to_string(c.max_steps));
+  check(c.output_interval >= 0, {"output.interval"}, "must be >= 0", num(c.output_interval));
+
+  // A periodic face wraps onto the opposite face, so both must say so.
+  for (int d = 0; d < 3; ++d) {
+    const bool lo = c.boundary[d][0] == Boundary::Periodic;
+    const bool hi = c.boundary[d][1] == Boundary::Periodic;
+    if (lo == hi) continue;
+    const int s = lo ? 0 : 1;  // the periodic face
+    fail(where({kFaceKeys[d][s], kFaceKeys[d][1 - s], "boundary.all"}),
+         std::string("key '") + kFaceKeys[d][s] + "' is periodic but '" + kFaceKeys[d][1 - s] +
+             "' is " + boundary_name(c.boundary[d][1 - s]) +
+             "; periodic must be set on both faces of a direction");
+  }
+
+  switch (c.problem) {
+    case ProblemKind::Riemann: {
+      positive(c.riemann.left.rho, {"riemann.left.rho", "riemann.preset"});
+      positive(c.riemann.left.p, {"riemann.left.p", "riemann.preset"});
+      positive(c.riemann.right.rho, {"riemann.right.rho", "riemann.preset"});
+      positive(c.riemann.right.p, {"riemann.right.p", "riemann.preset"});
+      const int d = c.riemann.direction;
+      if (d < 0 || d > 2)
+        fail(where({"riemann.direction"}), "key 'riemann.direction' must be x, y or z");
+      const char* axis = d == 0 ? "x" : d == 1 ? "y" : "z";
+      if (c.n[d] < 2)
+        fail(where({"riemann.direction", kSizeKeys[d], "grid.n"}),
+             std::string("key 'riemann.direction' is '") + axis + "' but " + kSizeKeys[d] +
+                 " = " + std::to_string(c.n[d]) +
+                 "; a Riemann problem needs more than one cell along its direction");
+      if (!(c.riemann.x0 > c.lo[d] && c.riemann.x0 < c.hi[d]))
+        fail(where({"riemann.x0", "riemann.preset"}),
+             "key 'riemann.x0' (" + num(c.riemann.x0) + ") must lie inside the domain along " +
+                 axis + ", (" + num(c.lo[d]) + ", " + num(c.hi[d]) + ")");
+      break;
+    }
+    case ProblemKind::IsentropicVortex: {
+      positive(c.vortex.rho, {"isentropic_vortex.rho"});
+      positive(c.vortex.p, {"isentropic_vortex.p"});
+      // The vortex leaves through one side and must come back through the other.
+      for (int d = 0; d < 2; ++d)
+        for (int s = 0; s < 2; ++s)
+          if (c.boundary[d][s] != Boundary::Periodic)
+            fail(where({kFaceKeys[d][s], "boundary.all", "problem.type"}),
+                 std::string("problem 'isentropic_vortex' needs periodic x and y boundaries") +
+                     " but '" + kFaceKeys[d][s] + "' is " + boundary_name(c.boundary[d][s]));
+      break;
+    }
+    case ProblemKind::Sedov:
+      positive(c.sedov.rho, {"sedov.rho"});
+      positive(c.sedov.p, {"sedov.p"});
+      positive(c.sedov.energy, {"sedov.energy"});
+      positive(c.sedov.radius_cells, {"sedov.radius_cells"});
+      break;
+    case ProblemKind::KelvinHelmholtz:
+      positive(c.kh.rho_inner, {"kelvin_helmholtz.rho_inner"});
+      positive(c.kh.rho_outer, {"kelvin_helmholtz.rho_outer"});
+      positive(c.kh.p, {"kelvin_helmholtz.p"});
+      positive(c.kh.width, {"kelvin_helmholtz.width"});
+      break;
+    case ProblemKind::Uniform:
+      positive(c.uniform.state.rho, {"uniform.rho"});
+      positive(c.uniform.state.p, {"uniform.p"});
+      // Below 1 so that rho * (1 +- perturbation) stays positive.
+      check(c.uniform.perturbation >= 0 && c.uniform.perturbation < 1, {"uniform.perturbation"},
+            "must be in [0, 1)", num(c.uniform.perturbation));
+      break;
+  }
+}
+
+}  // namespace halocline::deck_detail
