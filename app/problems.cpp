@@ -117,7 +117,7 @@ void gauss_average(const Grid& g, const PointState& f, double gamma, int i, int 
         const int q[3] = {a, b, c};
         double x[3];
         for (int d = 0; d < 3; ++d)
-          x[d] = g.lo[d] + (idx[d] + 0.5 + (count[d] == 2 ? kNodes[q[d]] : 0.0)) * g.dx[d];
+          x[d] = g.lo[d] + (g.offset[d] + idx[d] + 0.5 + (count[d] == 2 ? kNodes[q[d]] : 0.0)) * g.dx[d];
         double wq[5];
         to_conserved(f(x), gamma, wq);
         for (int v = 0; v < kNumVars; ++v) w[v] += wq[v];
@@ -129,10 +129,17 @@ void gauss_average(const Grid& g, const PointState& f, double gamma, int i, int 
 }  // namespace
 
 Grid grid_of(const Config& c) {
+  const int one[3] = {1, 1, 1}, origin[3] = {0, 0, 0};
+  return grid_of(c, one, origin);
+}
+
+Grid grid_of(const Config& c, const int dims[3], const int coords[3]) {
   const int n[3] = {c.n[0], c.n[1], c.n[2]};
   const double lo[3] = {c.lo[0], c.lo[1], c.lo[2]};
   const double hi[3] = {c.hi[0], c.hi[1], c.hi[2]};
-  return make_grid(n, lo, hi);
+  int count[3], offset[3];
+  for (int d = 0; d < 3; ++d) split_axis(n[d], dims[d], coords[d], count[d], offset[d]);
+  return make_subgrid(n, lo, hi, offset, count);
 }
 
 BoundaryFaces boundary_of(const Config& c) {
@@ -147,8 +154,18 @@ std::vector<double> initial_state(const Config& c, const Grid& g) {
   const std::size_t n = g.ninterior;
   std::vector<double> out(kNumVars * n);
 
-  // Sedov: the blast energy spread evenly over the cells whose centre lies within the
-  // deposit radius of the domain centre.
+  // Sedov: the blast energy spread evenly over the cells of the whole domain whose centre
+  // lies within the deposit radius of the domain centre (counted over the global grid, so
+  // that every subdomain deposits the same pressure).
+  auto sedov_r2 = [&](const int global[3]) {
+    double r2 = 0;
+    for (int d = 0; d < 3; ++d) {
+      if (!g.active(d)) continue;
+      const double x = g.lo[d] + (global[d] + 0.5) * g.dx[d] - 0.5 * (c.lo[d] + c.hi[d]);
+      r2 += x * x;
+    }
+    return r2;
+  };
   double sedov_radius = 0, sedov_pressure = 0;
   if (c.problem == ProblemKind::Sedov) {
     double coarsest = 0;
@@ -156,17 +173,11 @@ std::vector<double> initial_state(const Config& c, const Grid& g) {
       if (g.active(d)) coarsest = std::max(coarsest, g.dx[d]);
     sedov_radius = c.sedov.radius_cells * coarsest;
     long inside = 0;
-    for (int k = 0; k < g.n[2]; ++k)
-      for (int j = 0; j < g.n[1]; ++j)
-        for (int i = 0; i < g.n[0]; ++i) {
-          double r2 = 0;
-          const int idx[3] = {i, j, k};
-          for (int d = 0; d < 3; ++d) {
-            if (!g.active(d)) continue;
-            const double x = g.lo[d] + (idx[d] + 0.5) * g.dx[d] - 0.5 * (c.lo[d] + c.hi[d]);
-            r2 += x * x;
-          }
-          inside += r2 < sedov_radius * sedov_radius;
+    for (int k = 0; k < g.n_global[2]; ++k)
+      for (int j = 0; j < g.n_global[1]; ++j)
+        for (int i = 0; i < g.n_global[0]; ++i) {
+          const int global[3] = {i, j, k};
+          inside += sedov_r2(global) < sedov_radius * sedov_radius;
         }
     double volume = inside;
     for (int d = 0; d < 3; ++d) volume *= g.dx[d];
@@ -177,8 +188,8 @@ std::vector<double> initial_state(const Config& c, const Grid& g) {
   for (int k = 0; k < g.n[2]; ++k)
     for (int j = 0; j < g.n[1]; ++j)
       for (int i = 0; i < g.n[0]; ++i, ++cell) {
-        const double x[3] = {g.lo[0] + (i + 0.5) * g.dx[0], g.lo[1] + (j + 0.5) * g.dx[1],
-                             g.lo[2] + (k + 0.5) * g.dx[2]};
+        const double x[3] = {g.centre(0, i), g.centre(1, j), g.centre(2, k)};
+        const int global[3] = {g.offset[0] + i, g.offset[1] + j, g.offset[2] + k};
         double w[5] = {0, 0, 0, 0, 0};
         switch (c.problem) {
           case ProblemKind::Riemann:
@@ -193,23 +204,18 @@ std::vector<double> initial_state(const Config& c, const Grid& g) {
                 g, [&](const double* p) { return kh_state(c, p); }, gamma, i, j, k, w);
             break;
           case ProblemKind::Sedov: {
-            double r2 = 0;
-            for (int d = 0; d < 3; ++d) {
-              if (!g.active(d)) continue;
-              const double dd = x[d] - 0.5 * (c.lo[d] + c.hi[d]);
-              r2 += dd * dd;
-            }
             PrimState s{c.sedov.rho, 0, 0, 0, c.sedov.p};
-            if (r2 < sedov_radius * sedov_radius) s.p = sedov_pressure;
+            if (sedov_r2(global) < sedov_radius * sedov_radius) s.p = sedov_pressure;
             to_conserved(s, gamma, w);
             break;
           }
           case ProblemKind::Uniform: {
             PrimState s = c.uniform.state;
-            const std::uint64_t global =
-                static_cast<std::uint64_t>(i) +
-                static_cast<std::uint64_t>(g.n[0]) * (j + static_cast<std::uint64_t>(g.n[1]) * k);
-            s.rho *= 1.0 + c.uniform.perturbation * hashed_unit(global, c.uniform.seed);
+            const std::uint64_t index =
+                static_cast<std::uint64_t>(global[0]) +
+                static_cast<std::uint64_t>(g.n_global[0]) *
+                    (global[1] + static_cast<std::uint64_t>(g.n_global[1]) * global[2]);
+            s.rho *= 1.0 + c.uniform.perturbation * hashed_unit(index, c.uniform.seed);
             to_conserved(s, gamma, w);
             break;
           }
@@ -220,7 +226,7 @@ std::vector<double> initial_state(const Config& c, const Grid& g) {
 }
 
 double vortex_exact_density(const Config& c, const Grid& g, int i, int j, double t) {
-  const double x[3] = {g.lo[0] + (i + 0.5) * g.dx[0], g.lo[1] + (j + 0.5) * g.dx[1], 0.0};
+  const double x[3] = {g.centre(0, i), g.centre(1, j), 0.0};
   return vortex_state(c, x, t).rho;
 }
 

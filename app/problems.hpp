@@ -12,6 +12,10 @@ namespace halocline {
 // The grid a deck describes (interior sizes, domain, ghost layers).
 Grid grid_of(const Config& config);
 
+// The subdomain at `coords` of a process grid of `dims` subdomains per direction (uneven
+// sizes allowed: split_axis in kernels/grid.hpp).
+Grid grid_of(const Config& config, const int dims[3], const int coords[3]);
+
 // Boundary faces of the deck, in the form the kernels take.
 BoundaryFaces boundary_of(const Config& config);
 
