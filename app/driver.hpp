@@ -28,7 +28,6 @@ struct Totals {
 
 struct RunOptions {
   bool write_output = true;  // snapshots at the deck's interval and at the end
-  bool quiet = false;        // no progress lines on stdout
 };
 
 struct RunResult {

@@ -60,9 +60,7 @@ int do_run(const RunArgs& a) {
   if (!report_dir.empty()) prepare_output_dir(report_dir.string());
   prepare_output_dir(config.out_dir);
 
-  hc::RunOptions options;
-  options.quiet = a.quiet;
-  const hc::RunResult result = hc::run_simulation(config, options);
+  const hc::RunResult result = hc::run_simulation(config);
   hc::write_report(hc::make_report(config, result), config.report_path);
   if (!a.quiet) {
     hc::print_summary(std::cout, config, result);

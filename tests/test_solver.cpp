@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <unistd.h>
 
 #include "app/driver.hpp"
 #include "app/verify.hpp"
@@ -100,8 +99,8 @@ TEST(Solver, Fp32StaysWithinToleranceOfFp64) {
 
 // Snapshots land exactly on the output times, and the run on t_end, with none repeated.
 TEST(Solver, SnapshotsLandOnOutputTimes) {
-  const fs::path dir = fs::temp_directory_path() / ("halocline_snap_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const hc::test::TempDir tmp("snap");
+  const fs::path& dir = tmp.path();
   hc::Config c = hc::sod_config(64);
   c.output_interval = 0.05;
   c.out_dir = dir.string();
@@ -112,14 +111,13 @@ TEST(Solver, SnapshotsLandOnOutputTimes) {
   const std::string text((std::istreambuf_iterator<char>(series)), std::istreambuf_iterator<char>());
   for (const char* time : {"\"0\"", "\"0.05\"", "\"0.1\"", "\"0.15\"", "\"0.2\""})
     EXPECT_NE(text.find(std::string("Time Value=") + time), std::string::npos) << time;
-  fs::remove_all(dir);
 }
 
 // A snapshot holds the state at its own time: the t = 0.1 snapshot of a run to 0.2 equals
 // the final state of the same run stopped at 0.1 (same steps: the same output interval).
 TEST(Solver, SnapshotHoldsTheStateAtItsTime) {
-  const fs::path dir = fs::temp_directory_path() / ("halocline_snapstate_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const hc::test::TempDir tmp("snapstate");
+  const fs::path& dir = tmp.path();
   hc::Config c = hc::sod_config(64);
   c.output_interval = 0.1;
   c.out_dir = dir.string();
@@ -131,5 +129,4 @@ TEST(Solver, SnapshotHoldsTheStateAtItsTime) {
   const std::vector<double> rho = hc::test::read_dataset(dir / "snapshot_0001.h5", "rho");
   const std::vector<double> expected(half.final_state.begin(), half.final_state.begin() + 64);
   EXPECT_EQ(rho, expected);
-  fs::remove_all(dir);
 }

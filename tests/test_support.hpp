@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <hdf5.h>
+#include <unistd.h>
 
 #include "app/config.hpp"
 #include "io/deck.hpp"
@@ -29,6 +30,26 @@ inline Config short_run(const std::string& deck) {
   c.max_steps = 4;
   return c;
 }
+
+// A fresh directory under the system's temporary folder, removed with the object.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& tag)
+      : path_(std::filesystem::temp_directory_path() /
+              ("halocline_" + tag + "_" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
 
 inline std::string deck_name(const std::string& path) {
   return std::filesystem::path(path).stem().string();
