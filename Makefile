@@ -9,7 +9,8 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 DECK     ?= inputs/sod.toml
 OUT      ?= out
 PACKAGES := cmake make g++ pkg-config libtrilinos-kokkos-dev libhdf5-dev libgtest-dev \
-            libtomlplusplus-dev libcli11-dev nlohmann-json3-dev
+            libtomlplusplus-dev libcli11-dev nlohmann-json3-dev \
+            libopenmpi-dev openmpi-bin libhdf5-openmpi-dev
 
 # apt-get needs root; use sudo when it is there and we are not root.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)

@@ -2,19 +2,23 @@
 //
 // A backend owns the state in its own memory, in one layout and precision, and runs the
 // kernels of kernels/stencil.hpp over it. The driver owns the algorithm: the order of the
-// SSP-RK2 stages, the time step, output, and every timer. A new programming model (native
-// HIP, next) implements this interface in its own folder under kernels/, like
-// kernels/kokkos/, and is chosen in app/select.cpp.
+// SSP-RK2 stages, the halo exchange and its MPI calls, the time step, output, and every
+// timer. Each programming model implements this interface in its own folder under
+// kernels/ (kernels/kokkos/, kernels/hip/) and is chosen in app/select.cpp.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "app/comm.hpp"
+#include "app/strategy.hpp"
 #include "app/timers.hpp"
 #include "app/transfers.hpp"
+#include "kernels/halo.hpp"
 #include "kernels/step_control.hpp"
 
 namespace halocline {
@@ -36,6 +40,18 @@ struct DeviceInfo {
 
 // The two state arrays of SSP-RK2: the solution u0, and the first-stage solution u1.
 enum class Slot { U0 = 0, U1 = 1 };
+
+// The backend's two queues of work: GPU streams, or Kokkos execution-space instances.
+enum class Stream { Compute, Halo };
+
+// What the halo exchange of a run is (app/driver.cpp decides it).
+struct HaloSetup {
+  HaloStrategy strategy = HaloStrategy::None;
+  bool exchanged[3][2] = {{false, false}, {false, false}, {false, false}};
+  HostMemory host_memory = HostMemory::Pinned;  // of the staging buffers
+  bool any(int d) const { return exchanged[d][0] || exchanged[d][1]; }
+  bool staged() const { return strategy == HaloStrategy::Sync || strategy == HaloStrategy::Overlap; }
+};
 
 class Backend {
  public:
@@ -76,21 +92,54 @@ class Backend {
   virtual StepControl step_status(bool exact) = 0;
 
   // ---- One SSP-RK2 stage; each does nothing when the planned dt is 0 ----
-  // Fills the ghost layers of one state array from the boundary conditions, direction by
-  // direction (x, then y including the x ghosts, then z) so edges and corners are right.
-  virtual void fill_ghosts(Slot slot) = 0;
+  // Fills the ghost layers of direction d of one state array from the boundary conditions,
+  // over the whole padded extent of the other two directions, except on exchanged faces
+  // (the halo exchange below fills those). The driver goes x, then y, then z, so that
+  // edges and corners are right.
+  virtual void fill_boundary(int d, Slot slot) = 0;
 
-  // Face fluxes along direction d computed from state `slot` into the flux array of d.
-  virtual void compute_fluxes(int d, Slot slot) = 0;
+  // Face fluxes along direction d, computed from state `slot` into the flux array of d,
+  // for the faces that bound the cells of `cells` (its n + 1 faces along d).
+  virtual void compute_fluxes(int d, Slot slot, const CellBox& cells) = 0;
 
-  // Stage 1: u1 = u0 - dt div F;  stage 2: u0 = (u0 + u1 - dt div F) / 2, with the planned dt.
-  virtual void update(int stage) = 0;
+  // Stage 1: u1 = u0 - dt div F;  stage 2: u0 = (u0 + u1 - dt div F) / 2, with the planned
+  // dt, for the cells of `cells`.
+  virtual void update(int stage, const CellBox& cells) = 0;
+
+  // ---- Halo exchange (kernels/halo.hpp): the device side; app/driver.cpp calls MPI -----
+  // Set once before the first step: the strategy, which faces are exchanged, and the host
+  // memory of the staging buffers. With Sync and GpuAware every call below runs in the
+  // compute stream; with Overlap in a second (halo) stream, ordered by begin_halo() and
+  // end_halo().
+  virtual void configure_halo(const HaloSetup& setup) = 0;
+  // The halo stream waits for the compute stream's work so far (the stage's input is final).
+  virtual void begin_halo() {}
+  // The compute stream waits for the halo stream (the ghosts have landed).
+  virtual void end_halo() {}
+  // Packs the exchanged faces of direction d of `slot` into the device send buffers.
+  virtual void pack_halo(int d, Slot slot) = 0;
+  // Copies the send buffers of d into the host staging buffers (staged strategies).
+  virtual void halo_to_host(int d) = 0;
+  // Waits until what MPI will read (the staging buffers, or the device send buffers for
+  // GpuAware) holds the packed messages of d.
+  virtual void wait_halo_sent(int d) = 0;
+  // The buffers MPI reads and writes for direction d.
+  virtual HaloMessages halo_messages(int d) = 0;
+  // Copies the received staging buffers of d to the device receive buffers.
+  virtual void halo_to_device(int d) = 0;
+  // Unpacks the received messages of d into the ghosts of `slot`.
+  virtual void unpack_halo(int d, Slot slot) = 0;
+
+  // The time step needs the max signal rate over all ranks: plan_step() passes this rank's
+  // max through `reduce` (an MPI allreduce) before planning. Unset: one rank.
+  void set_global_max(std::function<double(double)> reduce) { global_max_ = std::move(reduce); }
 
   // Waits until all work submitted so far has finished.
   virtual void fence() = 0;
 
-  // The clock the driver's phase timers read (see app/timers.hpp).
-  virtual std::unique_ptr<PhaseClock> make_clock() = 0;
+  // The clock the driver's phase timers read (see app/timers.hpp), on the compute stream
+  // or on the halo stream (the same as the compute stream unless the strategy overlaps).
+  virtual std::unique_ptr<PhaseClock> make_clock(Stream stream = Stream::Compute) = 0;
 
   // Bytes of memory the backend holds for state and fluxes.
   virtual std::size_t bytes_allocated() const = 0;
@@ -107,6 +156,9 @@ class Backend {
 
   // Every host-device copy made so far (empty for a backend in host memory).
   virtual const TransferLog& transfers() const = 0;
+
+ protected:
+  std::function<double(double)> global_max_;
 };
 
 }  // namespace halocline

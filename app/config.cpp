@@ -37,11 +37,23 @@ const char* host_memory_name(HostMemory h) {
   return "?";
 }
 
+const char* halo_name(HaloStrategy h) {
+  switch (h) {
+    case HaloStrategy::Auto: return "auto";
+    case HaloStrategy::None: return "none";
+    case HaloStrategy::Sync: return "sync";
+    case HaloStrategy::Overlap: return "overlap";
+    case HaloStrategy::GpuAware: return "gpu-aware";
+  }
+  return "?";
+}
+
 const char* boundary_name(Boundary b) {
   switch (b) {
     case Boundary::Periodic: return "periodic";
     case Boundary::Outflow: return "outflow";
     case Boundary::Reflecting: return "reflecting";
+    case Boundary::Exchanged: return "exchanged";
   }
   return "?";
 }

@@ -93,6 +93,8 @@ struct Config {
   Precision precision = Precision::FP64;
   BackendKind backend = default_backend();
   MemoryStrategy memory;  // owner model, host memory kind, prefetch (GPU backends)
+  HaloStrategy halo = HaloStrategy::Auto;
+  std::array<int, 3> ranks_grid{0, 0, 0};  // ranks per direction; all 0: MPI chooses
 };
 
 const char* precision_name(Precision p);

@@ -1,10 +1,21 @@
 // The time loop. This file is where every timer starts and stops: each backend call of a
 // step sits inside one PhaseTimers scope, named after the phase:
-//   dt_reduction                      max signal speed -> time step
-//   stageN.ghost_fill                 boundary conditions of the stage's input
-//   stageN.reconstruct_flux           MUSCL + Riemann fluxes, all active directions
-//   stageN.update                     conservative update of the stage
-//   output                            snapshot (device-to-host copy + HDF5/XDMF)
+//   dt_reduction              max signal speed -> time step (an MPI allreduce with ranks)
+//   stageN.ghost_fill         boundary conditions (the faces without a neighbour)
+//   stageN.pack               halo exchange (faces with a neighbour): messages packed,
+//   stageN.d2h                copied to the host staging buffers,
+//   stageN.mpi                sent and received (host time),
+//   stageN.h2d                copied back to the device,
+//   stageN.unpack             and unpacked into the ghosts
+//   stageN.reconstruct_flux   MUSCL + Riemann fluxes of every cell (halo none/sync/gpu-aware)
+//   stageN.update             conservative update of every cell
+//   stageN.interior           halo overlap: fluxes + update of the cells that read no ghost,
+//                             while the exchange runs on the halo stream
+//   stageN.boundary           halo overlap: fluxes + update of the shell, once ghosts landed
+//   state_upload/_download    the host owner model's per-step copies
+//   output                    snapshot (device-to-host copy + HDF5/XDMF)
+// Exchange phases are timed on the halo stream's clock, the others on the compute
+// stream's; the MPI phase and output on the host.
 #include "app/driver.hpp"
 
 #include <chrono>
@@ -16,8 +27,10 @@
 #include <limits>
 #include <memory>
 
+#include "app/comm.hpp"
 #include "app/problems.hpp"
 #include "app/select.hpp"
+#include "io/deck.hpp"
 #include "io/snapshot.hpp"
 
 namespace halocline {
@@ -36,24 +49,110 @@ double decimal_time(double t) {
   return std::strtod(text, nullptr);
 }
 
+// What a stage needs besides the backend: the ranks, the timers, and the cell regions.
+struct Stages {
+  Backend& backend;
+  const Comm& comm;
+  PhaseTimers& timers;
+  PhaseClock& halo_clock;  // the halo stream's (the compute stream's unless overlapping)
+  HaloSetup halo;
+  Grid grid;
+  CellBox all, inner, shell[6];  // every interior cell; for overlap, inner + shell = all
+};
+
+// Fills the ghosts of `slot` direction by direction (x, then y including the x ghosts, then
+// z), each face from its neighbour through the halo exchange or from its boundary condition.
+void fill_ghosts(Stages& s, Slot slot, const std::string& prefix) {
+  Backend& b = s.backend;
+  for (int d = 0; d < 3; ++d) {
+    if (!s.grid.active(d)) continue;
+    if (s.halo.any(d)) {
+      {
+        auto t = s.timers.scope(prefix + "pack", s.halo_clock);
+        b.pack_halo(d, slot);
+      }
+      if (s.halo.staged()) {
+        auto t = s.timers.scope(prefix + "d2h", s.halo_clock);
+        b.halo_to_host(d);
+      }
+      b.wait_halo_sent(d);  // MPI reads the messages: they must be there
+      {
+        auto t = s.timers.host_scope(prefix + "mpi");
+        s.comm.exchange(d, b.halo_messages(d));
+      }
+      if (s.halo.staged()) {
+        auto t = s.timers.scope(prefix + "h2d", s.halo_clock);
+        b.halo_to_device(d);
+      }
+      {
+        auto t = s.timers.scope(prefix + "unpack", s.halo_clock);
+        b.unpack_halo(d, slot);
+      }
+    }
+    auto t = s.timers.scope(prefix + "ghost_fill", s.halo_clock);
+    b.fill_boundary(d, slot);
+  }
+}
+
+// Fluxes of every active direction, then the update, over the cells of `boxes`.
+void compute_cells(Stages& s, Slot input, int stage, const CellBox* boxes, int count) {
+  for (int i = 0; i < count; ++i)
+    for (int d = 0; d < 3; ++d)
+      if (s.grid.active(d)) s.backend.compute_fluxes(d, input, boxes[i]);
+  for (int i = 0; i < count; ++i) s.backend.update(stage, boxes[i]);
+}
+
 // One SSP-RK2 stage: stage 1 reads u0 and writes u1, stage 2 reads u1 and writes u0.
-void rk_stage(Backend& backend, PhaseTimers& timers, const Grid& grid, int stage) {
+void rk_stage(Stages& s, int stage) {
+  Backend& b = s.backend;
   const Slot input = stage == 1 ? Slot::U0 : Slot::U1;
   const std::string prefix = "stage" + std::to_string(stage) + ".";
-  {
-    auto t = timers.scope(prefix + "ghost_fill");
-    backend.fill_ghosts(input);
+  if (s.halo.strategy == HaloStrategy::Overlap) {
+    // The interior is submitted first and computes while the host drives the exchange;
+    // the shell waits on the device (end_halo) until the ghosts have landed.
+    b.begin_halo();
+    {
+      auto t = s.timers.scope(prefix + "interior");
+      compute_cells(s, input, stage, &s.inner, 1);
+    }
+    fill_ghosts(s, input, prefix);
+    b.end_halo();
+    auto t = s.timers.scope(prefix + "boundary");
+    compute_cells(s, input, stage, s.shell, 6);
+    if (stage == 2) b.finish_step();  // t += dt, step += 1: part of the last update
+    return;
   }
+  fill_ghosts(s, input, prefix);
   {
-    auto t = timers.scope(prefix + "reconstruct_flux");
+    auto t = s.timers.scope(prefix + "reconstruct_flux");
     for (int d = 0; d < 3; ++d)
-      if (grid.active(d)) backend.compute_fluxes(d, input);
+      if (s.grid.active(d)) b.compute_fluxes(d, input, s.all);
   }
-  {
-    auto t = timers.scope(prefix + "update");
-    backend.update(stage);
-    if (stage == 2) backend.finish_step();  // t += dt, step += 1: part of the last update
-  }
+  auto t = s.timers.scope(prefix + "update");
+  b.update(stage, s.all);
+  if (stage == 2) b.finish_step();
+}
+
+// The halo strategy of the run, and which faces of this rank it exchanges: those with a
+// neighbour (another rank, or this one across a periodic boundary), unless the strategy
+// is none. Throws DeckError for a choice this run cannot make.
+HaloSetup halo_setup(const Config& c, const Comm& comm, const Grid& g) {
+  HaloSetup h;
+  h.host_memory = c.memory.host_memory;
+  h.strategy = c.halo;
+  if (h.strategy == HaloStrategy::Auto)
+    h.strategy = comm.size() > 1 ? HaloStrategy::Overlap : HaloStrategy::None;
+  if (h.strategy == HaloStrategy::None && comm.size() > 1)
+    throw DeckError("--halo none needs one rank; this run has " + std::to_string(comm.size()) +
+                    " (choose sync, overlap or gpu-aware)");
+  std::string why;
+  if (h.strategy == HaloStrategy::GpuAware && !comm.device_aware(why))
+    throw DeckError("--halo gpu-aware: " + why + "; use --halo sync or overlap");
+  if (h.strategy == HaloStrategy::None) return h;
+  for (int d = 0; d < 3; ++d)
+    for (int side = 0; side < 2; ++side)
+      h.exchanged[d][side] = g.active(d) && comm.grid().neighbour[d][side] >= 0;
+  return h;
 }
 
 }  // namespace
@@ -61,22 +160,44 @@ void rk_stage(Backend& backend, PhaseTimers& timers, const Grid& grid, int stage
 RunResult run_simulation(const Config& config, const RunOptions& options) {
   const auto t_start = std::chrono::steady_clock::now();
   RunResult r;
-  r.grid = grid_of(config);
-  const Grid& g = r.grid;
+  r.grid = grid_of(config);  // the whole domain
+  std::array<bool, 3> periodic{};
+  for (int d = 0; d < 3; ++d)
+    periodic[d] = config.boundary[d][0] == Boundary::Periodic &&
+                  config.boundary[d][1] == Boundary::Periodic;
+  const Comm comm(config.n, config.ranks_grid, periodic);
+  const ProcessGrid& pg = comm.grid();
+  const Grid g = grid_of(config, pg.dims.data(), pg.coords.data());  // this rank's part
+  r.rank = comm.rank();
+  r.ranks = comm.size();
+  r.ranks_grid = pg.dims;
+  const HaloSetup halo = halo_setup(config, comm, g);
+  r.halo = halo.strategy;
+  BoundaryFaces faces = boundary_of(config);
+  for (int d = 0; d < 3; ++d)
+    for (int side = 0; side < 2; ++side)
+      if (halo.exchanged[d][side]) faces.face[d][side] = Boundary::Exchanged;
 
-  std::unique_ptr<Backend> backend = make_backend(config, g);
+  std::unique_ptr<Backend> backend = make_backend(config, g, faces, comm.node_rank());
+  backend->configure_halo(halo);
+  if (comm.size() > 1) backend->set_global_max([&comm](double x) { return comm.max(x); });
   r.backend_description = backend->description();
   r.device_bytes = backend->bytes_allocated();
   r.device = backend->device_info();
-  std::unique_ptr<PhaseClock> clock = backend->make_clock();
+  std::unique_ptr<PhaseClock> clock = backend->make_clock(Stream::Compute);
+  std::unique_ptr<PhaseClock> halo_clock = backend->make_clock(Stream::Halo);
   PhaseTimers timers(*clock);
+  Stages stages{*backend, comm, timers, *halo_clock, halo, g, interior_cells(g), {}, {}};
+  split_for_overlap(g, stages.inner, stages.shell);
 
+  // The state on this rank, and the whole state gathered on rank 0 (empty elsewhere).
   std::vector<double> state = initial_state(config, g);
   backend->set_state(state);
   // The initial totals are taken from the backend's copy, so that an fp32 run measures
   // drift from its own rounded start.
   backend->get_state(state, Purpose::Setup);
-  r.initial = conserved_totals(state, g);
+  std::vector<double> whole = comm.gather(state, g, r.grid);
+  if (comm.root()) r.initial = conserved_totals(whole, r.grid);
 
   std::unique_ptr<SnapshotWriter> writer;
   int snapshot_index = 0;
@@ -85,14 +206,16 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
     last_snapshot_step = step;
     auto t = timers.host_scope("output");
     backend->get_state(state);
+    whole = comm.gather(state, g, r.grid);
+    if (!comm.root()) return;
     const auto info = writer->write(snapshot_index++, step, time,
-                                    primitives(state, g.ninterior, config.physics.gamma));
+                                    primitives(whole, r.grid.ninterior, config.physics.gamma));
     writer->write_series();
     r.snapshots.push_back(info.xmf_path);
   };
   const bool periodic_output = options.write_output && config.output_interval > 0;
-  if (options.write_output && (periodic_output || config.output_final))
-    writer = std::make_unique<SnapshotWriter>(config.out_dir, g,
+  if (comm.root() && options.write_output && (periodic_output || config.output_final))
+    writer = std::make_unique<SnapshotWriter>(config.out_dir, r.grid,
                                               config.precision == Precision::FP32);
   if (periodic_output) write_snapshot(0, 0.0);
 
@@ -155,8 +278,8 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
       auto timer = timers.scope("dt_reduction");
       backend->plan_step();
     }
-    rk_stage(*backend, timers, g, 1);
-    rk_stage(*backend, timers, g, 2);
+    rk_stage(stages, 1);
+    rk_stage(stages, 2);
     if (backend->moves_state_each_step()) {
       auto timer = timers.scope("state_download");
       backend->download_state();
@@ -175,7 +298,8 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
       last_submit = std::chrono::steady_clock::now();  // the file is not part of a step
     }
   }
-  const double loop_s = seconds_since(loop_start) - output_s;
+  // The slowest rank's loop is the run's.
+  const double loop_s = comm.max(seconds_since(loop_start) - output_s);
   const long step = control.step;
   const double t = control.t;
 
@@ -183,81 +307,33 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   double sums[5];
   if ((r.has_device_final = backend->device_sums(sums))) {
     const double volume = g.dx[0] * g.dx[1] * g.dx[2];
-    for (int v = 0; v < kNumVars; ++v) r.device_final[v] = sums[v] * volume;
+    for (int v = 0; v < kNumVars; ++v) r.device_final[v] = comm.sum(sums[v]) * volume;
   }
-  if (writer && config.output_final && last_snapshot_step != step) write_snapshot(step, t);
+  // Every rank takes part in a snapshot (the gather), rank 0 writes it.
+  if (options.write_output && config.output_final && last_snapshot_step != step) {
+    write_snapshot(step, t);
+  } else {
+    whole = comm.gather(state, g, r.grid);
+  }
 
   r.steps = step;
   r.sim_time = t;
   r.loop_s = loop_s;
-  r.cell_updates_per_s = loop_s > 0 ? static_cast<double>(g.ninterior) * step / loop_s : 0.0;
-  r.final = conserved_totals(state, g);
-  r.checksum = state_checksum(state);
-  r.final_state = std::move(state);
+  r.cell_updates_per_s = loop_s > 0 ? static_cast<double>(r.grid.ninterior) * step / loop_s : 0.0;
+  if (comm.root()) {
+    r.final = conserved_totals(whole, r.grid);
+    r.checksum = state_checksum(whole);
+    r.final_state = std::move(whole);
+  }
   timers.resolve();
   r.timers = timers.phases();
+  // Every rank times the same phases in the same order: reduce each over the ranks.
+  std::vector<double> totals;
+  for (const PhaseStats& p : r.timers) totals.push_back(p.total_s);
+  comm.min_max_mean(totals, r.timers_min_s, r.timers_max_s, r.timers_mean_s);
   r.transfers = backend->transfers();
   r.wall_s = seconds_since(t_start);
   return r;
-}
-
-Totals conserved_totals(const std::vector<double>& s, const Grid& g) {
-  Totals out;
-  const double volume = g.dx[0] * g.dx[1] * g.dx[2];
-  for (int v = 0; v < kNumVars; ++v) {
-    // Neumaier's compensated sum: the totals must resolve drifts near 1e-15.
-    double sum = 0, comp = 0, abs_sum = 0;
-    for (std::size_t c = 0; c < g.ninterior; ++c) {
-      const double x = s[v * g.ninterior + c];
-      const double t = sum + x;
-      comp += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
-      sum = t;
-      abs_sum += std::fabs(x);
-    }
-    out.sum[v] = (sum + comp) * volume;
-    out.abs_sum[v] = abs_sum * volume;
-  }
-  return out;
-}
-
-double max_relative_drift(const Totals& a, const Totals& b) {
-  // Momentum totals are often zero, and so can be their absolute sums (a gas at rest): a
-  // momentum drift is measured against sqrt(2 M E), the momentum the gas's mass M would
-  // carry with all of its energy E as kinetic energy.
-  const double momentum_scale = std::sqrt(2 * a.abs_sum[kRho] * a.abs_sum[kEnergy]);
-  double worst = 0;
-  for (int v = 0; v < kNumVars; ++v) {
-    const bool momentum = v >= kMomX && v <= kMomZ;
-    const double scale = momentum ? std::max(a.abs_sum[v], momentum_scale) : a.abs_sum[v];
-    if (scale > 0) worst = std::max(worst, std::fabs(b.sum[v] - a.sum[v]) / scale);
-  }
-  return worst;
-}
-
-std::string state_checksum(const std::vector<double>& s) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (double x : s) {
-    unsigned char bytes[sizeof(double)];
-    std::memcpy(bytes, &x, sizeof x);
-    for (unsigned char b : bytes) h = (h ^ b) * 0x100000001b3ull;
-  }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
-}
-
-std::vector<double> primitives(const std::vector<double>& s, std::size_t n, double gamma) {
-  std::vector<double> p(kNumVars * n);
-  for (std::size_t c = 0; c < n; ++c) {
-    const double rho = s[c];
-    const double u = s[n + c] / rho, v = s[2 * n + c] / rho, w = s[3 * n + c] / rho;
-    p[c] = rho;
-    p[n + c] = u;
-    p[2 * n + c] = v;
-    p[3 * n + c] = w;
-    p[4 * n + c] = (gamma - 1) * (s[4 * n + c] - 0.5 * rho * (u * u + v * v + w * w));
-  }
-  return p;
 }
 
 }  // namespace halocline

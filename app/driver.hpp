@@ -39,12 +39,19 @@ struct RunResult {
   double loop_s = 0;       // the time-step loop without output: the FOM's time
   std::vector<double> step_times;  // host wall time between step submissions (see driver)
   double cell_updates_per_s = 0;
-  std::vector<double> final_state;  // conserved, canonical order (see Backend)
+  // Conserved, canonical order (see Backend), of the whole domain. With several ranks this
+  // and everything computed from it (totals, checksum) are on rank 0 only.
+  std::vector<double> final_state;
   Totals initial, final;
   bool has_device_final = false;
   std::array<double, 5> device_final{};  // final totals reduced on the device (GPU backends)
   std::string checksum;
-  std::vector<PhaseStats> timers;
+  std::vector<PhaseStats> timers;  // this rank's (rank 0's in the report)
+  // Each phase's total seconds over the ranks: min, max and mean (aligned with `timers`).
+  std::vector<double> timers_min_s, timers_max_s, timers_mean_s;
+  int rank = 0, ranks = 1;
+  std::array<int, 3> ranks_grid{1, 1, 1};
+  HaloStrategy halo = HaloStrategy::None;  // as resolved for this run
   std::vector<std::string> snapshots;  // XDMF files written
   std::size_t device_bytes = 0;
   DeviceInfo device;

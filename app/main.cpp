@@ -22,7 +22,8 @@ namespace {
 
 struct RunArgs {
   std::string deck;
-  std::string layout, precision, backend, owner, host_mem, prefetch;
+  std::string layout, precision, backend, owner, host_mem, prefetch, halo;
+  std::vector<int> ranks_grid;
   long steps = -1;
   std::vector<std::string> sets;
   std::string out, report;
@@ -51,6 +52,12 @@ int do_run(const RunArgs& a) {
   if (!a.owner.empty()) config.memory.owner = hc::parse_owner(a.owner, "--owner");
   if (!a.host_mem.empty()) config.memory.host_memory = hc::parse_host_memory(a.host_mem, "--host-mem");
   if (!a.prefetch.empty()) config.memory.prefetch = a.prefetch == "on";
+  if (!a.halo.empty()) config.halo = hc::parse_halo(a.halo, "--halo");
+  if (!a.ranks_grid.empty()) {
+    if (a.ranks_grid.size() != 3)
+      throw hc::DeckError("--ranks-grid takes three positive numbers PX,PY,PZ");
+    for (int d = 0; d < 3; ++d) config.ranks_grid[d] = a.ranks_grid[d];
+  }
   if (a.steps > 0) config.max_steps = a.steps;
   if (!a.out.empty()) config.out_dir = a.out;
   config.report_path = a.report.empty() ? (std::filesystem::path(config.out_dir) / "report.json").string()
@@ -61,6 +68,7 @@ int do_run(const RunArgs& a) {
   prepare_output_dir(config.out_dir);
 
   const hc::RunResult result = hc::run_simulation(config);
+  if (result.rank != 0) return 0;  // rank 0 has the gathered state and speaks for the run
   hc::write_report(hc::make_report(config, result), config.report_path);
   if (!a.quiet) {
     hc::print_summary(std::cout, config, result);
@@ -94,6 +102,11 @@ int main(int argc, char** argv) {
   run->add_option("--host-mem", run_args.host_mem, "GPU: host buffers: pinned | pageable");
   run->add_option("--prefetch", run_args.prefetch, "GPU, managed owner: on | off")
       ->check(CLI::IsMember({"on", "off"}));
+  run->add_option("--halo", run_args.halo,
+                  "halo exchange: auto | none | sync | overlap | gpu-aware (docs/halo.md)");
+  run->add_option("--ranks-grid", run_args.ranks_grid, "MPI ranks per direction: PX,PY,PZ")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   run->add_option("--steps", run_args.steps, "stop after N >= 1 steps (sets time.max_steps)")
       ->check(CLI::PositiveNumber);
   run->add_option("--set", run_args.sets, "override a deck key: --set grid.n=256 (repeatable)");

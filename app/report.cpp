@@ -28,10 +28,10 @@ nlohmann::json count_json(const TransferCount& c) {
 nlohmann::json transfers_json(const TransferLog& log, long steps) {
   nlohmann::json j;
   const char* const kinds[3] = {"pinned", "pageable", "managed"};
-  const char* const purposes[3] = {"setup", "step", "output"};
+  const char* const purposes[kPurposes] = {"setup", "step", "output", "halo"};
   for (Direction d : {Direction::HostToDevice, Direction::DeviceToHost}) {
     nlohmann::json dj;
-    for (int p = 0; p < 3; ++p) {
+    for (int p = 0; p < kPurposes; ++p) {
       nlohmann::json pj = count_json(log.get(d, static_cast<Purpose>(p)));
       for (int k = 0; k < 3; ++k) {
         const TransferCount c = log.get(d, static_cast<HostKind>(k), static_cast<Purpose>(p));
@@ -39,7 +39,8 @@ nlohmann::json transfers_json(const TransferLog& log, long steps) {
       }
       dj[purposes[p]] = pj;
     }
-    const TransferCount step = log.get(d, Purpose::Step);
+    TransferCount step = log.get(d, Purpose::Step);
+    step += log.get(d, Purpose::Halo);
     dj["per_step"] = {{"calls", steps ? double(step.calls) / steps : 0.0},
                       {"bytes", steps ? double(step.bytes) / steps : 0.0}};
     j[d == Direction::HostToDevice ? "h2d" : "d2h"] = dj;
@@ -59,6 +60,43 @@ nlohmann::json step_time_json(std::vector<double> t) {
   const double median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
   return {{"median", median}, {"min", t.front()}, {"max", t.back()}, {"samples", n},
           {"definition", "host time between step submissions, first two excluded"}};
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The halo exchange's share of a step and how much of it the strategy hid behind compute.
+nlohmann::json halo_json(const RunResult& r, double median_step) {
+  double t_halo = 0, t_compute = 0;  // per step
+  const double per_step = r.steps ? 1.0 / r.steps : 0.0;
+  for (const PhaseStats& p : r.timers) {
+    if (p.name == "output") continue;
+    bool exchange = false;
+    for (const char* phase : {".pack", ".d2h", ".mpi", ".h2d", ".unpack"})
+      exchange = exchange || ends_with(p.name, phase);
+    (exchange ? t_halo : t_compute) += p.total_s * per_step;
+  }
+  nlohmann::json j = {
+      {"strategy", halo_name(r.halo)},
+      {"t_halo_s", t_halo},
+      {"t_compute_s", t_compute},
+      {"t_step_s", median_step},
+      {"definitions",
+       {{"t_halo_s", "per step, the sum of the exchange phases pack, d2h, h2d, unpack (device "
+                     "events on the stream they run in) and mpi (host wall time), both stages"},
+        {"t_compute_s", "per step, the sum of every other timed phase but output (device events "
+                        "on the compute stream)"},
+        {"t_step_s", "median step time (step_time_s)"},
+        {"hidden_fraction", "(t_compute + t_halo - t_step) / t_halo, clipped to [0, 1]: the part "
+                            "of the exchange that ran while the device computed"}}}};
+  if (t_halo > 0 && median_step > 0) {
+    const double hidden = (t_compute + t_halo - median_step) / t_halo;
+    j["hidden_fraction"] = std::min(1.0, std::max(0.0, hidden));
+  } else {
+    j["hidden_fraction"] = nullptr;  // nothing exchanged: no faces with a neighbour
+  }
+  return j;
 }
 
 }  // namespace
@@ -81,6 +119,9 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
       {"owner", owner_name(c.memory.owner)},
       {"host_mem", host_memory_name(c.memory.host_memory)},
       {"prefetch", c.memory.prefetch},
+      {"halo", halo_name(r.halo)},
+      {"ranks", r.ranks},
+      {"ranks_grid", {r.ranks_grid[0], r.ranks_grid[1], r.ranks_grid[2]}},
   };
   j["device"] = {{"kind", r.device.kind},
                  {"name", r.device.name},
@@ -121,6 +162,14 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
     timers[p.name] = {{"total_s", p.total_s}, {"calls", p.calls}, {"mean_s", p.mean_s()},
                       {"min_s", p.min_s},     {"max_s", p.max_s}};
   j["timers"] = timers;
+  // Each phase's total over the ranks (the timers above are rank 0's).
+  nlohmann::json over_ranks = nlohmann::json::object();
+  for (std::size_t i = 0; i < r.timers.size() && i < r.timers_mean_s.size(); ++i)
+    over_ranks[r.timers[i].name] = {{"min_s", r.timers_min_s[i]},
+                                    {"max_s", r.timers_max_s[i]},
+                                    {"mean_s", r.timers_mean_s[i]}};
+  j["timers_over_ranks"] = over_ranks;
+  j["halo"] = halo_json(r, median_step);
   j["conservation"] = {{"initial", totals_json(r.initial)},
                        {"final", totals_json(r.final)},
                        {"max_relative_drift", max_relative_drift(r.initial, r.final)}};

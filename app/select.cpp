@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 
+#include "app/comm.hpp"
 #include "app/problems.hpp"
 #include "io/deck.hpp"
 #include "layouts/layouts.hpp"
@@ -20,9 +21,15 @@ namespace halocline {
 
 namespace {
 
+// Where the run's other choices reach the backend.
+struct Placement {
+  BoundaryFaces faces;
+  int device;
+};
+
 template <class Real, class L>
-std::unique_ptr<Backend> make_typed(const Config& c, const Grid& g) {
-  const BoundaryFaces bc = boundary_of(c);
+std::unique_ptr<Backend> make_typed(const Config& c, const Grid& g, const Placement& p) {
+  const BoundaryFaces& bc = p.faces;
   switch (c.backend) {
     case BackendKind::Kokkos:
 #if defined(HALOCLINE_HAVE_KOKKOS)
@@ -32,7 +39,7 @@ std::unique_ptr<Backend> make_typed(const Config& c, const Grid& g) {
 #endif
     case BackendKind::Hip:
 #if defined(HALOCLINE_HAVE_HIP)
-      return make_hip_backend<Real, L>(g, c.physics, bc, c.memory);
+      return make_hip_backend<Real, L>(g, c.physics, bc, c.memory, p.device);
 #else
       break;
 #endif
@@ -41,11 +48,11 @@ std::unique_ptr<Backend> make_typed(const Config& c, const Grid& g) {
 }
 
 template <class Real>
-std::unique_ptr<Backend> with_layout(const Config& c, const Grid& g) {
+std::unique_ptr<Backend> with_layout(const Config& c, const Grid& g, const Placement& p) {
   switch (c.layout) {
-    case LayoutKind::AoS: return make_typed<Real, AoS>(c, g);
-    case LayoutKind::SoA: return make_typed<Real, SoA>(c, g);
-    case LayoutKind::AoSoA: return make_typed<Real, AoSoA>(c, g);
+    case LayoutKind::AoS: return make_typed<Real, AoS>(c, g, p);
+    case LayoutKind::SoA: return make_typed<Real, SoA>(c, g, p);
+    case LayoutKind::AoSoA: return make_typed<Real, AoSoA>(c, g, p);
   }
   throw std::logic_error("unhandled layout");
 }
@@ -78,18 +85,25 @@ std::string backend_unavailable(BackendKind b) {
   return "unknown backend";
 }
 
+RuntimeSession::RuntimeSession(int& argc, char** argv) {
+  initialize_comm(argc, argv);  // MPI first: it may consume its own arguments
 #if defined(HALOCLINE_HAVE_KOKKOS)
-RuntimeSession::RuntimeSession(int& argc, char** argv) { kokkos_initialize(argc, argv); }
-RuntimeSession::~RuntimeSession() { kokkos_finalize(); }
-#else
-RuntimeSession::RuntimeSession(int&, char**) {}
-RuntimeSession::~RuntimeSession() {}
+  kokkos_initialize(argc, argv);
 #endif
+}
+RuntimeSession::~RuntimeSession() {
+#if defined(HALOCLINE_HAVE_KOKKOS)
+  kokkos_finalize();
+#endif
+  finalize_comm();
+}
 
-std::unique_ptr<Backend> make_backend(const Config& c, const Grid& g) {
+std::unique_ptr<Backend> make_backend(const Config& c, const Grid& g, const BoundaryFaces& faces,
+                                      int device) {
   const std::string why = backend_unavailable(c.backend);
   if (!why.empty()) throw DeckError(why);
-  return c.precision == Precision::FP64 ? with_layout<double>(c, g) : with_layout<float>(c, g);
+  const Placement p{faces, device};
+  return c.precision == Precision::FP64 ? with_layout<double>(c, g, p) : with_layout<float>(c, g, p);
 }
 
 }  // namespace halocline

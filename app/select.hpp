@@ -10,8 +10,11 @@
 
 namespace halocline {
 
-// Throws DeckError (exit code 2) when the configured backend cannot run here.
-std::unique_ptr<Backend> make_backend(const Config& config, const Grid& grid);
+// The backend of `config` for this rank's subdomain `grid`, with boundary `faces` (the
+// exchanged ones marked) on GPU `device` (GPU backends). Throws DeckError (exit code 2)
+// when the configured backend cannot run here.
+std::unique_ptr<Backend> make_backend(const Config& config, const Grid& grid,
+                                      const BoundaryFaces& faces, int device = 0);
 
 // Initializes, for the life of the object, the runtimes of the backends built in (Kokkos
 // must be initialized before a Kokkos backend is made and finalized after the last one is

@@ -25,7 +25,9 @@ std::size_t PhaseTimers::slot_of(const std::string& phase) {
 }
 
 void PhaseTimers::resolve() {
+  std::vector<PhaseClock*> clocks = {&device_clock_, &host_clock_};
   for (const Pending& p : pending_) {
+    if (std::find(clocks.begin(), clocks.end(), p.clock) == clocks.end()) clocks.push_back(p.clock);
     const double seconds = p.clock->seconds_between(p.start, p.end);
     PhaseStats& s = phases_[p.slot];
     s.min_s = s.calls == 0 ? seconds : std::min(s.min_s, seconds);
@@ -34,8 +36,7 @@ void PhaseTimers::resolve() {
     ++s.calls;
   }
   pending_.clear();
-  device_clock_.forget_marks();
-  host_clock_.forget_marks();
+  for (PhaseClock* c : clocks) c->forget_marks();
 }
 
 }  // namespace halocline

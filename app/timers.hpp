@@ -71,8 +71,12 @@ class PhaseTimers {
     PhaseClock::Mark start_;
   };
 
-  // Times backend work `phase` until the returned Scope goes out of scope.
+  // Times backend work `phase` until the returned Scope goes out of scope, on the device
+  // clock or on another clock of the backend (a second stream's).
   Scope scope(const std::string& phase) { return Scope(*this, slot_of(phase), device_clock_); }
+  Scope scope(const std::string& phase, PhaseClock& clock) {
+    return Scope(*this, slot_of(phase), clock);
+  }
   // Times host work `phase` the same way, on the host clock.
   Scope host_scope(const std::string& phase) { return Scope(*this, slot_of(phase), host_clock_); }
 

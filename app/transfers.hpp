@@ -9,7 +9,10 @@ namespace halocline {
 
 enum class Direction { HostToDevice = 0, DeviceToHost = 1 };
 enum class HostKind { Pinned = 0, Pageable = 1, Managed = 2 };  // managed: prefetches
-enum class Purpose { Setup = 0, Step = 1, Output = 2 };          // step: inside the step loop
+// step: the state moved by an owner model inside the step loop; halo: the staged halo
+// exchange's messages.
+enum class Purpose { Setup = 0, Step = 1, Output = 2, Halo = 3 };
+constexpr int kPurposes = 4;
 
 struct TransferCount {
   long calls = 0;
@@ -39,7 +42,7 @@ class TransferLog {
   }
 
  private:
-  std::array<std::array<std::array<TransferCount, 3>, 3>, 2> counts_{};
+  std::array<std::array<std::array<TransferCount, kPurposes>, 3>, 2> counts_{};
 };
 
 }  // namespace halocline

@@ -61,6 +61,10 @@ const Choices<BackendKind> kBackends = named({BackendKind::Kokkos, BackendKind::
 const Choices<Owner> kOwners = named({Owner::Device, Owner::Host, Owner::Managed}, owner_name);
 const Choices<HostMemory> kHostMemories =
     named({HostMemory::Pinned, HostMemory::Pageable}, host_memory_name);
+const Choices<HaloStrategy> kHalos =
+    named({HaloStrategy::Auto, HaloStrategy::None, HaloStrategy::Sync, HaloStrategy::Overlap,
+           HaloStrategy::GpuAware},
+          halo_name);
 const Choices<int> kDirections = {{"x", 0}, {"y", 1}, {"z", 2}};
 
 // Riemann presets: Toro (2009) Table 4.1, tests 1-5, with the x0 of his figures; "sod" is
@@ -149,7 +153,7 @@ const std::vector<Section>& schema() {
       {"time", {"t_end", "max_steps"}},
       {"boundary", {"all", "x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"}},
       {"output", {"interval", "final", "dir"}},
-      {"run", {"layout", "precision", "backend", "owner", "host_mem", "prefetch"}},
+      {"run", {"layout", "precision", "backend", "owner", "host_mem", "prefetch", "halo"}},
       {"riemann", {"preset", "direction", "x0", "left", "right"}},
       {"isentropic_vortex", {"strength", "x0", "y0", "u", "v", "rho", "p"}},
       {"sedov", {"energy", "radius_cells", "rho", "p"}},
@@ -451,6 +455,7 @@ Config read_config(const Reader& r) {
   r.set("run.owner", c.memory.owner, kOwners);
   r.set("run.host_mem", c.memory.host_memory, kHostMemories);
   if (auto v = r.boolean("run.prefetch")) c.memory.prefetch = *v;
+  r.set("run.halo", c.halo, kHalos);
 
   // [riemann]: the preset first, then any explicit value on top of it.
   if (auto preset = r.string("riemann.preset")) {
@@ -557,6 +562,9 @@ Owner parse_owner(const std::string& word, const std::string& key) {
 }
 HostMemory parse_host_memory(const std::string& word, const std::string& key) {
   return parse_word(kHostMemories, word, key);
+}
+HaloStrategy parse_halo(const std::string& word, const std::string& key) {
+  return parse_word(kHalos, word, key);
 }
 
 }  // namespace halocline

@@ -35,5 +35,6 @@ Precision parse_precision(const std::string& word, const std::string& key = "pre
 BackendKind parse_backend(const std::string& word, const std::string& key = "backend");
 Owner parse_owner(const std::string& word, const std::string& key = "owner");
 HostMemory parse_host_memory(const std::string& word, const std::string& key = "host_mem");
+HaloStrategy parse_halo(const std::string& word, const std::string& key = "halo");
 
 }  // namespace halocline

@@ -6,7 +6,10 @@
 
 namespace halocline {
 
-enum class Boundary : int { Periodic = 0, Outflow = 1, Reflecting = 2 };
+// Exchanged is not a boundary condition a deck can name: it marks a face whose ghosts the
+// halo exchange fills (a neighbour rank's cells, or this rank's across a periodic face),
+// which the ghost-fill kernels then leave alone.
+enum class Boundary : int { Periodic = 0, Outflow = 1, Reflecting = 2, Exchanged = 3 };
 
 // Boundary kind of each face: face[direction][0 = low, 1 = high].
 struct BoundaryFaces {
@@ -21,6 +24,12 @@ struct BoundaryFaces {
 //   periodic:   the cell one period away
 //   outflow:    the nearest interior cell (zero gradient)
 //   reflecting: the mirror image across the face, normal momentum negated
+// Whether ghost coordinate `g` of a direction with `ng` ghosts below `n` interior cells
+// belongs to a face the ghost fill writes (every face but an exchanged one).
+HC_INLINE bool filled_by_boundary(int g, int ng, Boundary lo, Boundary hi) {
+  return (g < ng ? lo : hi) != Boundary::Exchanged;
+}
+
 HC_INLINE int ghost_source(int g, int n, int ng, Boundary lo, Boundary hi, bool& flip) {
   flip = false;
   const bool low_side = g < ng;

@@ -78,4 +78,53 @@ HC_INLINE void unpack_halo_value(const Grid& g, const StateRef<Real, L>& u, int 
   u(var, cell) = message[halo_message_index(g, d, var, layer, ia, ib)];
 }
 
+// ---- Regions of the overlap strategy ----------------------------------------------------
+// A box of cells [lo, hi) in padded coordinates.
+struct CellBox {
+  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  HC_INLINE bool empty() const { return hi[0] <= lo[0] || hi[1] <= lo[1] || hi[2] <= lo[2]; }
+};
+
+// All interior cells.
+inline CellBox interior_cells(const Grid& g) {
+  CellBox b;
+  for (int d = 0; d < 3; ++d) {
+    b.lo[d] = g.ng[d];
+    b.hi[d] = g.ng[d] + g.n[d];
+  }
+  return b;
+}
+
+// Splits the interior into the cells whose update reads no ghost cell (`inner`) and the
+// shell around them, as six disjoint slabs (x faces first, then y, then z; some may be
+// empty). The update of a cell reads the fluxes of its faces, and the MUSCL flux of a face
+// reads two cells on each side, so a cell needs ghosts when it is within ng cells of the
+// subdomain's edge along an active direction.
+inline void split_for_overlap(const Grid& g, CellBox& inner, CellBox shell[6]) {
+  const CellBox all = interior_cells(g);
+  int a[3], b[3];  // the inner range [a, b) per direction
+  for (int d = 0; d < 3; ++d) {
+    a[d] = all.lo[d] + (g.active(d) ? g.ng[d] : 0);
+    if (a[d] > all.hi[d]) a[d] = all.hi[d];
+    b[d] = all.hi[d] - (g.active(d) ? g.ng[d] : 0);
+    if (b[d] < a[d]) b[d] = a[d];
+  }
+  for (int d = 0; d < 3; ++d) {
+    inner.lo[d] = a[d];
+    inner.hi[d] = b[d];
+  }
+  // Slabs of direction d span the inner range of the directions before it and the whole
+  // interior of those after it.
+  for (int d = 0; d < 3; ++d)
+    for (int side = 0; side < 2; ++side) {
+      CellBox& s = shell[2 * d + side];
+      for (int e = 0; e < 3; ++e) {
+        s.lo[e] = e < d ? a[e] : all.lo[e];
+        s.hi[e] = e < d ? b[e] : all.hi[e];
+      }
+      s.lo[d] = side == 0 ? all.lo[d] : b[d];
+      s.hi[d] = side == 0 ? a[d] : all.hi[d];
+    }
+}
+
 }  // namespace halocline

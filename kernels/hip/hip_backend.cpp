@@ -10,7 +10,9 @@
 // precision.
 #include "kernels/hip/hip_backend.hpp"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "kernels/hip/device_reduce.hpp"
 #include "kernels/hip/event_clock.hpp"
@@ -29,9 +31,11 @@ template <class Real, class L>
 class HipBackend final : public Backend {
  public:
   HipBackend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
-             const MemoryStrategy& memory)
-      : grid_(grid), physics_(physics), boundary_(boundary), memory_(memory), copier_(log_) {
-    HIP_CHECK(hipSetDevice(0));
+             const MemoryStrategy& memory, int device)
+      : grid_(grid), physics_(physics), boundary_(boundary), memory_(memory),
+        device_id_(device % std::max(1, hip_device_count())), copier_(log_) {
+    // One rank per GPU: the rank's index on its node picks the device.
+    HIP_CHECK(hipSetDevice(device_id_));
     const bool managed = memory.owner == Owner::Managed;
     const std::size_t state_bytes = L::storage_size(grid.ncells) * sizeof(Real);
     int arrays = 2;
@@ -56,15 +60,17 @@ class HipBackend final : public Backend {
 
     HIP_CHECK(hipStreamCreateWithFlags(&compute_, hipStreamNonBlocking));
     HIP_CHECK(hipStreamCreateWithFlags(&copy_, hipStreamNonBlocking));
-    for (hipEvent_t* e : {&computed_, &copied_, &finished_[0], &finished_[1]})
+    HIP_CHECK(hipStreamCreateWithFlags(&halo_, hipStreamNonBlocking));
+    for (hipEvent_t* e : events())
       HIP_CHECK(hipEventCreateWithFlags(e, hipEventDisableTiming));
   }
 
   ~HipBackend() override {
     (void)hipDeviceSynchronize();
-    for (hipEvent_t e : {computed_, copied_, finished_[0], finished_[1]}) (void)hipEventDestroy(e);
+    for (hipEvent_t* e : events()) (void)hipEventDestroy(*e);
     (void)hipStreamDestroy(compute_);
     (void)hipStreamDestroy(copy_);
+    (void)hipStreamDestroy(halo_);
     (void)hipHostFree(published_);
   }
 
@@ -145,6 +151,16 @@ class HipBackend final : public Backend {
     HIP_CHECK_LAUNCH();
     reducer_.reduce(hip::ReduceOp::Max, static_cast<const Real*>(rates_.get()),
                     static_cast<Real*>(max_rate_.get()), grid_.ninterior, compute_);
+    if (global_max_) {
+      // Several ranks: the host takes this rank's max, reduces it over the ranks (MPI) and
+      // puts the global max back; the step waits for the device here.
+      Real rate = 0;
+      copier_.result_to_host(&rate, max_rate_.get(), sizeof rate, Purpose::Step, compute_);
+      HIP_CHECK(hipStreamSynchronize(compute_));
+      rate = static_cast<Real>(global_max_(static_cast<double>(rate)));
+      copier_.result_to_device(max_rate_.get(), &rate, sizeof rate, Purpose::Step, compute_);
+      HIP_CHECK(hipStreamSynchronize(compute_));
+    }
     hip::plan_step_kernel<<<1, 1, 0, compute_>>>(control(), static_cast<const Real*>(max_rate_.get()));
     HIP_CHECK_LAUNCH();
   }
@@ -194,31 +210,104 @@ class HipBackend final : public Backend {
   }
 
   // ---- One stage ----------------------------------------------------------------------
-  void fill_ghosts(Slot slot) override {
-    if (grid_.active(0)) launch_ghost_fill<0>(slot);  // x, then y, then z: see Backend
-    if (grid_.active(1)) launch_ghost_fill<1>(slot);
-    if (grid_.active(2)) launch_ghost_fill<2>(slot);
+  void fill_boundary(int d, Slot slot) override {
+    const Boundary* faces = boundary_.face[d];
+    if (!grid_.active(d) || (faces[0] == Boundary::Exchanged && faces[1] == Boundary::Exchanged))
+      return;
+    if (d == 0) launch_ghost_fill<0>(slot);
+    if (d == 1) launch_ghost_fill<1>(slot);
+    if (d == 2) launch_ghost_fill<2>(slot);
   }
 
-  void compute_fluxes(int d, Slot slot) override {
-    if (d == 0) launch_fluxes<0>(slot);
-    if (d == 1) launch_fluxes<1>(slot);
-    if (d == 2) launch_fluxes<2>(slot);
+  void compute_fluxes(int d, Slot slot, const CellBox& cells) override {
+    if (cells.empty()) return;
+    if (d == 0) launch_fluxes<0>(slot, cells);
+    if (d == 1) launch_fluxes<1>(slot, cells);
+    if (d == 2) launch_fluxes<2>(slot, cells);
   }
 
-  void update(int stage) override {
+  void update(int stage, const CellBox& cells) override {
+    if (cells.empty()) return;
     if (stage == 2 && copy_pending_) HIP_CHECK(hipStreamWaitEvent(compute_, copied_, 0));
-    const Box box = hip::interior_box(grid_);
+    const Box box = hip::box_of(cells);
     const hip::FluxRefs<Real, L> f{{flux(0), flux(1), flux(2)}};
     hip::update_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(
         grid_, box, state(Slot::U0), state(Slot::U1), f, stage, control());
     HIP_CHECK_LAUNCH();
   }
 
+  // ---- Halo exchange: device buffers per face, host staging in pinned or pageable memory
+  void configure_halo(const HaloSetup& setup) override {
+    halo_setup_ = setup;
+    for (int d = 0; d < 3; ++d) {
+      if (!setup.any(d)) continue;
+      const std::size_t bytes = halo_message_size(grid_, d) * sizeof(Real);
+      for (int side = 0; side < 2; ++side) {
+        send_[d][side] = hip::DeviceArray(bytes, false);
+        receive_[d][side] = hip::DeviceArray(bytes, false);
+        if (setup.staged()) {
+          send_host_[d][side] = hip::HostBuffer(bytes, setup.host_memory);
+          receive_host_[d][side] = hip::HostBuffer(bytes, setup.host_memory);
+        }
+      }
+    }
+  }
+  void begin_halo() override {
+    if (halo_setup_.strategy != HaloStrategy::Overlap) return;
+    HIP_CHECK(hipEventRecord(halo_ready_, compute_));
+    HIP_CHECK(hipStreamWaitEvent(halo_, halo_ready_, 0));
+  }
+  void end_halo() override {
+    if (halo_setup_.strategy != HaloStrategy::Overlap) return;
+    HIP_CHECK(hipEventRecord(halo_done_, halo_));
+    HIP_CHECK(hipStreamWaitEvent(compute_, halo_done_, 0));
+  }
+  void pack_halo(int d, Slot slot) override {
+    const bool* sides = halo_setup_.exchanged[d];
+    hip::pack_halo_kernel<<<hip::message_blocks(grid_, d), Box::threads(), 0, halo_stream()>>>(
+        grid_, state(slot), d, sides[0], sides[1], static_cast<Real*>(send_[d][0].get()),
+        static_cast<Real*>(send_[d][1].get()));
+    HIP_CHECK_LAUNCH();
+  }
+  void halo_to_host(int d) override {
+    for (int side = 0; side < 2; ++side)
+      if (halo_setup_.exchanged[d][side])
+        copier_.to_host(send_host_[d][side], send_[d][side].get(), send_[d][side].bytes(),
+                        Purpose::Halo, halo_stream());
+  }
+  void wait_halo_sent(int) override {
+    HIP_CHECK(hipEventRecord(halo_sent_, halo_stream()));
+    HIP_CHECK(hipEventSynchronize(halo_sent_));
+  }
+  HaloMessages halo_messages(int d) override {
+    HaloMessages m;
+    const bool staged = halo_setup_.staged();
+    for (int side = 0; side < 2; ++side) {
+      m.exchanged[side] = halo_setup_.exchanged[d][side];
+      m.send[side] = staged ? send_host_[d][side].get() : send_[d][side].get();
+      m.receive[side] = staged ? receive_host_[d][side].get() : receive_[d][side].get();
+    }
+    m.bytes = halo_message_size(grid_, d) * sizeof(Real);
+    return m;
+  }
+  void halo_to_device(int d) override {
+    for (int side = 0; side < 2; ++side)
+      if (halo_setup_.exchanged[d][side])
+        copier_.to_device(receive_[d][side].get(), receive_host_[d][side],
+                          receive_[d][side].bytes(), Purpose::Halo, halo_stream());
+  }
+  void unpack_halo(int d, Slot slot) override {
+    const bool* sides = halo_setup_.exchanged[d];
+    hip::unpack_halo_kernel<<<hip::message_blocks(grid_, d), Box::threads(), 0, halo_stream()>>>(
+        grid_, state(slot), d, sides[0], sides[1], static_cast<const Real*>(receive_[d][0].get()),
+        static_cast<const Real*>(receive_[d][1].get()));
+    HIP_CHECK_LAUNCH();
+  }
+
   void fence() override { HIP_CHECK(hipDeviceSynchronize()); }
 
-  std::unique_ptr<PhaseClock> make_clock() override {
-    return std::make_unique<hip::EventClock>(compute_);
+  std::unique_ptr<PhaseClock> make_clock(Stream stream) override {
+    return std::make_unique<hip::EventClock>(stream == Stream::Halo ? halo_stream() : compute_);
   }
 
   std::size_t bytes_allocated() const override {
@@ -273,13 +362,13 @@ class HipBackend final : public Backend {
     int fast, slow;
     hip::ghost_directions(D, fast, slow);
     const dim3 blocks((grid_.np[fast] + 63) / 64, (2 * grid_.ng[D] + 3) / 4, grid_.np[slow]);
-    hip::ghost_fill_kernel<D><<<blocks, Box::threads(), 0, compute_>>>(grid_, boundary_, state(slot), control());
+    hip::ghost_fill_kernel<D><<<blocks, Box::threads(), 0, halo_stream()>>>(grid_, boundary_, state(slot), control());
     HIP_CHECK_LAUNCH();
   }
 
   template <int D>
-  void launch_fluxes(Slot slot) {
-    const Box box = hip::interior_box(grid_, D, 1);
+  void launch_fluxes(Slot slot, const CellBox& cells) {
+    const Box box = hip::box_of(cells, D, 1);
     hip::flux_kernel<D><<<box.blocks(), Box::threads(), 0, compute_>>>(
         grid_, box, state(slot), flux(D), gamma(), physics_.limiter, physics_.riemann, control());
     HIP_CHECK_LAUNCH();
@@ -298,6 +387,13 @@ class HipBackend final : public Backend {
     return StateRef<Real, L>{static_cast<Real*>(flux_[d].get()), grid_.ncells};
   }
   StepControl* control() const { return static_cast<StepControl*>(control_.get()); }
+  // Where the ghost fill and the exchange run: the halo stream when the strategy overlaps.
+  hipStream_t halo_stream() const {
+    return halo_setup_.strategy == HaloStrategy::Overlap ? halo_ : compute_;
+  }
+  std::vector<hipEvent_t*> events() {
+    return {&computed_, &copied_, &finished_[0], &finished_[1], &halo_ready_, &halo_done_, &halo_sent_};
+  }
   Real gamma() const { return static_cast<Real>(physics_.gamma); }
 
   Grid grid_;
@@ -315,8 +411,13 @@ class HipBackend final : public Backend {
   StepControl* published_device_ = nullptr;  // the same, as the device sees it
   long submitted_ = 0;                       // steps finished on the stream so far
 
-  hipStream_t compute_ = nullptr, copy_ = nullptr;
+  HaloSetup halo_setup_;
+  hip::DeviceArray send_[3][2], receive_[3][2];        // messages in device memory
+  hip::HostBuffer send_host_[3][2], receive_host_[3][2];  // their host staging buffers
+
+  hipStream_t compute_ = nullptr, copy_ = nullptr, halo_ = nullptr;
   hipEvent_t computed_ = nullptr, copied_ = nullptr, finished_[2] = {nullptr, nullptr};
+  hipEvent_t halo_ready_ = nullptr, halo_done_ = nullptr, halo_sent_ = nullptr;
   bool copy_pending_ = false;  // a snapshot copy of u0 may still be reading it
   bool host_touched_ = false;  // managed: the host read the state since the last step
 };
@@ -325,8 +426,9 @@ class HipBackend final : public Backend {
 
 template <class Real, class L>
 std::unique_ptr<Backend> make_hip_backend(const Grid& grid, const Physics& physics,
-                                          const BoundaryFaces& boundary, const MemoryStrategy& memory) {
-  return std::make_unique<HipBackend<Real, L>>(grid, physics, boundary, memory);
+                                          const BoundaryFaces& boundary, const MemoryStrategy& memory,
+                                          int device) {
+  return std::make_unique<HipBackend<Real, L>>(grid, physics, boundary, memory, device);
 }
 
 int hip_device_count() {
@@ -340,7 +442,7 @@ int hip_device_count() {
 
 #define HALOCLINE_INSTANTIATE(REAL, LAYOUT)                                                \
   template std::unique_ptr<Backend> make_hip_backend<REAL, LAYOUT>(                        \
-      const Grid&, const Physics&, const BoundaryFaces&, const MemoryStrategy&);
+      const Grid&, const Physics&, const BoundaryFaces&, const MemoryStrategy&, int);
 HALOCLINE_FOR_EACH_PRECISION_AND_LAYOUT(HALOCLINE_INSTANTIATE)
 #undef HALOCLINE_INSTANTIATE
 

@@ -4,6 +4,7 @@
 // so a step the host asks for past a stop changes nothing.
 #pragma once
 
+#include "kernels/halo.hpp"
 #include "kernels/hip/runtime.hpp"
 #include "kernels/step_control.hpp"
 #include "kernels/stencil.hpp"
@@ -27,15 +28,17 @@ struct Box {
   }
 };
 
-// Interior cells, extended by `extra` on the high side of direction d (the n + 1 faces).
-inline Box interior_box(const Grid& g, int d = -1, int extra = 0) {
+// The cells of `cells`, extended by `extra` on the high side of direction d (the n + 1
+// faces of d).
+inline Box box_of(const CellBox& cells, int d = -1, int extra = 0) {
   Box b;
   for (int a = 0; a < 3; ++a) {
-    b.lo[a] = g.ng[a];
-    b.hi[a] = g.ng[a] + g.n[a] + (a == d ? extra : 0);
+    b.lo[a] = cells.lo[a];
+    b.hi[a] = cells.hi[a] + (a == d ? extra : 0);
   }
   return b;
 }
+inline Box interior_box(const Grid& g) { return box_of(interior_cells(g)); }
 
 __device__ inline bool step_planned(const StepControl* control) { return control->dt > 0; }
 
@@ -66,10 +69,50 @@ __global__ void ghost_fill_kernel(Grid g, BoundaryFaces bc, StateRef<Real, L> u,
   const int n = g.n[d], ng = g.ng[d];
   if (layer >= 2 * ng || ia >= g.np[fast]) return;
   const int ghost = layer < ng ? layer : n + layer;  // low ghosts, then high ghosts
+  if (!filled_by_boundary(ghost, ng, bc.face[d][0], bc.face[d][1])) return;
   bool flip = false;
   const int source = ghost_source(ghost, n, ng, bc.face[d][0], bc.face[d][1], flip);
   const std::size_t base = g.stride[fast] * ia + g.stride[slow] * ib;
   copy_ghost(u, base + g.stride[d] * ghost, base + g.stride[d] * source, d, flip);
+}
+
+// Halo messages of direction d (kernels/halo.hpp), both exchanged faces at once: thread x
+// along the other direction of smaller stride, y over the layers, the grid's z over the
+// last direction; all five variables per thread.
+inline dim3 message_blocks(const Grid& g, int d) {
+  int fast, slow;
+  ghost_directions(d, fast, slow);
+  return dim3((g.np[fast] + 63) / 64, (g.ng[d] + 3) / 4, g.np[slow]);
+}
+
+template <class Real, class L>
+__global__ void pack_halo_kernel(Grid g, StateRef<Real, L> u, int d, bool low, bool high,
+                                 Real* send_low, Real* send_high) {
+  int fast, slow;
+  ghost_directions(d, fast, slow);
+  const int ia = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int layer = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  const int ib = static_cast<int>(blockIdx.z);
+  if (ia >= g.np[fast] || layer >= g.ng[d]) return;
+  for (int v = 0; v < kNumVars; ++v) {
+    if (low) pack_halo_value(g, u, d, 0, v, layer, ia, ib, send_low);
+    if (high) pack_halo_value(g, u, d, 1, v, layer, ia, ib, send_high);
+  }
+}
+
+template <class Real, class L>
+__global__ void unpack_halo_kernel(Grid g, StateRef<Real, L> u, int d, bool low, bool high,
+                                   const Real* received_low, const Real* received_high) {
+  int fast, slow;
+  ghost_directions(d, fast, slow);
+  const int ia = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int layer = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  const int ib = static_cast<int>(blockIdx.z);
+  if (ia >= g.np[fast] || layer >= g.ng[d]) return;
+  for (int v = 0; v < kNumVars; ++v) {
+    if (low) unpack_halo_value(g, u, d, 0, v, layer, ia, ib, received_low);
+    if (high) unpack_halo_value(g, u, d, 1, v, layer, ia, ib, received_high);
+  }
 }
 
 // 256 threads per block (Box::threads) and at least 4 blocks per multiprocessor: caps the

@@ -138,6 +138,12 @@ class Copier {
     HIP_CHECK(hipMemcpyAsync(host, device, bytes, hipMemcpyDeviceToHost, stream));
     log_.add(Direction::DeviceToHost, HostKind::Pageable, purpose, bytes);
   }
+  // A few bytes of a result back to the device (a reduction's value after MPI).
+  void result_to_device(void* device, const void* host, std::size_t bytes, Purpose purpose,
+                        hipStream_t stream) {
+    HIP_CHECK(hipMemcpyAsync(device, host, bytes, hipMemcpyHostToDevice, stream));
+    log_.add(Direction::HostToDevice, HostKind::Pageable, purpose, bytes);
+  }
   // Managed memory: migrate to the device or, with device = hipCpuDeviceId, to the host.
   void prefetch(const DeviceArray& array, int device, Purpose purpose, hipStream_t stream) {
     HIP_CHECK(hipMemPrefetchAsync(array.get(), array.bytes(), device, stream));

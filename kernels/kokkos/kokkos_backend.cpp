@@ -1,6 +1,11 @@
 // The Kokkos backend: state and flux arrays as Kokkos Views in the default memory space,
 // accessed through the layout accessor; the loops are in the headers beside this file
 // (one per kernel). Instantiated below for every layout and precision.
+//
+// Streams are execution-space instances: `compute_` runs the stage kernels and `halo_` the
+// exchange's kernels and copies; fences stand where the HIP backend records and waits for
+// events. On the host execution spaces (Serial, OpenMP) both are the default instance, so
+// the overlap strategy runs in the same order as on a GPU but does not overlap.
 #include "kernels/kokkos/kokkos_backend.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -8,6 +13,7 @@
 
 #include "kernels/kokkos/fluxes.hpp"
 #include "kernels/kokkos/ghost_fill.hpp"
+#include "kernels/kokkos/halo.hpp"
 #include "kernels/kokkos/update.hpp"
 #include "layouts/canonical.hpp"
 #include "layouts/layouts.hpp"
@@ -55,26 +61,27 @@ class KokkosBackend final : public Backend {
     control_.step_limit = step_limit;
   }
   void plan_step() override {
-    const double rate = static_cast<double>(
-        kokkos_detail::max_signal_rate(grid_, physics_, state(Slot::U0)));
+    double rate = static_cast<double>(
+        kokkos_detail::max_signal_rate(compute_, grid_, physics_, state(Slot::U0)));
+    if (global_max_) rate = global_max_(rate);
     halocline::plan_step(control_, rate);
   }
   void finish_step() override { halocline::finish_step(control_); }
   StepControl step_status(bool /*exact*/) override { return control_; }
 
-  void fill_ghosts(Slot slot) override {
+  void fill_boundary(int d, Slot slot) override {
     if (!(control_.dt > 0)) return;
-    for (int d = 0; d < 3; ++d)
-      kokkos_detail::fill_ghosts_along(grid_, boundary_, state(slot), d);
+    kokkos_detail::fill_ghosts_along(stream_of_halo(), grid_, boundary_, state(slot), d);
   }
 
-  void compute_fluxes(int d, Slot slot) override {
-    if (!(control_.dt > 0)) return;
-    kokkos_detail::compute_fluxes_along(grid_, physics_, state(slot), ref_of(flux_[d]), d);
+  void compute_fluxes(int d, Slot slot, const CellBox& cells) override {
+    if (!(control_.dt > 0) || cells.empty()) return;
+    kokkos_detail::compute_fluxes_along(compute_, grid_, physics_, cells, state(slot),
+                                        ref_of(flux_[d]), d);
   }
 
-  void update(int stage) override {
-    if (!(control_.dt > 0)) return;
+  void update(int stage, const CellBox& cells) override {
+    if (!(control_.dt > 0) || cells.empty()) return;
     StageUpdate st{};
     st.stage = stage;
     for (int d = 0; d < 3; ++d) {
@@ -82,15 +89,65 @@ class KokkosBackend final : public Backend {
       st.dt_over_dx[d] = st.active[d] ? control_.dt / grid_.dx[d] : 0.0;
     }
     const StateRef<Real, L> flux[3] = {ref_of(flux_[0]), ref_of(flux_[1]), ref_of(flux_[2])};
-    kokkos_detail::update_stage(grid_, st, state(Slot::U0), state(Slot::U1), flux);
+    kokkos_detail::update_stage(compute_, grid_, cells, st, state(Slot::U0), state(Slot::U1), flux);
+  }
+
+  // ---- Halo exchange ------------------------------------------------------------------
+  void configure_halo(const HaloSetup& setup) override {
+    halo_setup_ = setup;
+    for (int d = 0; d < 3; ++d) {
+      if (!setup.any(d)) continue;
+      const std::size_t size = halo_message_size(grid_, d);
+      for (int side = 0; side < 2; ++side) {
+        send_[d][side] = View("halo_send", size);
+        receive_[d][side] = View("halo_receive", size);
+        // Kokkos::create_mirror always allocates: the staging buffers are distinct from
+        // the device buffers even where the execution space is the host.
+        send_host_[d][side] = Kokkos::create_mirror(send_[d][side]);
+        receive_host_[d][side] = Kokkos::create_mirror(receive_[d][side]);
+      }
+    }
+  }
+  void begin_halo() override { compute_.fence(); }
+  void end_halo() override { halo_.fence(); }
+  void pack_halo(int d, Slot slot) override {
+    kokkos_detail::pack_halo(stream_of_halo(), grid_, state(slot), d, halo_setup_.exchanged[d],
+                             send_[d][0].data(), send_[d][1].data());
+  }
+  void halo_to_host(int d) override {
+    for (int side = 0; side < 2; ++side)
+      if (halo_setup_.exchanged[d][side])
+        copy(send_host_[d][side], send_[d][side], Direction::DeviceToHost);
+  }
+  void wait_halo_sent(int) override { stream_of_halo().fence(); }
+  HaloMessages halo_messages(int d) override {
+    HaloMessages m;
+    const bool staged = halo_setup_.staged();
+    for (int side = 0; side < 2; ++side) {
+      m.exchanged[side] = halo_setup_.exchanged[d][side];
+      m.send[side] = staged ? send_host_[d][side].data() : send_[d][side].data();
+      m.receive[side] = staged ? receive_host_[d][side].data() : receive_[d][side].data();
+    }
+    m.bytes = halo_message_size(grid_, d) * sizeof(Real);
+    return m;
+  }
+  void halo_to_device(int d) override {
+    for (int side = 0; side < 2; ++side)
+      if (halo_setup_.exchanged[d][side])
+        copy(receive_[d][side], receive_host_[d][side], Direction::HostToDevice);
+  }
+  void unpack_halo(int d, Slot slot) override {
+    kokkos_detail::unpack_halo(stream_of_halo(), grid_, state(slot), d, halo_setup_.exchanged[d],
+                               receive_[d][0].data(), receive_[d][1].data());
   }
 
   void fence() override { Kokkos::fence(); }
 
   // Host clock with a fence at each mark: free on host execution spaces; on a Kokkos GPU
   // build it synchronizes, which the GPU issue replaces with events on the instance.
-  std::unique_ptr<PhaseClock> make_clock() override {
-    return std::make_unique<HostClock>([] { Kokkos::fence(); });
+  std::unique_ptr<PhaseClock> make_clock(Stream stream) override {
+    const kokkos_detail::Exec exec = stream == Stream::Halo ? stream_of_halo() : compute_;
+    return std::make_unique<HostClock>([exec] { exec.fence(); });
   }
 
   DeviceInfo device_info() const override {
@@ -122,11 +179,29 @@ class KokkosBackend final : public Backend {
   }
   StateRef<Real, L> state(Slot slot) const { return ref_of(u_[static_cast<int>(slot)]); }
 
+  // Where the exchange's work runs: the halo instance when the strategy overlaps.
+  const kokkos_detail::Exec& stream_of_halo() const {
+    return halo_setup_.strategy == HaloStrategy::Overlap ? halo_ : compute_;
+  }
+
+  // A deep copy between device and staging memory on the halo instance, counted where the
+  // two are different memory (a GPU execution space).
+  template <class Dst, class Src>
+  void copy(const Dst& dst, const Src& src, Direction direction) {
+    Kokkos::deep_copy(stream_of_halo(), dst, src);
+    if (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible)
+      transfers_.add(direction, HostKind::Pageable, Purpose::Halo, src.span() * sizeof(Real));
+  }
+
   Grid grid_;
   Physics physics_;
   BoundaryFaces boundary_;
   View u_[2];
   View flux_[3];  // empty for inactive directions
+  kokkos_detail::Exec compute_, halo_;
+  HaloSetup halo_setup_;
+  View send_[3][2], receive_[3][2];                          // device messages
+  typename View::HostMirror send_host_[3][2], receive_host_[3][2];  // host staging
   StepControl control_;
   TransferLog transfers_;
 };

@@ -5,18 +5,20 @@
 #include <Kokkos_Core.hpp>
 
 #include "kernels/grid.hpp"
+#include "kernels/halo.hpp"
 
 namespace halocline::kokkos_detail {
 
-using Box3 = Kokkos::MDRangePolicy<Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>,
+using Exec = Kokkos::DefaultExecutionSpace;
+using Box3 = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>,
                                    Kokkos::IndexType<int>>;
 
-// Interior cells, extended by `extra` cells on the high side of direction d (for the
-// n + 1 faces of direction d; extra = 0 and d = -1 for cells).
-inline Box3 interior(const Grid& g, int d = -1, int extra = 0) {
+// The cells of `box`, extended by `extra` cells on the high side of direction d (for the
+// n + 1 faces of direction d; extra = 0 and d = -1 for cells), run on instance `exec`.
+inline Box3 cells_of(const Exec& exec, const CellBox& box, int d = -1, int extra = 0) {
   int hi[3];
-  for (int a = 0; a < 3; ++a) hi[a] = g.ng[a] + g.n[a] + (a == d ? extra : 0);
-  return Box3({g.ng[0], g.ng[1], g.ng[2]}, {hi[0], hi[1], hi[2]});
+  for (int a = 0; a < 3; ++a) hi[a] = box.hi[a] + (a == d ? extra : 0);
+  return Box3(exec, {box.lo[0], box.lo[1], box.lo[2]}, {hi[0], hi[1], hi[2]});
 }
 
 }  // namespace halocline::kokkos_detail

@@ -7,13 +7,14 @@
 namespace halocline::kokkos_detail {
 
 template <class Real, class L>
-void update_stage(const Grid& g, const StageUpdate& st, const StateRef<Real, L>& u0,
-                  const StateRef<Real, L>& u1, const StateRef<Real, L> (&flux)[3]) {
+void update_stage(const Exec& exec, const Grid& g, const CellBox& box, const StageUpdate& st,
+                  const StateRef<Real, L>& u0, const StateRef<Real, L>& u1,
+                  const StateRef<Real, L> (&flux)[3]) {
   struct Fluxes { StateRef<Real, L> f[3]; } fl{{flux[0], flux[1], flux[2]}};
   struct Strides { std::size_t s[3]; } str{{g.stride[0], g.stride[1], g.stride[2]}};
   const std::size_t sy = g.stride[1], sz = g.stride[2];
   Kokkos::parallel_for(
-      "update", interior(g), KOKKOS_LAMBDA(int i, int j, int k) {
+      "update", cells_of(exec, box), KOKKOS_LAMBDA(int i, int j, int k) {
         const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
         update_cell(u0, u1, fl.f, str.s, st, c);
       });
@@ -21,7 +22,8 @@ void update_stage(const Grid& g, const StageUpdate& st, const StateRef<Real, L>&
 
 // max over interior cells of sum_d (|u_d| + c) / dx_d.
 template <class Real, class L>
-Real max_signal_rate(const Grid& g, const Physics& ph, const StateRef<Real, L>& u) {
+Real max_signal_rate(const Exec& exec, const Grid& g, const Physics& ph,
+                     const StateRef<Real, L>& u) {
   struct Params { Real inv_dx[3]; bool active[3]; } p{};
   for (int d = 0; d < 3; ++d) {
     p.inv_dx[d] = static_cast<Real>(1.0 / g.dx[d]);
@@ -31,7 +33,7 @@ Real max_signal_rate(const Grid& g, const Physics& ph, const StateRef<Real, L>& 
   const std::size_t sy = g.stride[1], sz = g.stride[2];
   Real result = 0;
   Kokkos::parallel_reduce(
-      "signal_rate", interior(g),
+      "signal_rate", cells_of(exec, interior_cells(g)),
       KOKKOS_LAMBDA(int i, int j, int k, Real& local_max) {
         const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
         Cons<Real> w;

@@ -1,0 +1,290 @@
+// The MPI layer (see comm.hpp). Every MPI call of Halocline is in this file.
+#include "app/comm.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+#include "io/deck.hpp"
+
+#if defined(HALOCLINE_HAVE_MPI)
+#include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI's MPIX_Query_cuda_support / MPIX_Query_rocm_support
+#endif
+#endif
+
+namespace halocline {
+
+namespace {
+
+std::string dims_text(const std::array<int, 3>& d) {
+  return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
+}
+
+#if defined(HALOCLINE_HAVE_MPI)
+MPI_Comm& as_mpi(void* p) { return *static_cast<MPI_Comm*>(p); }
+
+// Tag of a message of direction d arriving at face `side` of its receiver.
+int halo_tag(int d, int side) { return 2 * d + side; }
+
+int checked_count(std::size_t n, const char* what) {
+  if (n > static_cast<std::size_t>(INT_MAX))
+    throw std::runtime_error(std::string(what) + " of " + std::to_string(n) +
+                             " elements exceeds one MPI message");
+  return static_cast<int>(n);
+}
+#endif
+
+}  // namespace
+
+void initialize_comm(int& argc, char**& argv) {
+#if defined(HALOCLINE_HAVE_MPI)
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  // FUNNELED: only the main thread calls MPI (the host side of the halo exchange).
+  int provided = 0;
+  if (!initialized) MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  // Errors come back as codes, so a bad call is reported by Halocline and not by an abort
+  // with no message.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+#else
+  (void)argc;
+  (void)argv;
+#endif
+}
+
+void finalize_comm() {
+#if defined(HALOCLINE_HAVE_MPI)
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+#endif
+}
+
+bool comm_built_with_mpi() {
+#if defined(HALOCLINE_HAVE_MPI)
+  return true;
+#else
+  return false;
+#endif
+}
+
+Comm::Comm(const std::array<int, 3>& n, const std::array<int, 3>& requested,
+           const std::array<bool, 3>& periodic) {
+#if defined(HALOCLINE_HAVE_MPI)
+  MPI_Comm_size(MPI_COMM_WORLD, &pg_.size);
+#endif
+  const bool forced = requested[0] || requested[1] || requested[2];
+  if (forced) {
+    pg_.dims = requested;
+    if (requested[0] * requested[1] * requested[2] != pg_.size)
+      throw DeckError("--ranks-grid " + dims_text(requested) + " has " +
+                      std::to_string(requested[0] * requested[1] * requested[2]) +
+                      " ranks, but the run has " + std::to_string(pg_.size));
+  } else {
+    // The most ranks go to z, then y, then x: z faces are contiguous in memory (their
+    // messages are one block), x faces the most strided. Directions of one cell get one.
+    int free_dims[3] = {0, 0, 0}, nfree = 0;
+    for (int d = 2; d >= 0; --d) nfree += n[d] > 1;
+#if defined(HALOCLINE_HAVE_MPI)
+    if (nfree > 0) MPI_Dims_create(pg_.size, nfree, free_dims);
+#else
+    for (int i = 0; i < nfree; ++i) free_dims[i] = 1;
+#endif
+    int next = 0;
+    for (int d = 2; d >= 0; --d) pg_.dims[d] = n[d] > 1 ? free_dims[next++] : 1;
+    if (nfree == 0 && pg_.size > 1)
+      throw DeckError("a one-cell domain cannot be split among " + std::to_string(pg_.size) + " ranks");
+  }
+  for (int d = 0; d < 3; ++d)
+    if (pg_.dims[d] < 1 || pg_.dims[d] > n[d])
+      throw DeckError("process grid " + dims_text(pg_.dims) + " puts " + std::to_string(pg_.dims[d]) +
+                      " ranks along " + "xyz"[d] + ", which has " + std::to_string(n[d]) +
+                      " cells (at least 1 cell per rank)");
+
+#if defined(HALOCLINE_HAVE_MPI)
+  int dims[3] = {pg_.dims[0], pg_.dims[1], pg_.dims[2]};
+  int wrap[3] = {periodic[0], periodic[1], periodic[2]};
+  cart_ = new MPI_Comm(MPI_COMM_NULL);
+  // reorder = 0: ranks keep their world numbers, so the node-local rank that picks the GPU
+  // is the launcher's.
+  MPI_Cart_create(MPI_COMM_WORLD, 3, dims, wrap, 0, &as_mpi(cart_));
+  MPI_Comm_set_errhandler(as_mpi(cart_), MPI_ERRORS_RETURN);
+  MPI_Comm_rank(as_mpi(cart_), &pg_.rank);
+  int coords[3];
+  MPI_Cart_coords(as_mpi(cart_), pg_.rank, 3, coords);
+  for (int d = 0; d < 3; ++d) {
+    pg_.coords[d] = coords[d];
+    int lo = MPI_PROC_NULL, hi = MPI_PROC_NULL;
+    MPI_Cart_shift(as_mpi(cart_), d, 1, &lo, &hi);
+    pg_.neighbour[d][0] = lo == MPI_PROC_NULL ? -1 : lo;
+    pg_.neighbour[d][1] = hi == MPI_PROC_NULL ? -1 : hi;
+  }
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, pg_.rank, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &node_rank_);
+  MPI_Comm_free(&node);
+#else
+  for (int d = 0; d < 3; ++d) pg_.neighbour[d][0] = pg_.neighbour[d][1] = periodic[d] ? 0 : -1;
+#endif
+}
+
+Comm::~Comm() {
+#if defined(HALOCLINE_HAVE_MPI)
+  if (cart_) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized && as_mpi(cart_) != MPI_COMM_NULL) MPI_Comm_free(&as_mpi(cart_));
+    delete static_cast<MPI_Comm*>(cart_);
+  }
+#endif
+}
+
+void Comm::exchange(int d, const HaloMessages& m) const {
+#if defined(HALOCLINE_HAVE_MPI)
+  const int count = checked_count(m.bytes, "a halo message");
+  MPI_Request requests[4];
+  int nreq = 0;
+  for (int side = 0; side < 2; ++side)
+    if (m.exchanged[side])
+      MPI_Irecv(m.receive[side], count, MPI_BYTE, pg_.neighbour[d][side], halo_tag(d, side),
+                as_mpi(cart_), &requests[nreq++]);
+  for (int side = 0; side < 2; ++side)
+    if (m.exchanged[side])
+      MPI_Isend(m.send[side], count, MPI_BYTE, pg_.neighbour[d][side], halo_tag(d, 1 - side),
+                as_mpi(cart_), &requests[nreq++]);
+  if (MPI_Waitall(nreq, requests, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+    throw std::runtime_error("MPI halo exchange along " + std::string(1, "xyz"[d]) + " failed");
+#else
+  // One rank: a periodic direction's neighbour is this rank (high face -> low ghosts).
+  for (int side = 0; side < 2; ++side)
+    if (m.exchanged[side]) std::memcpy(m.receive[side], m.send[1 - side], m.bytes);
+#endif
+}
+
+double Comm::max(double x) const {
+#if defined(HALOCLINE_HAVE_MPI)
+  double out = x;
+  MPI_Allreduce(&x, &out, 1, MPI_DOUBLE, MPI_MAX, as_mpi(cart_));
+  return out;
+#else
+  return x;
+#endif
+}
+
+double Comm::sum(double x) const {
+#if defined(HALOCLINE_HAVE_MPI)
+  double out = x;
+  MPI_Allreduce(&x, &out, 1, MPI_DOUBLE, MPI_SUM, as_mpi(cart_));
+  return out;
+#else
+  return x;
+#endif
+}
+
+void Comm::min_max_mean(const std::vector<double>& x, std::vector<double>& mn,
+                        std::vector<double>& mx, std::vector<double>& mean) const {
+  mn = mx = mean = x;
+#if defined(HALOCLINE_HAVE_MPI)
+  const int n = static_cast<int>(x.size());
+  MPI_Allreduce(x.data(), mn.data(), n, MPI_DOUBLE, MPI_MIN, as_mpi(cart_));
+  MPI_Allreduce(x.data(), mx.data(), n, MPI_DOUBLE, MPI_MAX, as_mpi(cart_));
+  MPI_Allreduce(x.data(), mean.data(), n, MPI_DOUBLE, MPI_SUM, as_mpi(cart_));
+  for (double& m : mean) m /= pg_.size;
+#endif
+}
+
+std::string Comm::broadcast(const std::string& s) const {
+#if defined(HALOCLINE_HAVE_MPI)
+  int length = static_cast<int>(s.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, as_mpi(cart_));
+  std::string out = s;
+  out.resize(length);
+  MPI_Bcast(out.data(), length, MPI_CHAR, 0, as_mpi(cart_));
+  return out;
+#else
+  return s;
+#endif
+}
+
+void Comm::barrier() const {
+#if defined(HALOCLINE_HAVE_MPI)
+  MPI_Barrier(as_mpi(cart_));
+#endif
+}
+
+std::vector<double> Comm::gather(const std::vector<double>& local, const Grid& lg,
+                                 const Grid& global) const {
+  std::vector<double> out;
+  // Places subdomain (offset, n) values, variable by variable, into the global array.
+  auto place = [&](const int offset[3], const int n[3], const double* values) {
+    const std::size_t cells = static_cast<std::size_t>(n[0]) * n[1] * n[2];
+    for (int v = 0; v < kNumVars; ++v)
+      for (int k = 0; k < n[2]; ++k)
+        for (int j = 0; j < n[1]; ++j) {
+          const double* src = values + v * cells + (static_cast<std::size_t>(k) * n[1] + j) * n[0];
+          const std::size_t dst =
+              v * global.ninterior +
+              ((static_cast<std::size_t>(offset[2] + k) * global.n[1] + offset[1] + j) * global.n[0]) +
+              offset[0];
+          std::copy(src, src + n[0], out.begin() + dst);
+        }
+  };
+  if (root()) {
+    out.assign(kNumVars * global.ninterior, 0.0);
+    place(lg.offset, lg.n, local.data());
+  }
+#if defined(HALOCLINE_HAVE_MPI)
+  MPI_Comm comm = as_mpi(cart_);
+  if (root()) {
+    std::vector<double> buffer;
+    for (int r = 1; r < pg_.size; ++r) {
+      int header[6];
+      MPI_Recv(header, 6, MPI_INT, r, 100, comm, MPI_STATUS_IGNORE);
+      const std::size_t cells = static_cast<std::size_t>(header[3]) * header[4] * header[5];
+      buffer.resize(kNumVars * cells);
+      for (int v = 0; v < kNumVars; ++v)  // one message per variable keeps counts in int
+        MPI_Recv(buffer.data() + v * cells, checked_count(cells, "a gathered variable"),
+                 MPI_DOUBLE, r, 101, comm, MPI_STATUS_IGNORE);
+      place(header, header + 3, buffer.data());
+    }
+  } else {
+    int header[6] = {lg.offset[0], lg.offset[1], lg.offset[2], lg.n[0], lg.n[1], lg.n[2]};
+    MPI_Send(header, 6, MPI_INT, 0, 100, comm);
+    for (int v = 0; v < kNumVars; ++v)
+      MPI_Send(local.data() + v * lg.ninterior, checked_count(lg.ninterior, "a gathered variable"),
+               MPI_DOUBLE, 0, 101, comm);
+  }
+#endif
+  return out;
+}
+
+bool Comm::device_aware(std::string& why) const {
+#if defined(HALOCLINE_HAVE_MPI)
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  if (MPIX_Query_cuda_support()) return true;
+  why = "this Open MPI was built with CUDA support, but MPIX_Query_cuda_support() says it is "
+        "not available at run time";
+  return false;
+#elif defined(MPIX_ROCM_AWARE_SUPPORT) && MPIX_ROCM_AWARE_SUPPORT
+  if (MPIX_Query_rocm_support()) return true;
+  why = "this Open MPI was built with ROCm support, but MPIX_Query_rocm_support() says it is "
+        "not available at run time";
+  return false;
+#else
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  std::string name(version, std::min(length, 40));
+  why = "the MPI library (" + name.substr(0, name.find_first_of("\n,")) +
+        ") does not report device-memory (CUDA or ROCm) support";
+  return false;
+#endif
+#else
+  why = "this build has no MPI";
+  return false;
+#endif
+}
+
+}  // namespace halocline

@@ -1,0 +1,93 @@
+// MPI, and everything the solver asks of it, in one place: the Cartesian process grid,
+// the halo messages of one direction, the global time-step reduction, and gathering the
+// subdomains on rank 0 for the checksum, the report and the serial-HDF5 output.
+//
+// A build without MPI (HALOCLINE_HAVE_MPI undefined) runs as one rank through the same
+// code: a periodic face's "neighbour" is then the rank itself and its message is a copy.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "kernels/grid.hpp"
+
+namespace halocline {
+
+// Where this rank sits in the process grid, and who is across each face.
+struct ProcessGrid {
+  std::array<int, 3> dims{1, 1, 1};    // ranks per direction
+  std::array<int, 3> coords{0, 0, 0};  // this rank's position
+  int rank = 0, size = 1;
+  // Rank across face [direction][0 = low, 1 = high]; -1 where the face is a physical
+  // boundary. With periodic boundaries and one rank along a direction it is this rank.
+  int neighbour[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
+};
+
+// One direction's messages: the buffers MPI reads and writes (host staging buffers, or
+// device buffers for GPU-aware MPI) and which of the two faces exchange at all.
+struct HaloMessages {
+  const void* send[2] = {nullptr, nullptr};  // from face 0 (low) and face 1 (high)
+  void* receive[2] = {nullptr, nullptr};     // into the ghosts of face 0 and face 1
+  std::size_t bytes = 0;                     // of each message
+  bool exchanged[2] = {false, false};
+};
+
+// Initializes MPI (where built in) for the life of the process; finalized by
+// finalize_comm(). Both are called by app/select.cpp's RuntimeSession.
+void initialize_comm(int& argc, char**& argv);
+void finalize_comm();
+bool comm_built_with_mpi();
+
+// The ranks of the run, arranged as a Cartesian grid over the domain.
+class Comm {
+ public:
+  // Makes the process grid for a domain of n cells per direction. `requested` (all 0:
+  // choose) forces the ranks per direction (--ranks-grid); `periodic` says which
+  // directions wrap. Directions with one cell get one rank. Throws DeckError (exit code 2)
+  // for a grid that does not match the number of ranks or has more ranks than cells.
+  Comm(const std::array<int, 3>& n, const std::array<int, 3>& requested,
+       const std::array<bool, 3>& periodic);
+  ~Comm();
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+
+  const ProcessGrid& grid() const { return pg_; }
+  int rank() const { return pg_.rank; }
+  int size() const { return pg_.size; }
+  bool root() const { return pg_.rank == 0; }
+
+  // This rank's index among the ranks of its node: which GPU it takes.
+  int node_rank() const { return node_rank_; }
+
+  // Exchanges the messages of direction d with both neighbours (non-blocking sends and
+  // receives, then a wait), and returns when this rank's receives have arrived. A message
+  // sent from a rank's high face lands in its high neighbour's low ghosts, and back.
+  void exchange(int d, const HaloMessages& m) const;
+
+  double max(double x) const;  // over all ranks
+  double sum(double x) const;
+  // Per element min, max and mean over all ranks (for the timers).
+  void min_max_mean(const std::vector<double>& x, std::vector<double>& min,
+                    std::vector<double>& max, std::vector<double>& mean) const;
+  // The same string on every rank: rank 0's.
+  std::string broadcast(const std::string& s) const;
+  void barrier() const;
+
+  // Assembles the subdomains' canonical states (variable-major, interior, x fastest) into
+  // the global canonical state on rank 0; other ranks get an empty vector.
+  std::vector<double> gather(const std::vector<double>& local, const Grid& local_grid,
+                             const Grid& global) const;
+
+  // Whether the MPI library says it can send from and receive into device memory, and if
+  // not, why (for --halo gpu-aware's error message).
+  bool device_aware(std::string& why) const;
+
+ private:
+  ProcessGrid pg_;
+  int node_rank_ = 0;
+  void* cart_ = nullptr;  // the MPI_Comm of the Cartesian grid (an opaque pointer here)
+};
+
+}  // namespace halocline
