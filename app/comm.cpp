@@ -70,6 +70,28 @@ bool comm_built_with_mpi() {
 #endif
 }
 
+int world_rank() {
+  int rank = 0;
+#if defined(HALOCLINE_HAVE_MPI)
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+#endif
+  return rank;
+}
+
+int world_size() {
+  int size = 1;
+#if defined(HALOCLINE_HAVE_MPI)
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Comm_size(MPI_COMM_WORLD, &size);
+#endif
+  return size;
+}
+
 Comm::Comm(const std::array<int, 3>& n, const std::array<int, 3>& requested,
            const std::array<bool, 3>& periodic) {
 #if defined(HALOCLINE_HAVE_MPI)

@@ -39,6 +39,9 @@ struct HaloMessages {
 void initialize_comm(int& argc, char**& argv);
 void finalize_comm();
 bool comm_built_with_mpi();
+// This process's rank in the whole job, and how many there are (0 and 1 without MPI).
+int world_rank();
+int world_size();
 
 // The ranks of the run, arranged as a Cartesian grid over the domain.
 class Comm {

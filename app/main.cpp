@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "app/backend.hpp"
+#include "app/comm.hpp"
 #include "app/driver.hpp"
 #include "app/report.hpp"
 #include "app/verify.hpp"
@@ -128,21 +129,33 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // Under MPI every rank meets bad input and numerical failures alike (the deck and the
+  // time step are the same everywhere), so rank 0 alone says so; a fault that may be one
+  // rank's own is said by that rank, naming it.
+  auto say = [](const char* what, const std::exception& e, bool every_rank) {
+    const int rank = hc::world_rank();
+    if (rank != 0 && !every_rank) return;
+    std::cerr << "halocline: ";
+    if (hc::world_size() > 1 && every_rank) std::cerr << "rank " << rank << ": ";
+    std::cerr << what << e.what() << '\n';
+  };
   try {
     hc::RuntimeSession runtimes(argc, argv);
-    if (run->parsed()) return do_run(run_args);
-    if (verify->parsed()) return do_verify();
-  } catch (const hc::DeckError& e) {
-    std::cerr << "halocline: error: " << e.what() << '\n';
-    return 2;
-  } catch (const hc::ResourceError& e) {
-    std::cerr << "halocline: error: " << e.what() << '\n';
-    return 2;
-  } catch (const hc::NumericalError& e) {
-    std::cerr << "halocline: numerical failure: " << e.what() << '\n';
-    return 3;
+    try {
+      if (run->parsed()) return do_run(run_args);
+      if (verify->parsed()) return do_verify();
+    } catch (const hc::DeckError& e) {
+      say("error: ", e, false);
+      return 2;
+    } catch (const hc::ResourceError& e) {
+      say("error: ", e, true);
+      return 2;
+    } catch (const hc::NumericalError& e) {
+      say("numerical failure: ", e, false);
+      return 3;
+    }
   } catch (const std::exception& e) {
-    std::cerr << "halocline: error: " << e.what() << '\n';
+    say("error: ", e, true);
     return 1;
   }
   return 0;

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Decomposition choices a run cannot make: each exits with code 2 and one clear line.
+#   bad_input.sh HALOCLINE MPIEXEC DECK
+set -uo pipefail
+bin=$1 mpiexec=$2 deck=$3
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+# Oversubscribed ranks (CI has 2 cores) should give up the core while they wait.
+export OMPI_MCA_mpi_yield_when_idle=1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+# expect RANKS "MESSAGE PART" ARGS...: exit code 2 and the message on stderr.
+expect() {
+  local ranks=$1 want=$2
+  shift 2
+  "$mpiexec" --oversubscribe -n "$ranks" "$bin" run "$deck" --steps 1 --out "$work/out" "$@" \
+    >"$work/stdout" 2>"$work/stderr"
+  local code=$?
+  # mpiexec reports the first non-zero exit code of the ranks.
+  if [ "$code" = 2 ] && grep -q -- "$want" "$work/stderr"; then
+    echo "ok   ranks=$ranks $*: $(grep -m1 'halocline: error' "$work/stderr")"
+  else
+    echo "FAIL ranks=$ranks $*: exit $code, stderr:"; cat "$work/stderr"
+    failures=$((failures + 1))
+  fi
+}
+
+expect 2 "needs one rank" --halo none
+expect 2 "has 3 ranks, but the run has 2" --ranks-grid 3,1,1
+expect 1 "has 2 ranks, but the run has 1" --ranks-grid 1,2,1
+expect 2 "which has 1 cells" --ranks-grid 1,1,2 --set grid.nz=1
+expect 1 "gpu-aware" --halo gpu-aware
+expect 1 "three positive numbers" --ranks-grid 1,1
+[ "$failures" = 0 ]
