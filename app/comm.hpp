@@ -61,6 +61,9 @@ class Comm {
   int size() const { return pg_.size; }
   bool root() const { return pg_.rank == 0; }
 
+  // The MPI_Comm of the process grid, by address (for parallel HDF5); null without MPI.
+  void* mpi_comm() const { return cart_; }
+
   // This rank's index among the ranks of its node: which GPU it takes.
   int node_rank() const { return node_rank_; }
 

@@ -86,6 +86,9 @@ struct Config {
 
   double output_interval = 0;  // simulation time between snapshots; 0: no snapshots
   bool output_final = true;    // write a snapshot of the final state
+  // Several ranks with a parallel HDF5: all write one file together (false: rank 0
+  // gathers and writes, the only way with a serial HDF5).
+  bool output_collective = true;
   std::string out_dir = "out";
   std::string report_path;     // empty: <out_dir>/report.json
 

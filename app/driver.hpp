@@ -52,6 +52,7 @@ struct RunResult {
   int rank = 0, ranks = 1;
   std::array<int, 3> ranks_grid{1, 1, 1};
   HaloStrategy halo = HaloStrategy::None;  // as resolved for this run
+  std::string output_mode;  // serial (one rank), gather (rank 0 writes) or collective
   std::vector<std::string> snapshots;  // XDMF files written
   std::size_t device_bytes = 0;
   DeviceInfo device;

@@ -122,6 +122,7 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
       {"halo", halo_name(r.halo)},
       {"ranks", r.ranks},
       {"ranks_grid", {r.ranks_grid[0], r.ranks_grid[1], r.ranks_grid[2]}},
+      {"output_mode", r.output_mode},
   };
   j["device"] = {{"kind", r.device.kind},
                  {"name", r.device.name},

@@ -152,7 +152,7 @@ const std::vector<Section>& schema() {
       {"physics", {"gamma", "cfl", "limiter", "riemann"}},
       {"time", {"t_end", "max_steps"}},
       {"boundary", {"all", "x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"}},
-      {"output", {"interval", "final", "dir"}},
+      {"output", {"interval", "final", "dir", "collective"}},
       {"run", {"layout", "precision", "backend", "owner", "host_mem", "prefetch", "halo"}},
       {"riemann", {"preset", "direction", "x0", "left", "right"}},
       {"isentropic_vortex", {"strength", "x0", "y0", "u", "v", "rho", "p"}},
@@ -443,6 +443,7 @@ Config read_config(const Reader& r) {
 
   r.set("output.interval", c.output_interval);
   if (auto v = r.boolean("output.final")) c.output_final = *v;
+  if (auto v = r.boolean("output.collective")) c.output_collective = *v;
   if (auto v = r.string("output.dir")) {
     if (v->empty())
       r.fail("output.dir", r.find("output.dir"), "key 'output.dir' must not be empty");

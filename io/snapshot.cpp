@@ -7,12 +7,16 @@
 #include "io/snapshot.hpp"
 
 #include <hdf5.h>
+#if defined(HALOCLINE_HDF5_PARALLEL)
+#include <mpi.h>
+#endif
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
@@ -137,17 +141,58 @@ std::string xdmf_document(const std::string& body) {
          "<Xdmf Version=\"3.0\">\n  <Domain>\n" + body + "  </Domain>\n</Xdmf>\n";
 }
 
-// Writes the HDF5 file itself (to a temporary path chosen by the caller).
+// File access and transfer properties: the defaults, or MPI-IO with collective writes.
+struct Access {
+  hid_t file = H5P_DEFAULT, transfer = H5P_DEFAULT;
+  Access() = default;
+  Access(const Access&) = delete;
+  Access& operator=(const Access&) = delete;
+  ~Access() {
+    if (file != H5P_DEFAULT) H5Pclose(file);
+    if (transfer != H5P_DEFAULT) H5Pclose(transfer);
+  }
+};
+
+std::unique_ptr<Access> access_for(const SnapshotPart* part, const std::string& path) {
+  auto a = std::make_unique<Access>();
+#if defined(HALOCLINE_HDF5_PARALLEL)
+  if (part) {
+    a->file = check_id(H5Pcreate(H5P_FILE_ACCESS), "create file access list", path);
+    check(H5Pset_fapl_mpio(a->file, *static_cast<MPI_Comm*>(part->mpi_comm), MPI_INFO_NULL),
+          "use MPI-IO", path);
+    a->transfer = check_id(H5Pcreate(H5P_DATASET_XFER), "create transfer list", path);
+    check(H5Pset_dxpl_mpio(a->transfer, H5FD_MPIO_COLLECTIVE), "select collective writes", path);
+  }
+#else
+  (void)part;
+  (void)path;
+#endif
+  return a;
+}
+
+// Writes the HDF5 file itself (to a temporary path chosen by the caller): the whole grid g,
+// from `prim` holding every cell, or (collective) this rank's block `part->local`.
 void write_h5(const std::string& path, const Grid& g, bool single, long step, double time,
-              const std::vector<double>& prim) {
+              const std::vector<double>& prim, const SnapshotPart* part) {
   const hsize_t dims[3] = {static_cast<hsize_t>(g.n[2]), static_cast<hsize_t>(g.n[1]),
                            static_cast<hsize_t>(g.n[0])};
-  const std::size_t ncell = static_cast<std::size_t>(g.n[0]) * g.n[1] * g.n[2];
+  const Grid& mine = part ? part->local : g;
+  const hsize_t count[3] = {static_cast<hsize_t>(mine.n[2]), static_cast<hsize_t>(mine.n[1]),
+                            static_cast<hsize_t>(mine.n[0])};
+  const hsize_t start[3] = {static_cast<hsize_t>(mine.offset[2]),
+                            static_cast<hsize_t>(mine.offset[1]),
+                            static_cast<hsize_t>(mine.offset[0])};
+  const std::size_t ncell = static_cast<std::size_t>(mine.n[0]) * mine.n[1] * mine.n[2];
 
-  H5Handle file(check_id(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+  const std::unique_ptr<Access> access = access_for(part, path);
+  H5Handle file(check_id(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access->file),
                          "create file", path),
                 H5Fclose);
   H5Handle space(check_id(H5Screate_simple(3, dims, nullptr), "create dataspace", path), H5Sclose);
+  // This rank's block: where it lies in the file, and its shape in memory.
+  H5Handle memory(check_id(H5Screate_simple(3, count, nullptr), "create dataspace", path), H5Sclose);
+  check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+        "select this rank's block", path);
 
   // The data stay double in memory; with a float file type HDF5 converts while writing,
   // so an fp32 snapshot needs no extra copy here.
@@ -159,8 +204,8 @@ void write_h5(const std::string& path, const Grid& g, bool single, long step, do
                            "create dataset '" + name + "'", path),
                   H5Dclose);
     // prim is canonical (x fastest), which is exactly C order for (nz, ny, nx).
-    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                   prim.data() + v * ncell),
+    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(),
+                   access->transfer, prim.data() + v * ncell),
           "write dataset '" + name + "'", path);
   }
 
@@ -177,10 +222,23 @@ void write_h5(const std::string& path, const Grid& g, bool single, long step, do
 
 }  // namespace
 
+bool SnapshotWriter::collective_available() {
+#if defined(HALOCLINE_HDF5_PARALLEL)
+  return true;
+#else
+  return false;
+#endif
+}
+
 SnapshotWriter::SnapshotWriter(std::string out_dir, const Grid& grid, bool single_precision,
-                               std::string prefix)
+                               std::string prefix, const SnapshotPart* part)
     : out_dir_(std::move(out_dir)), grid_(grid), single_(single_precision),
-      prefix_(std::move(prefix)) {
+      prefix_(std::move(prefix)), collective_(part != nullptr) {
+  if (part) {
+    if (!collective_available())
+      throw std::logic_error("snapshot: a collective write needs a parallel HDF5 build");
+    part_ = *part;
+  }
   std::error_code ec;
   fs::create_directories(out_dir_, ec);
   // create_directories reports no error when the directory already exists, but a path
@@ -193,7 +251,8 @@ SnapshotWriter::SnapshotWriter(std::string out_dir, const Grid& grid, bool singl
 
 SnapshotInfo SnapshotWriter::write(int index, long step, double time,
                                    const std::vector<double>& prim) {
-  const std::size_t ncell = static_cast<std::size_t>(grid_.n[0]) * grid_.n[1] * grid_.n[2];
+  const Grid& mine = collective_ ? part_.local : grid_;
+  const std::size_t ncell = static_cast<std::size_t>(mine.n[0]) * mine.n[1] * mine.n[2];
   if (prim.size() != kNumVars * ncell) {
     throw std::invalid_argument("snapshot: prim has " + std::to_string(prim.size()) +
                                 " values, expected " + std::to_string(kNumVars * ncell) +
@@ -206,19 +265,22 @@ SnapshotInfo SnapshotWriter::write(int index, long step, double time,
   const fs::path xmf_path = fs::path(out_dir_) / (stem + ".xmf");
 
   const std::string h5_tmp = h5_path.string() + ".tmp";
+  const bool root = !collective_ || part_.root;
   try {
-    write_h5(h5_tmp, grid_, single_, step, time, prim);
+    // Collective: every rank creates, writes and closes the one file together.
+    write_h5(h5_tmp, grid_, single_, step, time, prim, collective_ ? &part_ : nullptr);
   } catch (...) {
     std::error_code ec;
-    fs::remove(h5_tmp, ec);
+    if (root) fs::remove(h5_tmp, ec);
     throw;
   }
-  commit_file(h5_tmp, h5_path);
-
-  // The xmf sits next to the h5, so it refers to it by bare file name: the pair can be
-  // moved or copied elsewhere together.
-  write_text_atomically(
-      xmf_path, xdmf_document(xdmf_grid(grid_, single_, stem + ".h5", time, "    ")));
+  if (root) {
+    commit_file(h5_tmp, h5_path);
+    // The xmf sits next to the h5, so it refers to it by bare file name: the pair can be
+    // moved or copied elsewhere together.
+    write_text_atomically(
+        xmf_path, xdmf_document(xdmf_grid(grid_, single_, stem + ".h5", time, "    ")));
+  }
 
   SnapshotInfo info{h5_path.string(), xmf_path.string()};
   // Rewriting an index (e.g. after a restart) replaces its entry rather than listing it twice.
@@ -234,6 +296,7 @@ SnapshotInfo SnapshotWriter::write(int index, long step, double time,
 }
 
 void SnapshotWriter::write_series() const {
+  if (collective_ && !part_.root) return;
   std::string body = "    <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   for (std::size_t i = 0; i < written_.size(); ++i) {
     const std::string h5_name = fs::path(written_[i].h5_path).filename().string();

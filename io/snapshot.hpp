@@ -9,6 +9,14 @@
 
 namespace halocline {
 
+// This rank's part of a snapshot written collectively into one shared file (a parallel
+// HDF5 build, several ranks): every rank writes its own block of each dataset.
+struct SnapshotPart {
+  Grid local;                 // this rank's subdomain (offset and size in the whole grid)
+  void* mpi_comm = nullptr;   // the ranks' MPI_Comm, by address (Comm::mpi_comm())
+  bool root = false;          // rank 0 renames the file and writes the XDMF
+};
+
 struct SnapshotInfo {
   std::string h5_path;
   std::string xmf_path;
@@ -18,12 +26,17 @@ class SnapshotWriter {
  public:
   // `grid` gives the interior size, origin and spacing; `single_precision` stores the
   // datasets as 32-bit floats (an fp32 run), otherwise as 64-bit.
+  // With `part`, every rank constructs a writer and calls write() with its own cells
+  // (collective_available() must be true).
   SnapshotWriter(std::string out_dir, const Grid& grid, bool single_precision,
-                 std::string prefix = "snapshot");
+                 std::string prefix = "snapshot", const SnapshotPart* part = nullptr);
+
+  // Whether this build's HDF5 can write one file from several ranks (parallel HDF5).
+  static bool collective_available();
 
   // Writes snapshot number `index`. `prim` holds the interior cells' primitive variables
   // rho, u, v, w, p, variable-major, each variable in canonical order (x fastest, then y,
-  // then z), ninterior values each. Files are written under a temporary name and renamed,
+  // then z), ninterior values each (of this rank's part, when writing collectively). Files are written under a temporary name and renamed,
   // so a file with the final name is always complete.
   SnapshotInfo write(int index, long step, double time, const std::vector<double>& prim);
 
@@ -37,6 +50,8 @@ class SnapshotWriter {
   Grid grid_;
   bool single_;
   std::string prefix_;
+  bool collective_ = false;
+  SnapshotPart part_;
   std::vector<SnapshotInfo> written_;
   std::vector<double> times_;
 };
