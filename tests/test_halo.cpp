@@ -1,11 +1,17 @@
 // Halo pack/unpack (kernels/halo.hpp) for every layout: with one rank and periodic
 // boundaries, exchanging x, then y, then z with itself must fill every ghost cell (faces,
 // edges and corners) with the periodic image of the interior: what the ghost fill does.
+// Then the halo strategies through the whole solver, and the overlap strategy's regions.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "app/driver.hpp"
+#include "app/verify.hpp"
+#include "io/deck.hpp"
 #include "kernels/boundary.hpp"
 #include "kernels/halo.hpp"
 #include "layouts/layouts.hpp"
@@ -109,3 +115,89 @@ TEST(Halo, MessagesDoNotDependOnTheLayout) {
       EXPECT_EQ(ma.size(), 5u * 2u * g.np[a] * g.np[b]);
     }
 }
+
+// ---- The halo strategies through the whole solver, on this binary's default backend
+// (Kokkos on the CPU; HIP on the GPU machine, where tools/gpu/check.sh runs the suite).
+
+namespace {
+
+// One rank, periodic in x, y and z: the staged self-exchange of sync and overlap (with
+// pinned or pageable staging) fills the ghosts the ghost-fill kernel fills with none, so
+// every strategy gives the same state, bit for bit, in every layout.
+TEST(HaloStrategies, AgreeWithInPlaceGhostsOnOneRank) {
+  const hc::Config base =
+      hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/bench.toml", {"grid.nx=13", "grid.ny=10", "grid.nz=7"});
+  for (hc::LayoutKind layout : {hc::LayoutKind::AoS, hc::LayoutKind::SoA, hc::LayoutKind::AoSoA}) {
+    hc::Config c = base;
+    c.layout = layout;
+    c.max_steps = 5;
+    c.halo = hc::HaloStrategy::None;
+    const hc::RunResult none = hc::run_quietly(c);
+    EXPECT_EQ(none.halo, hc::HaloStrategy::None);
+    for (hc::HaloStrategy h : {hc::HaloStrategy::Sync, hc::HaloStrategy::Overlap})
+      for (hc::HostMemory mem : {hc::HostMemory::Pinned, hc::HostMemory::Pageable}) {
+        c.halo = h;
+        c.memory.host_memory = mem;
+        const hc::RunResult r = hc::run_quietly(c);
+        EXPECT_EQ(r.halo, h);
+        EXPECT_EQ(r.checksum, none.checksum)
+            << hc::layout_name(layout) << " " << hc::halo_name(h) << " " << hc::host_memory_name(mem);
+        // Every stage packs, stages and unpacks both faces of all three directions.
+        bool timed[5] = {};
+        const char* phases[5] = {"stage1.pack", "stage1.d2h", "stage1.mpi", "stage2.h2d", "stage2.unpack"};
+        for (const hc::PhaseStats& p : r.timers)
+          for (int i = 0; i < 5; ++i)
+            if (p.name == phases[i]) timed[i] = p.calls == 3 * r.steps;
+        for (int i = 0; i < 5; ++i) EXPECT_TRUE(timed[i]) << phases[i] << " timed once per direction and step";
+        if (r.device.kind != "gpu") continue;
+        // On a GPU each message crosses the bus once each way: per step, 2 stages x 3
+        // directions x 2 faces, of 5 variables x 2 layers x the padded face.
+        const std::size_t face_cells = 2u * (14 * 11 + 17 * 11 + 17 * 14) * 2;  // padded 17x14x11
+        const std::size_t bytes = 2 * face_cells * 5 * sizeof(double) * r.steps;
+        const hc::HostKind kind = mem == hc::HostMemory::Pinned ? hc::HostKind::Pinned : hc::HostKind::Pageable;
+        EXPECT_EQ(r.transfers.get(hc::Direction::DeviceToHost, kind, hc::Purpose::Halo).bytes, bytes);
+        EXPECT_EQ(r.transfers.get(hc::Direction::HostToDevice, kind, hc::Purpose::Halo).bytes, bytes);
+        EXPECT_EQ(r.transfers.get(hc::Direction::HostToDevice, kind, hc::Purpose::Halo).calls, 12 * r.steps);
+      }
+  }
+}
+
+// Overlap splits the interior into the cells that read no ghost and a shell of six slabs:
+// together they cover every interior cell once, also when a subdomain is thinner than
+// two ghost widths.
+TEST(HaloStrategies, OverlapRegionsTileTheInterior) {
+  const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+  for (const auto& n : std::vector<std::array<int, 3>>{{9, 7, 5}, {3, 8, 1}, {1, 1, 6}, {4, 4, 4}, {2, 5, 3}}) {
+    const hc::Grid g = hc::make_grid(n.data(), lo, hi);
+    hc::CellBox inner, shell[6];
+    hc::split_for_overlap(g, inner, shell);
+    std::vector<int> covered(g.ncells, 0);
+    auto mark = [&](const hc::CellBox& b) {
+      for (int k = b.lo[2]; k < b.hi[2]; ++k)
+        for (int j = b.lo[1]; j < b.hi[1]; ++j)
+          for (int i = b.lo[0]; i < b.hi[0]; ++i) ++covered[g.index(i, j, k)];
+    };
+    if (!inner.empty()) mark(inner);
+    for (const hc::CellBox& s : shell)
+      if (!s.empty()) mark(s);
+    const hc::CellBox all = hc::interior_cells(g);
+    long interior = 0;
+    for (int k = 0; k < g.np[2]; ++k)
+      for (int j = 0; j < g.np[1]; ++j)
+        for (int i = 0; i < g.np[0]; ++i) {
+          const bool in = i >= all.lo[0] && i < all.hi[0] && j >= all.lo[1] && j < all.hi[1] &&
+                          k >= all.lo[2] && k < all.hi[2];
+          EXPECT_EQ(covered[g.index(i, j, k)], in ? 1 : 0) << n[0] << "x" << n[1] << "x" << n[2];
+          interior += in;
+        }
+    EXPECT_EQ(interior, static_cast<long>(g.ninterior));
+    // The inner cells are ng away from every edge of an active direction.
+    for (int d = 0; d < 3; ++d)
+      if (!inner.empty() && g.active(d)) {
+        EXPECT_GE(inner.lo[d], 2 * g.ng[d]);
+        EXPECT_LE(inner.hi[d], g.n[d]);
+      }
+  }
+}
+
+}  // namespace

@@ -60,7 +60,12 @@ class HipBackend final : public Backend {
 
     HIP_CHECK(hipStreamCreateWithFlags(&compute_, hipStreamNonBlocking));
     HIP_CHECK(hipStreamCreateWithFlags(&copy_, hipStreamNonBlocking));
-    HIP_CHECK(hipStreamCreateWithFlags(&halo_, hipStreamNonBlocking));
+    // The halo stream gets the highest priority: its short pack and unpack kernels are then
+    // scheduled as soon as blocks of the long interior kernels retire, instead of queueing
+    // behind all of them, so that the exchange starts and ends while the interior computes.
+    int least = 0, greatest = 0;
+    HIP_CHECK(hipDeviceGetStreamPriorityRange(&least, &greatest));
+    HIP_CHECK(hipStreamCreateWithPriority(&halo_, hipStreamNonBlocking, greatest));
     for (hipEvent_t* e : events())
       HIP_CHECK(hipEventCreateWithFlags(e, hipEventDisableTiming));
   }

@@ -80,6 +80,12 @@ inline hipError_t hipMemPrefetchAsync(const void* p, std::size_t n, int device, 
 
 // Streams and events.
 inline hipError_t hipStreamCreateWithFlags(hipStream_t* s, unsigned flags) { return cudaStreamCreateWithFlags(s, flags); }
+inline hipError_t hipStreamCreateWithPriority(hipStream_t* s, unsigned flags, int priority) {
+  return cudaStreamCreateWithPriority(s, flags, priority);
+}
+inline hipError_t hipDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  return cudaDeviceGetStreamPriorityRange(least, greatest);
+}
 inline hipError_t hipStreamDestroy(hipStream_t s) { return cudaStreamDestroy(s); }
 inline hipError_t hipStreamSynchronize(hipStream_t s) { return cudaStreamSynchronize(s); }
 inline hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned flags) { return cudaStreamWaitEvent(s, e, flags); }
