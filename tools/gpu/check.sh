@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU and no package access (the H200: nvcc, cmake, ninja,
 # g++, HDF5, GoogleTest, but no toml++, CLI11 or nlohmann-json): configure, build, run the
-# whole test suite on the GPU backend, then the GPU benchmark. Run tools/gpu/prepare.sh on
+# whole test suite on the GPU backend, then the GPU benchmark and the halo benchmark
+# (tools/gpu/halo_bench.sh; with two GPUs also 2-rank weak scaling). Run tools/gpu/prepare.sh on
 # the CPU machine first and bring .gpu-deps/ along.
 #
-#   tools/gpu/check.sh OUTDIR [tests|bench|all]
+#   tools/gpu/check.sh OUTDIR [tests|bench|halo|tests+halo|all]
 #
 # Writes configure/build/test logs, the benchmark's JSON reports and summary.md to OUTDIR.
 # With KOKKOS_ROOT set to a Kokkos GPU install, the Kokkos backend is built too; without
 # it the Kokkos GPU runs are skipped, and this says so.
 set -uo pipefail
-out=${1:?usage: tools/gpu/check.sh OUTDIR [tests|bench|all]}
+out=${1:?usage: tools/gpu/check.sh OUTDIR [tests|bench|halo|tests+halo|all]}
 what=${2:-all}
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -53,7 +54,7 @@ cmake --build "$build" -j "$(nproc)" > "$out/build.log" 2>&1 || { echo "build fa
 # Registers and spills of every kernel, from ptxas.
 grep -E "Compiling entry|registers|spill" "$out/build.log" > "$out/ptxas.txt" || true
 
-if [ "$what" = all ] || [ "$what" = tests ]; then
+if [ "$what" = all ] || [ "$what" = tests ] || [ "$what" = tests+halo ]; then
   HALOCLINE_CPU_REFERENCE="$deps/reference" ctest --test-dir "$build" -j 8 --output-on-failure \
     > "$out/ctest.log" 2>&1 || status=1
   tail -5 "$out/ctest.log"
@@ -64,5 +65,10 @@ if [ "$what" = all ] || [ "$what" = bench ]; then
   tools/gpu/bench.sh "$build/bin/halocline" "$out/bench" "${BENCH_SIZES:-256 512}" > "$out/bench.log" 2>&1 || status=1
   python3 tools/gpu/summarize.py "$out/bench" > "$out/summary.md" 2>&1 || status=1
   cat "$out/summary.md"
+fi
+if [ "$what" = all ] || [ "$what" = halo ] || [ "$what" = tests+halo ]; then
+  tools/gpu/halo_bench.sh "$build/bin/halocline" "$out/halo" "${HALO_SIZES:-256 512}" > "$out/halo.log" 2>&1 || status=1
+  python3 tools/gpu/summarize_halo.py "$out/halo" > "$out/halo.md" 2>&1 || status=1
+  cat "$out/halo.md"
 fi
 exit $status
