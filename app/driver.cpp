@@ -327,6 +327,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   whole = comm.gather(state, g, r.grid);
 
   r.steps = step;
+  r.steps_submitted = asked;
   r.sim_time = t;
   r.loop_s = loop_s;
   r.cell_updates_per_s = loop_s > 0 ? static_cast<double>(r.grid.ninterior) * step / loop_s : 0.0;

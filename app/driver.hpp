@@ -34,6 +34,9 @@ struct RunResult {
   Grid grid;
   std::string backend_description;
   long steps = 0;
+  // Steps asked of the backend: `steps` plus, on a GPU, the one asked past each stop
+  // before the host learned of it (it changes nothing, but its exchange still runs).
+  long steps_submitted = 0;
   double sim_time = 0;
   double wall_s = 0;       // whole run, set-up and output included
   double loop_s = 0;       // the time-step loop without output: the FOM's time

@@ -132,6 +132,7 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
                  {"driver_version", r.device.driver_version}};
   j["transfers"] = transfers_json(r.transfers, r.steps);
   j["steps"] = r.steps;
+  j["steps_submitted"] = r.steps_submitted;
   j["sim_time"] = r.sim_time;
   j["wall_s"] = r.wall_s;
   j["loop_s"] = r.loop_s;
