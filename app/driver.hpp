@@ -37,6 +37,9 @@ struct RunResult {
   // Steps asked of the backend: `steps` plus, on a GPU, the one asked past each stop
   // before the host learned of it (it changes nothing, but its exchange still runs).
   long steps_submitted = 0;
+  // The phase timers cover the steps submitted after the first `timed_steps_from` (the
+  // warm-up, 2 steps, or none in a shorter run): `timed_steps` of them.
+  long timed_steps_from = 0, timed_steps = 0;
   double sim_time = 0;
   double wall_s = 0;       // whole run, set-up and output included
   double loop_s = 0;       // the time-step loop without output: the FOM's time

@@ -69,7 +69,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
 // The halo exchange's share of a step and how much of it the strategy hid behind compute.
 nlohmann::json halo_json(const RunResult& r, double median_step) {
   double t_halo = 0, t_compute = 0;  // per step
-  const double per_step = r.steps ? 1.0 / r.steps : 0.0;
+  const double per_step = r.timed_steps ? 1.0 / r.timed_steps : 0.0;
   for (const PhaseStats& p : r.timers) {
     if (p.name == "output") continue;
     bool exchange = false;
@@ -87,7 +87,7 @@ nlohmann::json halo_json(const RunResult& r, double median_step) {
                      "events on the stream they run in) and mpi (host wall time), both stages"},
         {"t_compute_s", "per step, the sum of every other timed phase but output (device events "
                         "on the compute stream)"},
-        {"t_step_s", "mean step time: loop_s / steps (the timers are means over all steps too)"},
+        {"t_step_s", "median step time (step_time_s), warm-up excluded like the timers"},
         {"hidden_fraction", "(t_compute + t_halo - t_step) / t_halo, clipped to [0, 1]: the part "
                             "of the exchange that ran while the device computed"}}}};
   if (t_halo > 0 && median_step > 0) {
@@ -133,6 +133,9 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   j["transfers"] = transfers_json(r.transfers, r.steps);
   j["steps"] = r.steps;
   j["steps_submitted"] = r.steps_submitted;
+  j["timed_steps"] = {{"count", r.timed_steps},
+                      {"definition", "steps the timers cover: those submitted after the first " +
+                                         std::to_string(r.timed_steps_from) + " (warm-up)"}};
   j["sim_time"] = r.sim_time;
   j["wall_s"] = r.wall_s;
   j["loop_s"] = r.loop_s;
@@ -157,7 +160,7 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
                                  "over the median step time"}};
   double sum = 0;  // device phases per step: what the kernels take, without gaps
   for (const PhaseStats& p : r.timers)
-    if (p.name != "output") sum += r.steps ? p.total_s / r.steps : 0.0;
+    if (p.name != "output") sum += r.timed_steps ? p.total_s / r.timed_steps : 0.0;
   j["timers_sum_per_step_s"] = sum;
   nlohmann::json timers = nlohmann::json::object();
   for (const PhaseStats& p : r.timers)
@@ -171,7 +174,7 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
                                     {"max_s", r.timers_max_s[i]},
                                     {"mean_s", r.timers_mean_s[i]}};
   j["timers_over_ranks"] = over_ranks;
-  j["halo"] = halo_json(r, r.steps ? r.loop_s / r.steps : 0.0);
+  j["halo"] = halo_json(r, median_step);
   j["conservation"] = {{"initial", totals_json(r.initial)},
                        {"final", totals_json(r.final)},
                        {"max_relative_drift", max_relative_drift(r.initial, r.final)}};

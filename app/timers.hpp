@@ -83,6 +83,12 @@ class PhaseTimers {
   // Measures every finished scope and adds it to the statistics.
   void resolve();
 
+  // Measures what is pending, then forgets every statistic: the warm-up is not timed.
+  void restart() {
+    resolve();
+    for (PhaseStats& p : phases_) p = PhaseStats{p.name};
+  }
+
   // Phases in the order they were first timed (call resolve() first).
   const std::vector<PhaseStats>& phases() const { return phases_; }
 
