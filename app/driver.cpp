@@ -315,7 +315,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
     // The timers leave out the first kWarmupSteps steps (caches, clocks, lazy set-up), as
     // the report's step-time statistics do.
     if (asked == kWarmupSteps) {
-      timers.restart();
+      timers.restart("output");  // snapshots are timed from the start
       r.timed_steps_from = asked;
     } else if (asked % 256 == 0) {
       timers.resolve();

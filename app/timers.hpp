@@ -83,10 +83,12 @@ class PhaseTimers {
   // Measures every finished scope and adds it to the statistics.
   void resolve();
 
-  // Measures what is pending, then forgets every statistic: the warm-up is not timed.
-  void restart() {
+  // Measures what is pending, then forgets the statistics of every phase but `keep`: the
+  // warm-up is not timed.
+  void restart(const std::string& keep) {
     resolve();
-    for (PhaseStats& p : phases_) p = PhaseStats{p.name};
+    for (PhaseStats& p : phases_)
+      if (p.name != keep) p = PhaseStats{p.name};
   }
 
   // Phases in the order they were first timed (call resolve() first).

@@ -70,5 +70,7 @@ if [ "$what" = all ] || [ "$what" = halo ] || [ "$what" = tests+halo ]; then
   tools/gpu/halo_bench.sh "$build/bin/halocline" "$out/halo" "${HALO_SIZES:-256 512}" > "$out/halo.log" 2>&1 || status=1
   python3 tools/gpu/summarize_halo.py "$out/halo" > "$out/halo.md" 2>&1 || status=1
   cat "$out/halo.md"
+  # One archive: the device tool brings back a limited number of files.
+  tar czf "$out/halo.tgz" -C "$out" halo && rm -rf "$out/halo"
 fi
 exit $status

@@ -28,14 +28,15 @@ done
 
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 if [ "$gpus" -ge 2 ]; then
-  n=${WEAK_N:-256}
-  for halo in overlap sync; do
-    run "weak1_${halo}" --set grid.n="$n" --halo "$halo" --steps "$steps"
-    # Two ranks along z (MPI_Dims_create gives z the ranks): 256 x 256 x 512 in all.
-    echo "== weak2_${halo}"
-    mpirun --oversubscribe -n 2 --bind-to none "$bin" run inputs/bench.toml --backend hip \
-      --set grid.nx="$n" --set grid.ny="$n" --set grid.nz=$((2 * n)) --halo "$halo" --steps "$steps" \
-      --out "$out/tmp" --report "$out/weak2_${halo}.json" --quiet
+  for n in ${WEAK_SIZES:-256 512}; do
+    for halo in overlap sync; do
+      run "weak1_n${n}_${halo}" --set grid.n="$n" --halo "$halo" --steps "$steps"
+      # Two ranks along z (MPI_Dims_create gives z the ranks): n x n x 2n in all.
+      echo "== weak2_n${n}_${halo}"
+      mpirun --oversubscribe -n 2 --bind-to none "$bin" run inputs/bench.toml --backend hip \
+        --set grid.nx="$n" --set grid.ny="$n" --set grid.nz=$((2 * n)) --halo "$halo" --steps "$steps" \
+        --out "$out/tmp" --report "$out/weak2_n${n}_${halo}.json" --quiet
+    done
   done
 else
   echo "one GPU visible: the 2-GPU weak-scaling runs are skipped" | tee "$out/weak-skipped.txt"

@@ -45,17 +45,20 @@ def main(folder):
             print(f"| {n}^3 | {r['config']['halo']} | {staging} | {med*1e3:.2f} ({lo*1e3:.2f}-{hi*1e3:.2f}) | "
                   f"{med / base_med:.3f} | {h['t_halo_s']*1e3:.2f} | {h['t_compute_s']*1e3:.2f} | "
                   f"{'-' if hf is None else f'{hf:.3f}'} | {moved:.1f} |")
-    weak = [(h, runs.get(f"weak1_{h}"), runs.get(f"weak2_{h}")) for h in ("overlap", "sync")]
-    if any(w1 and w2 for _, w1, w2 in weak):
-        print("\n| weak scaling, 256^3 per GPU | 1 GPU median ms | 2 GPUs median ms (min-max) | efficiency | hidden_fraction (2 GPUs, rank 0) |")
-        print("|---|---|---|---|---|")
-        for h, w1, w2 in weak:
+    weak_sizes = sorted({int(k.split("_")[1][1:]) for k in runs if k.startswith("weak1_")})
+    if weak_sizes:
+        print("\n| weak scaling, per GPU | halo | 1 GPU median ms | 2 GPUs median ms (min-max) | efficiency | hidden_fraction 1 GPU / 2 GPUs (rank 0) |")
+        print("|---|---|---|---|---|---|")
+    for n in weak_sizes:
+        for h in ("overlap", "sync"):
+            w1, w2 = runs.get(f"weak1_n{n}_{h}"), runs.get(f"weak2_n{n}_{h}")
             if not (w1 and w2):
                 continue
             m1, m2 = step(w1)[0], step(w2)
-            hf = w2["halo"]["hidden_fraction"]
-            print(f"| {h} | {m1*1e3:.2f} | {m2[0]*1e3:.2f} ({m2[1]*1e3:.2f}-{m2[2]*1e3:.2f}) | {m1 / m2[0]:.3f} | "
-                  f"{'-' if hf is None else f'{hf:.3f}'} |")
+            hf = [w["halo"]["hidden_fraction"] for w in (w1, w2)]
+            hf = " / ".join("-" if x is None else f"{x:.3f}" for x in hf)
+            print(f"| {n}^3 | {h} | {m1*1e3:.2f} | {m2[0]*1e3:.2f} ({m2[1]*1e3:.2f}-{m2[2]*1e3:.2f}) | "
+                  f"{m1 / m2[0]:.3f} | {hf} |")
     dev = next(iter(runs.values()))["device"]
     print(f"\nDevice: {dev['name']}, {dev['runtime_version']}; halocline {next(iter(runs.values()))['halocline_version']}")
     return 0
