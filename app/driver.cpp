@@ -136,28 +136,6 @@ void rk_stage(Stages& s, int stage) {
   if (stage == 2) b.finish_step();
 }
 
-// The halo strategy of the run, and which faces of this rank it exchanges: those with a
-// neighbour (another rank, or this one across a periodic boundary), unless the strategy
-// is none. Throws DeckError for a choice this run cannot make.
-HaloSetup halo_setup(const Config& c, const Comm& comm, const Grid& g) {
-  HaloSetup h;
-  h.host_memory = c.memory.host_memory;
-  h.strategy = c.halo;
-  if (h.strategy == HaloStrategy::Auto)
-    h.strategy = comm.size() > 1 ? HaloStrategy::Overlap : HaloStrategy::None;
-  if (h.strategy == HaloStrategy::None && comm.size() > 1)
-    throw DeckError("--halo none needs one rank; this run has " + std::to_string(comm.size()) +
-                    " (choose sync, overlap or gpu-aware)");
-  std::string why;
-  if (h.strategy == HaloStrategy::GpuAware && !comm.device_aware(why))
-    throw DeckError("--halo gpu-aware: " + why + "; use --halo sync or overlap");
-  if (h.strategy == HaloStrategy::None) return h;
-  for (int d = 0; d < 3; ++d)
-    for (int side = 0; side < 2; ++side)
-      h.exchanged[d][side] = g.active(d) && comm.grid().neighbour[d][side] >= 0;
-  return h;
-}
-
 }  // namespace
 
 RunResult run_simulation(const Config& config, const RunOptions& options) {
@@ -174,7 +152,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   r.rank = comm.rank();
   r.ranks = comm.size();
   r.ranks_grid = pg.dims;
-  const HaloSetup halo = halo_setup(config, comm, g);
+  const HaloSetup halo = choose_halo(config, comm, g);  // app/select.cpp
   r.halo = halo.strategy;
   BoundaryFaces faces = boundary_of(config);
   for (int d = 0; d < 3; ++d)

@@ -1,7 +1,7 @@
 // Run-time choices -> compile-time types. Every kernel is a template on the precision
 // (double or float) and the layout (AoS, SoA, AoSoA); this file is the only code that maps
-// the command line's --backend, --layout and --precision onto them, and the owner model
-// (--owner, --host-mem, --prefetch) onto the GPU backend.
+// the command line's --backend, --layout and --precision onto them, the owner model
+// (--owner, --host-mem, --prefetch) onto the GPU backend, and --halo onto the exchange.
 #include "app/select.hpp"
 
 #include <stdexcept>
@@ -96,6 +96,28 @@ RuntimeSession::~RuntimeSession() {
   kokkos_finalize();
 #endif
   finalize_comm();
+}
+
+// The halo strategy of the run, and which faces of this rank it exchanges: those with a
+// neighbour (another rank, or this one across a periodic boundary), unless the strategy
+// is none. Throws DeckError for a choice this run cannot make.
+HaloSetup choose_halo(const Config& c, const Comm& comm, const Grid& g) {
+  HaloSetup h;
+  h.host_memory = c.memory.host_memory;
+  h.strategy = c.halo;
+  if (h.strategy == HaloStrategy::Auto)
+    h.strategy = comm.size() > 1 ? HaloStrategy::Overlap : HaloStrategy::None;
+  if (h.strategy == HaloStrategy::None && comm.size() > 1)
+    throw DeckError("--halo none needs one rank; this run has " + std::to_string(comm.size()) +
+                    " (choose sync, overlap or gpu-aware)");
+  std::string why;
+  if (h.strategy == HaloStrategy::GpuAware && !comm.device_aware(why))
+    throw DeckError("--halo gpu-aware: " + why + "; use --halo sync or overlap");
+  if (h.strategy == HaloStrategy::None) return h;
+  for (int d = 0; d < 3; ++d)
+    for (int side = 0; side < 2; ++side)
+      h.exchanged[d][side] = g.active(d) && comm.grid().neighbour[d][side] >= 0;
+  return h;
 }
 
 std::unique_ptr<Backend> make_backend(const Config& c, const Grid& g, const BoundaryFaces& faces,

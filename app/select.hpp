@@ -5,6 +5,7 @@
 #include <string>
 
 #include "app/backend.hpp"
+#include "app/comm.hpp"
 #include "app/config.hpp"
 #include "kernels/grid.hpp"
 
@@ -15,6 +16,12 @@ namespace halocline {
 // when the configured backend cannot run here.
 std::unique_ptr<Backend> make_backend(const Config& config, const Grid& grid,
                                       const BoundaryFaces& faces, int device = 0);
+
+// The halo strategy of the run (--halo, `auto` resolved) and which faces of this rank's
+// subdomain `grid` it exchanges: those with a neighbour (another rank, or this one across a
+// periodic boundary), unless the strategy is none. Throws DeckError for a choice this run
+// cannot make (none with several ranks, gpu-aware without a device-aware MPI).
+HaloSetup choose_halo(const Config& config, const Comm& comm, const Grid& grid);
 
 // Initializes, for the life of the object, the runtimes of the backends built in (Kokkos
 // must be initialized before a Kokkos backend is made and finalized after the last one is
