@@ -51,6 +51,17 @@ struct HaloSetup {
   HostMemory host_memory = HostMemory::Pinned;  // of the staging buffers
   bool any(int d) const { return exchanged[d][0] || exchanged[d][1]; }
   bool staged() const { return strategy == HaloStrategy::Sync || strategy == HaloStrategy::Overlap; }
+  // The messages of direction d in the buffers given (send and receive per face).
+  HaloMessages messages(int d, void* const send[2], void* const receive[2], std::size_t bytes) const {
+    HaloMessages m;
+    for (int side = 0; side < 2; ++side) {
+      m.exchanged[side] = exchanged[d][side];
+      m.send[side] = send[side];
+      m.receive[side] = receive[side];
+    }
+    m.bytes = bytes;
+    return m;
+  }
 };
 
 class Backend {

@@ -78,6 +78,23 @@ HC_INLINE void unpack_halo_value(const Grid& g, const StateRef<Real, L>& u, int 
   u(var, cell) = message[halo_message_index(g, d, var, layer, ia, ib)];
 }
 
+// Packs (Pack = true) the five variables of position (layer, ia, ib) of the faces of
+// direction d marked `low` and `high` into their messages, or unpacks them from there:
+// what one thread of a backend's pack or unpack loop does.
+template <bool Pack, class Real, class L>
+HC_INLINE void halo_values(const Grid& g, const StateRef<Real, L>& u, int d, bool low, bool high,
+                           int layer, int ia, int ib, Real* message_low, Real* message_high) {
+  for (int v = 0; v < kNumVars; ++v) {
+    if (Pack) {
+      if (low) pack_halo_value(g, u, d, 0, v, layer, ia, ib, message_low);
+      if (high) pack_halo_value(g, u, d, 1, v, layer, ia, ib, message_high);
+    } else {
+      if (low) unpack_halo_value(g, u, d, 0, v, layer, ia, ib, message_low);
+      if (high) unpack_halo_value(g, u, d, 1, v, layer, ia, ib, message_high);
+    }
+  }
+}
+
 // ---- Regions of the overlap strategy ----------------------------------------------------
 // A box of cells [lo, hi) in padded coordinates.
 struct CellBox {

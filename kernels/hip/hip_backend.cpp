@@ -267,13 +267,7 @@ class HipBackend final : public Backend {
     HIP_CHECK(hipEventRecord(halo_done_, halo_));
     HIP_CHECK(hipStreamWaitEvent(compute_, halo_done_, 0));
   }
-  void pack_halo(int d, Slot slot) override {
-    const bool* sides = halo_setup_.exchanged[d];
-    hip::pack_halo_kernel<<<hip::message_blocks(grid_, d), Box::threads(), 0, halo_stream()>>>(
-        grid_, state(slot), d, sides[0], sides[1], static_cast<Real*>(send_[d][0].get()),
-        static_cast<Real*>(send_[d][1].get()));
-    HIP_CHECK_LAUNCH();
-  }
+  void pack_halo(int d, Slot slot) override { launch_halo<true>(d, slot, send_[d]); }
   void halo_to_host(int d) override {
     for (int side = 0; side < 2; ++side)
       if (halo_setup_.exchanged[d][side])
@@ -285,15 +279,14 @@ class HipBackend final : public Backend {
     HIP_CHECK(hipEventSynchronize(halo_sent_));
   }
   HaloMessages halo_messages(int d) override {
-    HaloMessages m;
     const bool staged = halo_setup_.staged();
+    void* send[2];
+    void* receive[2];
     for (int side = 0; side < 2; ++side) {
-      m.exchanged[side] = halo_setup_.exchanged[d][side];
-      m.send[side] = staged ? send_host_[d][side].get() : send_[d][side].get();
-      m.receive[side] = staged ? receive_host_[d][side].get() : receive_[d][side].get();
+      send[side] = staged ? send_host_[d][side].get() : send_[d][side].get();
+      receive[side] = staged ? receive_host_[d][side].get() : receive_[d][side].get();
     }
-    m.bytes = halo_message_size(grid_, d) * sizeof(Real);
-    return m;
+    return halo_setup_.messages(d, send, receive, halo_message_size(grid_, d) * sizeof(Real));
   }
   void halo_to_device(int d) override {
     for (int side = 0; side < 2; ++side)
@@ -301,13 +294,7 @@ class HipBackend final : public Backend {
         copier_.to_device(receive_[d][side].get(), receive_host_[d][side],
                           receive_[d][side].bytes(), Purpose::Halo, halo_stream());
   }
-  void unpack_halo(int d, Slot slot) override {
-    const bool* sides = halo_setup_.exchanged[d];
-    hip::unpack_halo_kernel<<<hip::message_blocks(grid_, d), Box::threads(), 0, halo_stream()>>>(
-        grid_, state(slot), d, sides[0], sides[1], static_cast<const Real*>(receive_[d][0].get()),
-        static_cast<const Real*>(receive_[d][1].get()));
-    HIP_CHECK_LAUNCH();
-  }
+  void unpack_halo(int d, Slot slot) override { launch_halo<false>(d, slot, receive_[d]); }
 
   void fence() override { HIP_CHECK(hipDeviceSynchronize()); }
 
@@ -368,6 +355,16 @@ class HipBackend final : public Backend {
     hip::ghost_directions(D, fast, slow);
     const dim3 blocks((grid_.np[fast] + 63) / 64, (2 * grid_.ng[D] + 3) / 4, grid_.np[slow]);
     hip::ghost_fill_kernel<D><<<blocks, Box::threads(), 0, halo_stream()>>>(grid_, boundary_, state(slot), control());
+    HIP_CHECK_LAUNCH();
+  }
+
+  // Packs from or unpacks into the faces of d exchanged, with `messages` as buffers.
+  template <bool Pack>
+  void launch_halo(int d, Slot slot, const hip::DeviceArray (&messages)[2]) {
+    const bool* sides = halo_setup_.exchanged[d];
+    hip::halo_kernel<Pack><<<hip::message_blocks(grid_, d), Box::threads(), 0, halo_stream()>>>(
+        grid_, state(slot), d, sides[0], sides[1], static_cast<Real*>(messages[0].get()),
+        static_cast<Real*>(messages[1].get()));
     HIP_CHECK_LAUNCH();
   }
 

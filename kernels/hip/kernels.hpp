@@ -85,34 +85,18 @@ inline dim3 message_blocks(const Grid& g, int d) {
   return dim3((g.np[fast] + 63) / 64, (g.ng[d] + 3) / 4, g.np[slow]);
 }
 
-template <class Real, class L>
-__global__ void pack_halo_kernel(Grid g, StateRef<Real, L> u, int d, bool low, bool high,
-                                 Real* send_low, Real* send_high) {
+// Pack (Pack = true: ghost-adjacent interior cells -> messages) or unpack (messages ->
+// ghosts) the faces `low` and `high` of direction d.
+template <bool Pack, class Real, class L>
+__global__ void halo_kernel(Grid g, StateRef<Real, L> u, int d, bool low, bool high,
+                            Real* message_low, Real* message_high) {
   int fast, slow;
   ghost_directions(d, fast, slow);
   const int ia = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int layer = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   const int ib = static_cast<int>(blockIdx.z);
   if (ia >= g.np[fast] || layer >= g.ng[d]) return;
-  for (int v = 0; v < kNumVars; ++v) {
-    if (low) pack_halo_value(g, u, d, 0, v, layer, ia, ib, send_low);
-    if (high) pack_halo_value(g, u, d, 1, v, layer, ia, ib, send_high);
-  }
-}
-
-template <class Real, class L>
-__global__ void unpack_halo_kernel(Grid g, StateRef<Real, L> u, int d, bool low, bool high,
-                                   const Real* received_low, const Real* received_high) {
-  int fast, slow;
-  ghost_directions(d, fast, slow);
-  const int ia = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int layer = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  const int ib = static_cast<int>(blockIdx.z);
-  if (ia >= g.np[fast] || layer >= g.ng[d]) return;
-  for (int v = 0; v < kNumVars; ++v) {
-    if (low) unpack_halo_value(g, u, d, 0, v, layer, ia, ib, received_low);
-    if (high) unpack_halo_value(g, u, d, 1, v, layer, ia, ib, received_high);
-  }
+  halo_values<Pack>(g, u, d, low, high, layer, ia, ib, message_low, message_high);
 }
 
 // 256 threads per block (Box::threads) and at least 4 blocks per multiprocessor: caps the

@@ -111,8 +111,8 @@ class KokkosBackend final : public Backend {
   void begin_halo() override { compute_.fence(); }
   void end_halo() override { halo_.fence(); }
   void pack_halo(int d, Slot slot) override {
-    kokkos_detail::pack_halo(stream_of_halo(), grid_, state(slot), d, halo_setup_.exchanged[d],
-                             send_[d][0].data(), send_[d][1].data());
+    kokkos_detail::halo_loop<true>(stream_of_halo(), grid_, state(slot), d,
+                                   halo_setup_.exchanged[d], send_[d][0].data(), send_[d][1].data());
   }
   void halo_to_host(int d) override {
     for (int side = 0; side < 2; ++side)
@@ -121,15 +121,14 @@ class KokkosBackend final : public Backend {
   }
   void wait_halo_sent(int) override { stream_of_halo().fence(); }
   HaloMessages halo_messages(int d) override {
-    HaloMessages m;
     const bool staged = halo_setup_.staged();
+    void* send[2];
+    void* receive[2];
     for (int side = 0; side < 2; ++side) {
-      m.exchanged[side] = halo_setup_.exchanged[d][side];
-      m.send[side] = staged ? send_host_[d][side].data() : send_[d][side].data();
-      m.receive[side] = staged ? receive_host_[d][side].data() : receive_[d][side].data();
+      send[side] = staged ? send_host_[d][side].data() : send_[d][side].data();
+      receive[side] = staged ? receive_host_[d][side].data() : receive_[d][side].data();
     }
-    m.bytes = halo_message_size(grid_, d) * sizeof(Real);
-    return m;
+    return halo_setup_.messages(d, send, receive, halo_message_size(grid_, d) * sizeof(Real));
   }
   void halo_to_device(int d) override {
     for (int side = 0; side < 2; ++side)
@@ -137,8 +136,9 @@ class KokkosBackend final : public Backend {
         copy(receive_[d][side], receive_host_[d][side], Direction::HostToDevice);
   }
   void unpack_halo(int d, Slot slot) override {
-    kokkos_detail::unpack_halo(stream_of_halo(), grid_, state(slot), d, halo_setup_.exchanged[d],
-                               receive_[d][0].data(), receive_[d][1].data());
+    kokkos_detail::halo_loop<false>(stream_of_halo(), grid_, state(slot), d,
+                                    halo_setup_.exchanged[d], receive_[d][0].data(),
+                                    receive_[d][1].data());
   }
 
   void fence() override { Kokkos::fence(); }
