@@ -61,6 +61,14 @@ struct UniformSetup {
   unsigned seed = 12345;
 };
 
+// When checkpoints are written (io/checkpoint.hpp); 0 turns a trigger off.
+struct CheckpointSetup {
+  long every_steps = 0;      // every N steps
+  double every_seconds = 0;  // every T seconds of wall time (checked once a step)
+  int keep = 2;              // the newest K are kept, older ones removed
+  std::string dir;           // empty: the output directory
+};
+
 struct Config {
   std::string deck_path;   // the deck as given on the command line
   std::string deck_text;   // the deck's text, for the report and later for checkpoints
@@ -91,6 +99,8 @@ struct Config {
   bool output_collective = true;
   std::string out_dir = "out";
   std::string report_path;     // empty: <out_dir>/report.json
+  CheckpointSetup checkpoint;
+  std::string restart_path;    // --restart FILE: continue from this checkpoint
 
   LayoutKind layout = LayoutKind::SoA;
   Precision precision = Precision::FP64;

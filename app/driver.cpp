@@ -14,6 +14,7 @@
 //   stageN.boundary           halo overlap: fluxes + update of the shell, once ghosts landed
 //   state_upload/_download    the host owner model's per-step copies
 //   output                    snapshot (device-to-host copy + HDF5/XDMF)
+//   checkpoint                the state gathered and written for a restart (host)
 // Exchange phases are timed on the halo stream's clock, the others on the compute
 // stream's; the MPI phase and output on the host.
 #include "app/driver.hpp"
@@ -27,8 +28,10 @@
 #include <limits>
 #include <memory>
 
+#include "app/checkpoints.hpp"
 #include "app/comm.hpp"
 #include "app/problems.hpp"
+#include "app/signals.hpp"
 #include "app/select.hpp"
 #include "io/deck.hpp"
 #include "io/snapshot.hpp"
@@ -171,8 +174,12 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   Stages stages{*backend, comm, &timers, *halo_clock, halo, g, interior_cells(g), {}, {}};
   split_for_overlap(g, stages.inner, stages.shell);
 
-  // The state on this rank, and the whole state gathered on rank 0 (empty elsewhere).
-  std::vector<double> state = initial_state(config, g);
+  // The state on this rank, and the whole state gathered on rank 0 (empty elsewhere):
+  // the deck's initial state, or a checkpoint's (--restart).
+  const bool restart = !config.restart_path.empty();
+  RestartPoint start;
+  if (restart) start = load_restart(config, comm, g, r.grid);
+  std::vector<double> state = restart ? std::move(start.state) : initial_state(config, g);
   backend->set_state(state);
   // The initial totals are taken from the backend's copy, so that an fp32 run measures
   // drift from its own rounded start.
@@ -210,7 +217,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
     writer = std::make_unique<SnapshotWriter>(config.out_dir, r.grid,
                                               config.precision == Precision::FP32, "snapshot",
                                               collective ? &part : nullptr);
-  if (periodic_output) write_snapshot(0, 0.0);
+  if (periodic_output && !restart) write_snapshot(0, 0.0);
 
   // The loop asks the backend for steps until the controller reports a stop: the end
   // time, the step limit, or an output time. The backend makes each dt where its state is;
@@ -222,11 +229,27 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
     return periodic_output ? decimal_time((outputs_done + 1) * config.output_interval)
                            : std::numeric_limits<double>::infinity();
   };
+  // A restarted run has written the snapshots up to its checkpoint's time already.
+  while (restart && periodic_output && next_output() <= start.time) ++outputs_done;
+  // Checkpoints: every N steps (a step stop of the controller, which leaves dt alone), and
+  // on request (wall time, SIGINT/SIGTERM) at the next step the device has not begun.
+  const long every = config.checkpoint.every_steps;
+  auto after = [&](long step) {
+    return every > 0 ? (step / every + 1) * every : std::numeric_limits<long>::max();
+  };
+  long next_checkpoint = after(start.step);
+  auto step_stop = [&] { return std::min(step_limit, next_checkpoint); };
+  auto last_checkpoint = std::chrono::steady_clock::now();
+  int interrupted = 0;  // the signal that ends the run once its checkpoint is written
+  install_stop_signals();
+
   double t_stop = std::min(config.t_end, next_output());
   StepControl control;
   control.cfl = config.physics.cfl;
+  control.t = start.time;
+  control.step = start.step;
   control.t_stop = t_stop;
-  control.step_limit = step_limit;
+  control.step_limit = step_stop();
   backend->reset_control(control);
   if (halo.strategy != HaloStrategy::None) {
     // One exchange before the clock starts, timed apart and dropped: MPI sets up its
@@ -250,7 +273,23 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   auto last_submit = loop_start;
   for (;;) {
     control = backend->step_status(false);
-    if (control.failed || control.t >= t_stop || control.step >= step_limit) {
+    if (!interrupted && next_checkpoint > control.step + 2) {
+      // Asked for a checkpoint now? All ranks agree, so that all stop at the same step.
+      int signal = stop_signal();
+      bool due = config.checkpoint.every_seconds > 0 &&
+                 seconds_since(last_checkpoint) >= config.checkpoint.every_seconds;
+      if (comm.size() > 1) {
+        signal = static_cast<int>(comm.max(signal));
+        due = comm.max(due ? 1.0 : 0.0) > 0;
+      }
+      if (signal || due) {
+        interrupted = signal;
+        // The status may be a step late: step + 1 may be on the device already.
+        next_checkpoint = control.step + 2;
+        backend->set_stop(t_stop, step_stop());
+      }
+    }
+    if (control.failed || control.t >= t_stop || control.step >= step_stop()) {
       control = backend->step_status(true);
       if (control.failed)
         throw NumericalError("step " + std::to_string(control.step) + ", t = " +
@@ -258,6 +297,15 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
                              std::to_string(control.max_rate) +
                              "); the state holds a NaN, Inf or non-positive pressure");
       const bool last = control.t >= config.t_end || control.step >= step_limit;
+      if (control.step >= next_checkpoint) {
+        auto t = timers.host_scope("checkpoint");
+        backend->get_state(state, Purpose::Output);
+        r.checkpoints.push_back(
+            save_checkpoint(config, comm, control.step, control.t, state, g, r.grid));
+        next_checkpoint = after(control.step);
+        last_checkpoint = std::chrono::steady_clock::now();
+        if (interrupted) throw Interrupted(interrupted, control.step, r.checkpoints.back());
+      }
       if (periodic_output && control.t >= next_output()) {
         ++outputs_done;
         // Where the backend can capture the state asynchronously (device owner), start the
@@ -270,7 +318,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
       }
       if (last) break;
       t_stop = std::min(config.t_end, next_output());
-      backend->set_stop(t_stop, step_limit);
+      backend->set_stop(t_stop, step_stop());
       last_submit = std::chrono::steady_clock::now();  // a stop is not part of a step
       continue;
     }
@@ -288,10 +336,10 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
       auto timer = timers.scope("state_download");
       backend->download_state();
     }
-    // Measure the timers now and then, so their marks do not pile up over a long run.
     ++asked;
     // The timers leave out the first kWarmupSteps steps (caches, clocks, lazy set-up), as
-    // the report's step-time statistics do.
+    // the report's step-time statistics do, and are measured now and then, so that their
+    // marks do not pile up over a long run.
     if (asked == kWarmupSteps) {
       timers.restart("output");  // snapshots are timed from the start
       r.timed_steps_from = asked;

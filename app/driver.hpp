@@ -26,6 +26,17 @@ struct Totals {
   std::array<double, 5> abs_sum{};
 };
 
+// SIGINT or SIGTERM ended the run after writing a checkpoint: exit code 128 + signal.
+struct Interrupted : std::runtime_error {
+  Interrupted(int signal_number, long at_step, std::string checkpoint_path)
+      : std::runtime_error("interrupted by signal " + std::to_string(signal_number) + " at step " +
+                           std::to_string(at_step) + "; the state is saved in " + checkpoint_path),
+        signal(signal_number), step(at_step), checkpoint(std::move(checkpoint_path)) {}
+  int signal;
+  long step;
+  std::string checkpoint;
+};
+
 struct RunOptions {
   bool write_output = true;  // snapshots at the deck's interval and at the end
 };
@@ -60,6 +71,7 @@ struct RunResult {
   HaloStrategy halo = HaloStrategy::None;  // as resolved for this run
   std::string output_mode;  // serial (one rank), gather (rank 0 writes) or collective
   std::vector<std::string> snapshots;  // XDMF files written
+  std::vector<std::string> checkpoints;  // checkpoint files written (older ones may be pruned)
   std::size_t device_bytes = 0;
   DeviceInfo device;
   TransferLog transfers;

@@ -1,6 +1,8 @@
 // The command line: `halocline run DECK ...` and `halocline verify`.
 // Exit codes: 0 success, 1 a verification FAIL or an unexpected error, 2 bad input
-// (command line, deck, output directory), 3 a numerical failure during the run.
+// (command line, deck, output directory, a checkpoint that cannot be used), 3 a numerical
+// failure during the run, 128 + N: stopped by signal N (SIGINT 130, SIGTERM 143) after
+// writing a checkpoint.
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include "app/driver.hpp"
 #include "app/report.hpp"
 #include "app/verify.hpp"
+#include "io/checkpoint.hpp"
 #include "io/deck.hpp"
 #include "app/select.hpp"
 
@@ -27,7 +30,7 @@ struct RunArgs {
   std::vector<int> ranks_grid;
   long steps = -1;
   std::vector<std::string> sets;
-  std::string out, report;
+  std::string out, report, restart;
   bool quiet = false;
 };
 
@@ -61,12 +64,14 @@ int do_run(const RunArgs& a) {
   }
   if (a.steps > 0) config.max_steps = a.steps;
   if (!a.out.empty()) config.out_dir = a.out;
+  config.restart_path = a.restart;
   config.report_path = a.report.empty() ? (std::filesystem::path(config.out_dir) / "report.json").string()
                                         : a.report;
   hc::validate(config);
   const std::filesystem::path report_dir = std::filesystem::path(config.report_path).parent_path();
   if (!report_dir.empty()) prepare_output_dir(report_dir.string());
   prepare_output_dir(config.out_dir);
+  if (!config.checkpoint.dir.empty()) prepare_output_dir(config.checkpoint.dir);
 
   const hc::RunResult result = hc::run_simulation(config);
   if (result.rank != 0) return 0;  // rank 0 has the gathered state and speaks for the run
@@ -112,6 +117,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   run->add_option("--set", run_args.sets, "override a deck key: --set grid.n=256 (repeatable)");
   run->add_option("--out", run_args.out, "output directory (output.dir)");
+  run->add_option("--restart", run_args.restart, "continue from this checkpoint (docs/reliability.md)");
   run->add_option("--report", run_args.report, "JSON report path (default OUT/report.json)");
   run->add_flag("--quiet", run_args.quiet, "print nothing on success");
   CLI::App* verify = app.add_subcommand("verify", "run the verification problems");
@@ -153,6 +159,12 @@ int main(int argc, char** argv) {
     } catch (const hc::NumericalError& e) {
       say("numerical failure: ", e, false);
       return 3;
+    } catch (const hc::CheckpointError& e) {
+      say("error: ", e, false);
+      return 2;
+    } catch (const hc::Interrupted& e) {
+      say("", e, false);
+      return 128 + e.signal;
     }
   } catch (const std::exception& e) {
     say("error: ", e, true);

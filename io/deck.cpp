@@ -153,6 +153,7 @@ const std::vector<Section>& schema() {
       {"time", {"t_end", "max_steps"}},
       {"boundary", {"all", "x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"}},
       {"output", {"interval", "final", "dir", "collective"}},
+      {"checkpoint", {"every_steps", "every_seconds", "keep", "dir"}},
       {"run", {"layout", "precision", "backend", "owner", "host_mem", "prefetch", "halo"}},
       {"riemann", {"preset", "direction", "x0", "left", "right"}},
       {"isentropic_vortex", {"strength", "x0", "y0", "u", "v", "rho", "p"}},
@@ -444,6 +445,14 @@ Config read_config(const Reader& r) {
   r.set("output.interval", c.output_interval);
   if (auto v = r.boolean("output.final")) c.output_final = *v;
   if (auto v = r.boolean("output.collective")) c.output_collective = *v;
+  if (auto v = r.integer("checkpoint.every_steps", LLONG_MIN, LONG_MAX)) c.checkpoint.every_steps = long(*v);
+  r.set("checkpoint.every_seconds", c.checkpoint.every_seconds);
+  if (auto v = r.integer("checkpoint.keep", INT_MIN, INT_MAX)) c.checkpoint.keep = int(*v);
+  if (auto v = r.string("checkpoint.dir")) {
+    if (v->empty())
+      r.fail("checkpoint.dir", r.find("checkpoint.dir"), "key 'checkpoint.dir' must not be empty");
+    c.checkpoint.dir = *v;
+  }
   if (auto v = r.string("output.dir")) {
     if (v->empty())
       r.fail("output.dir", r.find("output.dir"), "key 'output.dir' must not be empty");

@@ -43,6 +43,11 @@ void validate_rules(const Config& c, const Where& where) {
   positive(c.t_end, {"time.t_end"});
   check(c.max_steps >= 0, {"time.max_steps"}, "must be >= 0", std::to_string(c.max_steps));
   check(c.output_interval >= 0, {"output.interval"}, "must be >= 0", num(c.output_interval));
+  check(c.checkpoint.every_steps >= 0, {"checkpoint.every_steps"}, "must be >= 0",
+        std::to_string(c.checkpoint.every_steps));
+  check(c.checkpoint.every_seconds >= 0, {"checkpoint.every_seconds"}, "must be >= 0",
+        num(c.checkpoint.every_seconds));
+  check(c.checkpoint.keep >= 1, {"checkpoint.keep"}, "must be >= 1", std::to_string(c.checkpoint.keep));
 
   // A periodic face wraps onto the opposite face, so both must say so.
   for (int d = 0; d < 3; ++d) {

@@ -1,0 +1,36 @@
+// Checkpoints in a run: saving the state at a step, and starting from a saved one
+// (--restart). The file format is io/checkpoint.hpp's; this file adds what a run knows:
+// the ranks, the deck and the checks that a checkpoint fits the run.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/comm.hpp"
+#include "app/config.hpp"
+#include "kernels/grid.hpp"
+
+namespace halocline {
+
+struct RestartPoint {
+  std::vector<double> state;  // this rank's block, canonical
+  double time = 0;
+  long step = 0;
+};
+
+// Reads the checkpoint `config.restart_path` for this rank's subdomain `local`. Refuses
+// (CheckpointError, exit code 2) a file that does not fit the deck (grid, gamma,
+// precision) or whose state does not match its checksum; every rank throws alike.
+RestartPoint load_restart(const Config& config, const Comm& comm, const Grid& local,
+                          const Grid& global);
+
+// Writes the checkpoint of step `step` at `time` from the ranks' blocks `local` (rank 0
+// gathers and writes), removes all but the newest `keep`, and returns its path.
+std::string save_checkpoint(const Config& config, const Comm& comm, long step, double time,
+                            const std::vector<double>& local, const Grid& local_grid,
+                            const Grid& global);
+
+// The checkpoint directory of a run: checkpoint.dir, or the output directory.
+std::string checkpoint_dir(const Config& config);
+
+}  // namespace halocline

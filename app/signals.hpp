@@ -1,0 +1,15 @@
+// SIGINT and SIGTERM during a run: the handler only records which arrived; the driver
+// finishes the step, writes a checkpoint and ends the run with exit code 128 + signal
+// (130 for SIGINT, 143 for SIGTERM).
+#pragma once
+
+namespace halocline {
+
+// Installs the handlers (for the rest of the process's life; a second signal of the same
+// kind while the checkpoint is written is recorded again, not fatal).
+void install_stop_signals();
+
+// The signal received since install_stop_signals(), or 0.
+int stop_signal();
+
+}  // namespace halocline

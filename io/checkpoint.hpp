@@ -1,0 +1,59 @@
+// Checkpoints: the whole conserved state and everything a restart needs, in one HDF5 file,
+// written so that a crash at any moment leaves the previous checkpoint intact.
+//
+// The state is stored in canonical order (variable-major, x fastest) as 64-bit floats: an
+// fp32 run's values convert to double and back exactly, so a restart continues bit for
+// bit in any layout and on any number of ranks. A checksum of the stored state (the
+// report's FNV-1a) is checked on reading, so a corrupted file is refused, never used.
+#pragma once
+
+#include <array>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/grid.hpp"
+
+namespace halocline {
+
+constexpr int kCheckpointFormat = 1;  // bumped whenever the file's contents change
+
+// What a checkpoint holds besides the state.
+struct CheckpointHeader {
+  int format = kCheckpointFormat;
+  std::string halocline_version;
+  long step = 0;
+  double time = 0;
+  std::array<int, 3> grid{1, 1, 1};  // global interior cells
+  double gamma = 0;
+  std::string precision;             // fp64 or fp32: a restart must use the same
+  std::string layout, backend;       // of the run that wrote it (any may restart it)
+  std::array<int, 3> ranks_grid{1, 1, 1};
+  std::string deck_text;
+  std::string checksum;              // of the state, as state_checksum()
+};
+
+// Writes `state` (the whole domain, canonical) and the header into `path`: to
+// "<path>.tmp", flushed and fsync'ed, renamed onto `path`, and the directory fsync'ed.
+// Throws std::runtime_error on failure, leaving any earlier file at `path` untouched.
+void write_checkpoint(const std::string& path, const CheckpointHeader& header,
+                      const std::vector<double>& state);
+
+// Reads the header, checking the format; throws CheckpointError (exit code 2) for a file
+// that is missing, not HDF5, truncated, of another format version or missing a field.
+CheckpointHeader read_checkpoint_header(const std::string& path);
+
+// Reads the block of `local` (a subdomain of the checkpoint's grid) in canonical order.
+std::vector<double> read_checkpoint_block(const std::string& path, const Grid& local);
+
+struct CheckpointError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// "<dir>/checkpoint_<step, 8 digits>.h5"
+std::string checkpoint_path(const std::string& dir, long step);
+
+// Removes all but the newest `keep` checkpoints of checkpoint_path's form in `dir`.
+void prune_checkpoints(const std::string& dir, int keep);
+
+}  // namespace halocline

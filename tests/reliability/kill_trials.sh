@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Crash safety of checkpoints. A checkpointing run is killed with SIGKILL at 20 moments
+# drawn from a fixed seed; each time the newest checkpoint left behind must load, and the
+# run restarted from it must reach the uninterrupted run's checksum bit for bit. Then
+# SIGTERM and SIGINT: the run finishes its step, writes a checkpoint and exits with 143 or
+# 130, and a restart from that checkpoint again reaches the same checksum.
+#   kill_trials.sh HALOCLINE DECK [TRIALS=20]
+set -uo pipefail
+bin=$1 deck=$2 trials=${3:-20}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+RANDOM=20261130  # fixed seed: the same kill moments every time
+sets=(--quiet --steps 400 --set grid.nx=96 --set grid.ny=96 --set output.final=false)
+ckpt=(--set checkpoint.every_steps=3 --set checkpoint.keep=2)
+checksum() { sed -n 's/.*"checksum": "\([0-9a-f]*\)".*/\1/p' "$1/report.json"; }
+newest() { ls "$1"/checkpoint_????????.h5 2>/dev/null | sort | tail -1; }
+
+"$bin" run "$deck" "${sets[@]}" --out "$work/ref" || exit 1
+ref=$(checksum "$work/ref")
+failures=0 with_checkpoint=0
+for trial in $(seq 1 "$trials"); do
+  out="$work/trial$trial"
+  delay_ms=$((150 + RANDOM % 1200))
+  "$bin" run "$deck" "${sets[@]}" "${ckpt[@]}" --out "$out" &
+  pid=$!
+  sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
+  kill -KILL "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  file=$(newest "$out")
+  restart=()
+  if [ -n "$file" ]; then restart=(--restart "$file"); with_checkpoint=$((with_checkpoint + 1)); fi
+  if ! "$bin" run "$deck" "${sets[@]}" "${restart[@]}" --out "$out/again"; then
+    echo "FAIL trial $trial (kill after $delay_ms ms): restart from '${file:-nothing}' failed"
+    failures=$((failures + 1)); continue
+  fi
+  got=$(checksum "$out/again")
+  if [ "$got" = "$ref" ]; then echo "ok   trial $trial: killed after $delay_ms ms, restarted from ${file##*/}"
+  else echo "FAIL trial $trial: restart from ${file##*/} gave $got, want $ref"; failures=$((failures + 1)); fi
+done
+echo "$trials SIGKILL trials, $with_checkpoint left a checkpoint, $failures failed"
+# Most kills must land after a checkpoint, or the test proves little.
+[ "$with_checkpoint" -ge $((trials / 2)) ] || { echo "too few trials left a checkpoint"; failures=$((failures + 1)); }
+
+for sig in TERM INT; do
+  out="$work/sig$sig"
+  "$bin" run "$deck" "${sets[@]}" --out "$out" &
+  pid=$!
+  sleep 0.5
+  kill -"$sig" "$pid"
+  wait "$pid"
+  code=$?
+  want=$([ "$sig" = TERM ] && echo 143 || echo 130)
+  file=$(newest "$out")
+  if [ "$code" != "$want" ] || [ -z "$file" ]; then
+    echo "FAIL SIG$sig: exit $code (want $want), checkpoint '${file:-none}'"; failures=$((failures + 1)); continue
+  fi
+  "$bin" run "$deck" "${sets[@]}" --restart "$file" --out "$out/again"
+  got=$(checksum "$out/again")
+  if [ "$got" = "$ref" ]; then echo "ok   SIG$sig: exit $code, ${file##*/}, restart reaches $got"
+  else echo "FAIL SIG$sig: restart gave $got, want $ref"; failures=$((failures + 1)); fi
+done
+[ "$failures" = 0 ]
