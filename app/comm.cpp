@@ -70,6 +70,19 @@ bool comm_built_with_mpi() {
 #endif
 }
 
+void abort_comm(int code) {
+#if defined(HALOCLINE_HAVE_MPI)
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  int size = 1;
+  if (initialized && !finalized) MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > 1) MPI_Abort(MPI_COMM_WORLD, code);
+#else
+  (void)code;
+#endif
+}
+
 int world_rank() {
   int rank = 0;
 #if defined(HALOCLINE_HAVE_MPI)

@@ -39,6 +39,11 @@ struct HaloMessages {
 void initialize_comm(int& argc, char**& argv);
 void finalize_comm();
 bool comm_built_with_mpi();
+// Ends every rank of the job at once with `code` (MPI_Abort): for a failure that may be
+// this rank's alone, which would leave the others waiting in MPI for ever. Without MPI,
+// or with one rank, it does nothing and the caller returns normally.
+void abort_comm(int code);
+
 // This process's rank in the whole job, and how many there are (0 and 1 without MPI).
 int world_rank();
 int world_size();

@@ -155,6 +155,7 @@ int main(int argc, char** argv) {
       return 2;
     } catch (const hc::ResourceError& e) {
       say("error: ", e, true);
+      hc::abort_comm(2);  // perhaps this rank's alone: end the others rather than hang
       return 2;
     } catch (const hc::NumericalError& e) {
       say("numerical failure: ", e, false);
@@ -165,6 +166,10 @@ int main(int argc, char** argv) {
     } catch (const hc::Interrupted& e) {
       say("", e, false);
       return 128 + e.signal;
+    } catch (const std::exception& e) {
+      say("error: ", e, true);
+      hc::abort_comm(1);
+      return 1;
     }
   } catch (const std::exception& e) {
     say("error: ", e, true);

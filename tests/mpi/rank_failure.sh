@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# A rank that dies (SIGKILL, as the out-of-memory killer does) ends the whole run with a
+# non-zero exit and a message from the launcher, within a bound: the other ranks must not
+# wait in MPI for ever.
+#   rank_failure.sh HALOCLINE MPIEXEC DECK
+set -uo pipefail
+bin=$1 mpiexec=$2 deck=$3
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_mpi_yield_when_idle=1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+timeout 120 "$mpiexec" --oversubscribe -n 3 "$bin" run "$deck" --set grid.n=48 --steps 100000 \
+  --quiet --out "$work/out" >"$work/log" 2>&1 &
+launcher=$!
+# Wait for the ranks to be in the step loop, then kill one of them.
+for _ in $(seq 1 100); do
+  pids=$(pgrep -f "^$bin run .*--out $work/out" || true)
+  [ "$(echo "$pids" | wc -w)" -ge 3 ] && break
+  sleep 0.1
+done
+sleep 1
+victim=$(echo "$pids" | tail -1)
+[ -n "$victim" ] || { echo "FAIL: no rank found to kill"; exit 1; }
+kill -KILL "$victim"
+wait "$launcher"
+code=$?
+echo "launcher exit code $code after one rank was killed"
+tail -5 "$work/log"
+if [ "$code" = 124 ]; then echo "FAIL: the run hung (killed by the 120 s timeout)"; exit 1; fi
+[ "$code" != 0 ] || { echo "FAIL: exit code 0"; exit 1; }
+pgrep -f "^$bin run .*--out $work/out" >/dev/null && { echo "FAIL: ranks left running"; exit 1; }
+echo "ok"
