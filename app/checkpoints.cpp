@@ -33,14 +33,19 @@ std::string mismatch(const CheckpointHeader& h, const Config& c) {
 }  // namespace
 
 std::string checkpoint_dir(const Config& c) {
-  return c.checkpoint.dir.empty() ? c.out_dir : c.checkpoint.dir;
+  return (std::filesystem::path(c.out_dir) / c.checkpoint.dir).string();
+}
+
+CheckpointHeader check_restart(const Config& c) {
+  const CheckpointHeader h = read_checkpoint_header(c.restart_path);
+  const std::string why = mismatch(h, c);
+  if (!why.empty()) throw CheckpointError("checkpoint '" + c.restart_path + "' " + why);
+  return h;
 }
 
 RestartPoint load_restart(const Config& c, const Comm& comm, const Grid& local, const Grid& global) {
   const std::string& path = c.restart_path;
-  const CheckpointHeader h = read_checkpoint_header(path);
-  const std::string why = mismatch(h, c);
-  if (!why.empty()) throw CheckpointError("checkpoint '" + path + "' " + why);
+  const CheckpointHeader h = check_restart(c);
   RestartPoint p;
   p.state = read_checkpoint_block(path, local);
   p.time = h.time;

@@ -8,6 +8,7 @@
 
 #include "app/comm.hpp"
 #include "app/config.hpp"
+#include "io/checkpoint.hpp"
 #include "kernels/grid.hpp"
 
 namespace halocline {
@@ -17,6 +18,10 @@ struct RestartPoint {
   double time = 0;
   long step = 0;
 };
+
+// Reads the header of `config.restart_path` and checks that it fits the deck; throws
+// CheckpointError (exit code 2) when not. Cheap: the command line calls it before any work.
+CheckpointHeader check_restart(const Config& config);
 
 // Reads the checkpoint `config.restart_path` for this rank's subdomain `local`. Refuses
 // (CheckpointError, exit code 2) a file that does not fit the deck (grid, gamma,
@@ -30,7 +35,7 @@ std::string save_checkpoint(const Config& config, const Comm& comm, long step, d
                             const std::vector<double>& local, const Grid& local_grid,
                             const Grid& global);
 
-// The checkpoint directory of a run: checkpoint.dir, or the output directory.
+// The checkpoint directory of a run: checkpoint.dir below the output directory.
 std::string checkpoint_dir(const Config& config);
 
 }  // namespace halocline

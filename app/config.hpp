@@ -66,7 +66,7 @@ struct CheckpointSetup {
   long every_steps = 0;      // every N steps
   double every_seconds = 0;  // every T seconds of wall time (checked once a step)
   int keep = 2;              // the newest K are kept, older ones removed
-  std::string dir;           // empty: the output directory
+  std::string dir;           // below the output directory; empty: the output directory
 };
 
 struct Config {

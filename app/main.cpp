@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "app/backend.hpp"
+#include "app/checkpoints.hpp"
 #include "app/comm.hpp"
 #include "app/driver.hpp"
 #include "app/report.hpp"
@@ -68,10 +69,11 @@ int do_run(const RunArgs& a) {
   config.report_path = a.report.empty() ? (std::filesystem::path(config.out_dir) / "report.json").string()
                                         : a.report;
   hc::validate(config);
+  if (!config.restart_path.empty()) hc::check_restart(config);  // before any output
   const std::filesystem::path report_dir = std::filesystem::path(config.report_path).parent_path();
   if (!report_dir.empty()) prepare_output_dir(report_dir.string());
   prepare_output_dir(config.out_dir);
-  if (!config.checkpoint.dir.empty()) prepare_output_dir(config.checkpoint.dir);
+  if (!config.checkpoint.dir.empty()) prepare_output_dir(hc::checkpoint_dir(config));
 
   const hc::RunResult result = hc::run_simulation(config);
   if (result.rank != 0) return 0;  // rank 0 has the gathered state and speaks for the run

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -377,6 +378,20 @@ void check_structure(const Reader& r) {
   }
 }
 
+// A directory named in a deck stays under `base`: a deck (perhaps someone else's) must not
+// make the run write anywhere else. Only --out on the command line may point elsewhere.
+void check_deck_path(const Reader& r, const std::string& key, const std::string& path,
+                     const std::string& base) {
+  const auto* node = r.find(key);
+  if (path.empty()) r.fail(key, node, "key '" + key + "' must not be empty");
+  const std::filesystem::path p(path);
+  bool up = false;
+  for (const auto& part : p) up = up || part == "..";
+  if (p.is_absolute() || up)
+    r.fail(key, node, "key '" + key + "' must be a relative path below " + base +
+                          " (no leading '/', no '..'); got '" + path + "'");
+}
+
 // A problem's own section is an error under any other problem: the deck would silently
 // not do what its author thinks.
 void check_problem_sections(const Reader& r, ProblemKind problem) {
@@ -449,13 +464,11 @@ Config read_config(const Reader& r) {
   r.set("checkpoint.every_seconds", c.checkpoint.every_seconds);
   if (auto v = r.integer("checkpoint.keep", INT_MIN, INT_MAX)) c.checkpoint.keep = int(*v);
   if (auto v = r.string("checkpoint.dir")) {
-    if (v->empty())
-      r.fail("checkpoint.dir", r.find("checkpoint.dir"), "key 'checkpoint.dir' must not be empty");
+    check_deck_path(r, "checkpoint.dir", *v, "the output directory");
     c.checkpoint.dir = *v;
   }
   if (auto v = r.string("output.dir")) {
-    if (v->empty())
-      r.fail("output.dir", r.find("output.dir"), "key 'output.dir' must not be empty");
+    check_deck_path(r, "output.dir", *v, "the directory the run starts in");
     c.out_dir = *v;
   }
 

@@ -154,6 +154,17 @@ const std::vector<BadCase>& bad_cases() {
       {"StepsNegative", {}, {"--steps", "-3"}, {"--steps"}},
       {"SetUnknownKey", {}, {"--set", "grid.bogus=1"}, {"--set grid.bogus=1", "'grid.bogus'"}},
       {"SetWrongType", {}, {"--set", "grid.nx=abc"}, {"'grid.nx'", "integer"}},
+      // A deck may not make the run write outside the directory it starts in.
+      {"DeckOutputDirAbsolute", plus(kRiemann, {"[output]", "dir = \"/tmp/elsewhere\""}), {},
+       {"bad.toml:10:", "'output.dir'", "relative path"}},
+      {"DeckOutputDirUp", plus(kRiemann, {"[output]", "dir = \"out/../../x\""}), {},
+       {"'output.dir'", "no '..'"}},
+      {"DeckCheckpointDirAbsolute", plus(kRiemann, {"[checkpoint]", "dir = \"/etc\""}), {},
+       {"'checkpoint.dir'", "below the output directory"}},
+      {"CheckpointKeepZero", plus(kRiemann, {"[checkpoint]", "keep = 0"}), {},
+       {"'checkpoint.keep'", ">= 1"}},
+      {"RestartMissing", {}, {"--restart", "/nonexistent/checkpoint_00000001.h5"},
+       {"checkpoint '/nonexistent/checkpoint_00000001.h5' does not exist"}},
   };
   return cases;
 }
