@@ -318,3 +318,19 @@ TEST_F(Cli, LayoutsGiveSameChecksumAndReportGoesToGivenFile) {
 }
 
 }  // namespace
+
+namespace {
+
+// A grid whose arrays cannot fit in the host's available memory is refused before any
+// allocation: exit 2, one line with the bytes needed and available.
+TEST_F(Cli, NotEnoughHostMemoryExitsTwo) {
+  const Result r = run({"run", "inputs/bench.toml", "--set", "grid.n=8000", "--backend", "kokkos",
+                        "--out", (dir_ / "oom").string()});
+  if (r.err.find("not built into this binary") != std::string::npos) GTEST_SKIP() << r.err;
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_NE(r.err.find("needs 102553676812800 bytes"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("available"), std::string::npos) << r.err;
+}
+
+}  // namespace

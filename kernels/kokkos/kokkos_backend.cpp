@@ -9,6 +9,7 @@
 #include "kernels/kokkos/kokkos_backend.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <fstream>
 #include <string>
 
 #include "kernels/kokkos/fluxes.hpp"
@@ -22,6 +23,26 @@ namespace halocline {
 
 namespace {
 
+// Refuses, before allocating, a run whose arrays would not fit in the host memory the
+// kernel says is available (MemAvailable): a clear message and exit code 2 rather than the
+// out-of-memory killer in the middle of a run.
+void check_host_memory(std::size_t needed) {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::size_t kib = 0;
+  while (meminfo >> key >> kib) {
+    if (key == "MemAvailable:") break;
+    meminfo.ignore(256, '\n');
+  }
+  if (key != "MemAvailable:") return;  // not Linux: nothing to compare with
+  const std::size_t available = kib * 1024;
+  if (needed > available)
+    throw ResourceError("this grid needs " + std::to_string(needed) + " bytes (" +
+                        std::to_string(needed >> 30) + " GiB) of host memory for its arrays; " +
+                        "the machine has " + std::to_string(available) + " bytes (" +
+                        std::to_string(available >> 30) + " GiB) available");
+}
+
 template <class Real, class L>
 class KokkosBackend final : public Backend {
  public:
@@ -30,6 +51,10 @@ class KokkosBackend final : public Backend {
   KokkosBackend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary)
       : grid_(grid), physics_(physics), boundary_(boundary) {
     const std::size_t size = L::storage_size(grid.ncells);
+    int arrays = 2;
+    for (int d = 0; d < 3; ++d) arrays += grid.active(d);
+    if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible)
+      check_host_memory(arrays * size * sizeof(Real));
     u_[0] = View("u0", size);
     u_[1] = View("u1", size);
     for (int d = 0; d < 3; ++d)
