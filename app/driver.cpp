@@ -40,6 +40,28 @@ namespace halocline {
 
 namespace {
 
+// Where a state stops being physical: the first cell, in global index order, with a
+// non-finite value or a non-positive density or pressure, and its primitive values.
+std::string first_bad_cell(const std::vector<double>& s, const Grid& g, double gamma) {
+  const std::size_t n = g.ninterior;
+  for (std::size_t c = 0; c < n; ++c) {
+    const double rho = s[c], e = s[4 * n + c];
+    const double u = s[n + c] / rho, v = s[2 * n + c] / rho, w = s[3 * n + c] / rho;
+    const double p = (gamma - 1) * (e - 0.5 * rho * (u * u + v * v + w * w));
+    bool finite = true;
+    for (int var = 0; var < kNumVars; ++var) finite = finite && std::isfinite(s[var * n + c]);
+    if (finite && rho > 0 && p > 0) continue;
+    const std::size_t i = c % g.n[0], j = c / g.n[0] % g.n[1], k = c / g.n[0] / g.n[1];
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "first bad cell (i, j, k) = (%zu, %zu, %zu) of the whole grid: rho = %.6g, "
+                  "u = %.6g, v = %.6g, w = %.6g, p = %.6g",
+                  i, j, k, rho, u, v, w, p);
+    return text;
+  }
+  return "every cell is finite with positive density and pressure, but the signal rate is not";
+}
+
 // Steps left out of the timers at the start of the loop.
 constexpr long kWarmupSteps = 2;
 
@@ -291,11 +313,16 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
     }
     if (control.failed || control.t >= t_stop || control.step >= step_stop()) {
       control = backend->step_status(true);
-      if (control.failed)
+      if (control.failed) {
+        // Say where: rank 0 looks through the whole state and tells every rank.
+        backend->get_state(state, Purpose::Output);
+        whole = comm.gather(state, g, r.grid);
+        const std::string where = comm.broadcast(
+            comm.root() ? first_bad_cell(whole, r.grid, config.physics.gamma) : std::string());
         throw NumericalError("step " + std::to_string(control.step) + ", t = " +
                              std::to_string(control.t) + ": no valid time step (max signal rate " +
-                             std::to_string(control.max_rate) +
-                             "); the state holds a NaN, Inf or non-positive pressure");
+                             std::to_string(control.max_rate) + "); " + where);
+      }
       const bool last = control.t >= config.t_end || control.step >= step_limit;
       if (control.step >= next_checkpoint) {
         auto t = timers.host_scope("checkpoint");

@@ -211,6 +211,9 @@ template <class Real>
 HC_INLINE Real signal_rate(const Cons<Real>& w, Real gamma, const Real inv_dx[3],
                            const bool active[3]) {
   const Prim<Real> s = to_prim(w, gamma);
+  // A cell without positive density and pressure has no sound speed: infinitely fast, so
+  // that the time step fails and the run stops (NaN is caught the same way by the callers).
+  if (!(s.rho > Real(0)) || !(s.p > Real(0))) return static_cast<Real>(HUGE_VAL);
   const Real c = sound_speed(s, gamma);
   Real rate = Real(0);
   for (int d = 0; d < 3; ++d)
