@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Crash safety of checkpoints. A checkpointing run is killed with SIGKILL at 20 moments
-# drawn from a fixed seed; each time the newest checkpoint left behind must load, and the
-# run restarted from it must reach the uninterrupted run's checksum bit for bit. Then
+# drawn from a fixed seed (0-1 s after its first checkpoint); each time the newest
+# checkpoint left behind must load, and the run restarted from it must reach the
+# uninterrupted run's checksum bit for bit. Then
 # SIGTERM and SIGINT: the run finishes its step, writes a checkpoint and exits with 143 or
 # 130, and a restart from that checkpoint again reaches the same checksum.
 #   kill_trials.sh HALOCLINE DECK [TRIALS=20]
@@ -14,15 +15,26 @@ sets=(--quiet --steps 400 --set grid.nx=96 --set grid.ny=96 --set output.final=f
 ckpt=(--set checkpoint.every_steps=3 --set checkpoint.keep=2)
 checksum() { sed -n 's/.*"checksum": "\([0-9a-f]*\)".*/\1/p' "$1/report.json"; }
 newest() { ls "$1"/checkpoint_????????.h5 2>/dev/null | sort | tail -1; }
+# Waits (up to 120 s) until run $2 has written its first checkpoint into $1: it is then in
+# its step loop, however slowly this machine started it.
+first_checkpoint() {
+  for _ in $(seq 1 1200); do
+    [ -n "$(newest "$1")" ] && return 0
+    kill -0 "$2" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
 
 "$bin" run "$deck" "${sets[@]}" --out "$work/ref" || exit 1
 ref=$(checksum "$work/ref")
 failures=0 with_checkpoint=0
 for trial in $(seq 1 "$trials"); do
   out="$work/trial$trial"
-  delay_ms=$((150 + RANDOM % 1200))
+  delay_ms=$((RANDOM % 1000))
   "$bin" run "$deck" "${sets[@]}" "${ckpt[@]}" --out "$out" &
   pid=$!
+  first_checkpoint "$out" "$pid"
   sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
   kill -KILL "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
@@ -34,7 +46,7 @@ for trial in $(seq 1 "$trials"); do
     failures=$((failures + 1)); continue
   fi
   got=$(checksum "$out/again")
-  if [ "$got" = "$ref" ]; then echo "ok   trial $trial: killed after $delay_ms ms, restarted from ${file##*/}"
+  if [ "$got" = "$ref" ]; then echo "ok   trial $trial: killed $delay_ms ms after the first checkpoint, restarted from ${file##*/}"
   else echo "FAIL trial $trial: restart from ${file##*/} gave $got, want $ref"; failures=$((failures + 1)); fi
 done
 echo "$trials SIGKILL trials, $with_checkpoint left a checkpoint, $failures failed"
@@ -43,9 +55,10 @@ echo "$trials SIGKILL trials, $with_checkpoint left a checkpoint, $failures fail
 
 for sig in TERM INT; do
   out="$work/sig$sig"
-  "$bin" run "$deck" "${sets[@]}" --out "$out" &
+  "$bin" run "$deck" "${sets[@]}" --set checkpoint.every_steps=50 --out "$out" &
   pid=$!
-  sleep 0.5
+  first_checkpoint "$out" "$pid"  # in the loop, handlers installed
+  sleep 0.2
   kill -"$sig" "$pid"
   wait "$pid"
   code=$?
