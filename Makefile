@@ -8,6 +8,7 @@ BUILD    := $(if $(filter default,$(PRESET)),build,build-$(PRESET))
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 DECK     ?= inputs/sod.toml
 OUT      ?= out
+SHELL    := /bin/bash
 PACKAGES := cmake make g++ pkg-config libtrilinos-kokkos-dev libhdf5-dev libgtest-dev \
             libtomlplusplus-dev libcli11-dev nlohmann-json3-dev \
             libopenmpi-dev openmpi-bin libhdf5-openmpi-dev
@@ -43,7 +44,30 @@ verify: build
 	$(BUILD)/bin/halocline verify
 
 clean:
-	rm -rf build build-debug build-kokkos4 build-hip-nvidia build-hip-amd out
+	rm -rf build build-debug build-kokkos4 build-hip-nvidia build-hip-amd build-asan build-fuzz out
+
+# Hardened input and memory safety (CI runs both):
+#   make fuzz       the deck fuzzer (libFuzzer, clang) for FUZZ_SECONDS, seeded with inputs/;
+#                   a crash is saved under build-fuzz/ and fails the target (add it to
+#                   tests/fuzz/regressions/)
+#   make sanitize   the whole CPU test suite built with AddressSanitizer + UBSan
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz sanitize
+fuzz: deps
+	@command -v clang++ >/dev/null || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y clang libclang-rt-14-dev; }
+	cmake -S tests/fuzz -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Release
+	cmake --build build-fuzz -j $(JOBS)
+	rm -rf build-fuzz/corpus && mkdir -p build-fuzz/corpus && cp inputs/*.toml tests/fuzz/regressions/* build-fuzz/corpus/
+	build-fuzz/deck_fuzzer -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build-fuzz/crash- \
+	  build-fuzz/corpus 2>&1 | tee build-fuzz/fuzz.log | grep -E "^#[0-9]+ +DONE|Done [0-9]+ runs|ERROR|crash-" ; \
+	  test $${PIPESTATUS[0]} -eq 0
+
+# Leak detection is off: Open MPI and hwloc keep allocations until exit, by design.
+sanitize: deps
+	cmake --preset asan
+	cmake --build --preset asan -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --preset asan -j $(JOBS)
 
 # Compile-and-link checks of the GPU backends on a machine without a GPU (CI): the
 # hip-nvidia preset where nvcc is installed, the hip-amd preset where Debian's hipcc can be

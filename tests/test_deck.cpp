@@ -3,6 +3,10 @@
 // DeckError that names the key (and the deck line, where there is one).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -346,3 +350,27 @@ TEST(DeckWords, PublicParsers) {
 
 }  // namespace
 }  // namespace halocline
+
+// Inputs that once crashed the deck fuzzer or were written to probe it
+// (tests/fuzz/regressions/, same format as the fuzzer's: a deck, then optionally "---" and
+// one override a line): each must end in a DeckError, never a crash or another exception.
+TEST(FuzzRegressions, EveryFileIsRefusedCleanly) {
+  namespace fs = std::filesystem;
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(HALOCLINE_SOURCE_DIR) / "tests/fuzz/regressions")) {
+    std::ifstream in(e.path(), std::ios::binary);
+    const std::string input((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string deck = input;
+    std::vector<std::string> overrides;
+    const std::size_t split = input.find("\n---\n");
+    if (split != std::string::npos) {
+      deck = input.substr(0, split);
+      std::istringstream rest(input.substr(split + 5));
+      for (std::string line; std::getline(rest, line);) overrides.push_back(line);
+    }
+    ++files;
+    EXPECT_THROW(halocline::parse_deck(deck, e.path().filename().string(), overrides), halocline::DeckError)
+        << e.path();
+  }
+  EXPECT_GE(files, 6);
+}
