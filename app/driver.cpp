@@ -368,7 +368,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
     // the report's step-time statistics do, and are measured now and then, so that their
     // marks do not pile up over a long run.
     if (asked == kWarmupSteps) {
-      timers.restart("output");  // snapshots are timed from the start
+      timers.restart({"output", "checkpoint"});  // files are timed from the start
       r.timed_steps_from = asked;
     } else if (asked % 256 == 0) {
       timers.resolve();

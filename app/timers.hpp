@@ -9,6 +9,7 @@
 // the backend at each mark instead: exact for a CPU backend, where a fence is free.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -83,12 +84,12 @@ class PhaseTimers {
   // Measures every finished scope and adds it to the statistics.
   void resolve();
 
-  // Measures what is pending, then forgets the statistics of every phase but `keep`: the
-  // warm-up is not timed.
-  void restart(const std::string& keep) {
+  // Measures what is pending, then forgets the statistics of every phase but those in
+  // `keep`: the warm-up is not timed.
+  void restart(const std::vector<std::string>& keep) {
     resolve();
     for (PhaseStats& p : phases_)
-      if (p.name != keep) p = PhaseStats{p.name};
+      if (std::find(keep.begin(), keep.end(), p.name) == keep.end()) p = PhaseStats{p.name};
   }
 
   // Phases in the order they were first timed (call resolve() first).
