@@ -62,12 +62,13 @@ fuzz: deps
 	  build-fuzz/corpus 2>&1 | tee build-fuzz/fuzz.log | grep -E "^#[0-9]+ +DONE|Done [0-9]+ runs|ERROR|crash-" ; \
 	  test $${PIPESTATUS[0]} -eq 0
 
-# Leak detection is off: Open MPI and hwloc keep allocations until exit, by design.
+# Leak detection is off: Open MPI and hwloc keep allocations until exit, by design. (The
+# build runs the test binaries too, to list their tests.)
+SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 sanitize: deps
 	cmake --preset asan
-	cmake --build --preset asan -j $(JOBS)
-	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --preset asan -j $(JOBS)
+	$(SANITIZER_ENV) cmake --build --preset asan -j $(JOBS)
+	$(SANITIZER_ENV) ctest --preset asan -j $(JOBS)
 
 # Compile-and-link checks of the GPU backends on a machine without a GPU (CI): the
 # hip-nvidia preset where nvcc is installed, the hip-amd preset where Debian's hipcc can be
