@@ -14,8 +14,8 @@ RANDOM=20261130  # fixed seed: the same kill moments every time
 # The runs are endless (no step limit, no end time in reach): a kill always lands in the
 # loop however fast the machine (a GPU runs this grid's 1,100 steps to t = 1 in ~20 ms). Each restart runs 5 steps past its checkpoint and is compared with an
 # uninterrupted run of as many steps.
-sets=(--quiet --set grid.nx=96 --set grid.ny=96 --set output.final=false)
-endless=(--steps 1000000000 --set time.t_end=1e9)
+sets=(--quiet --set grid.nx=96 --set grid.ny=96 --set output.final=false --set time.t_end=1e9)
+endless=(--steps 1000000000)
 ckpt=(--set checkpoint.every_steps=3 --set checkpoint.keep=2)
 checksum() { sed -n 's/.*"checksum": "\([0-9a-f]*\)".*/\1/p' "$1/report.json"; }
 newest() { ls "$1"/checkpoint_????????.h5 2>/dev/null | sort | tail -1; }
