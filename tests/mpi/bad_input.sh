@@ -3,12 +3,7 @@
 #   bad_input.sh HALOCLINE MPIEXEC DECK
 set -uo pipefail
 bin=$1 mpiexec=$2 deck=$3
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-# Oversubscribed ranks (CI has 2 cores) should give up the core while they wait.
-export OMPI_MCA_mpi_yield_when_idle=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/common.sh"
 failures=0
 
 # expect RANKS "MESSAGE PART" ARGS...: exit code 2 and the message on stderr.

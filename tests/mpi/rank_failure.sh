@@ -5,11 +5,7 @@
 #   rank_failure.sh HALOCLINE MPIEXEC DECK
 set -uo pipefail
 bin=$1 mpiexec=$2 deck=$3
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_mpi_yield_when_idle=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/common.sh"
 timeout 120 "$mpiexec" --oversubscribe -n 3 "$bin" run "$deck" --set grid.n=48 --steps 100000 \
   --quiet --out "$work/out" >"$work/log" 2>&1 &
 launcher=$!

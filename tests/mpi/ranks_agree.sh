@@ -9,24 +9,16 @@
 set -euo pipefail
 bin=$1 mpiexec=$2 deck=$3 overrides=$4
 declare -A grids=([2]=$5 [3]=$6 [4]=$7)
-# Open MPI refuses to run as root unless told; CI containers are root.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# No network interfaces to probe in a container: shared memory and self only.
-export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-# Oversubscribed ranks (CI has 2 cores) should give up the core while they wait.
-export OMPI_MCA_mpi_yield_when_idle=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/common.sh"
 
 sets=(--steps 6 --quiet --set output.final=false --set output.interval=0)
 for o in $overrides; do sets+=(--set "$o"); done
 
-checksum() { sed -n 's/.*"checksum": "\([0-9a-f]*\)".*/\1/p' "$1"; }
 
 failures=0 runs=0
 for layout in aos soa aosoa; do
   "$bin" run "$deck" --layout "$layout" "${sets[@]}" --out "$work/ref-$layout"
-  ref=$(checksum "$work/ref-$layout/report.json")
+  ref=$(checksum "$work/ref-$layout")
   [ -n "$ref" ] || { echo "no checksum from the 1-rank reference ($layout)"; exit 1; }
   index=0
   for halo in sync overlap; do
@@ -43,7 +35,7 @@ for layout in aos soa aosoa; do
       [ "$grid" = auto ] || grid_args=(--ranks-grid "$grid")
       "$mpiexec" --oversubscribe -n "$ranks" "$bin" run "$deck" --layout "$layout" --halo "$halo" \
         "${grid_args[@]}" "${sets[@]}" --out "$out"
-      got=$(checksum "$out/report.json")
+      got=$(checksum "$out")
       runs=$((runs + 1))
       if [ "$got" = "$ref" ]; then
         echo "ok   $layout $halo ranks=$ranks grid=$grid $got"

@@ -4,13 +4,8 @@
 #   restart_ranks.sh HALOCLINE MPIEXEC DECK
 set -euo pipefail
 bin=$1 mpiexec=$2 deck=$3
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_mpi_yield_when_idle=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/common.sh"
 sets=(--steps 12 --quiet --set grid.n=18 --set output.final=false --set checkpoint.every_steps=5)
-checksum() { sed -n 's/.*"checksum": "\([0-9a-f]*\)".*/\1/p' "$1/report.json"; }
 
 "$bin" run "$deck" "${sets[@]}" --out "$work/one"
 "$mpiexec" --oversubscribe -n 4 "$bin" run "$deck" "${sets[@]}" --ranks-grid 2,1,2 --out "$work/four"

@@ -5,11 +5,7 @@
 #   snapshot_agree.sh HALOCLINE MPIEXEC H5COMPARE DECK
 set -euo pipefail
 bin=$1 mpiexec=$2 compare=$3 deck=$4
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_mpi_yield_when_idle=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/common.sh"
 sets=(--steps 3 --quiet --set grid.n=17 --set output.final=true --set output.interval=0)
 mode() { sed -n 's/.*"output_mode": "\([a-z]*\)".*/\1/p' "$1/report.json"; }
 
