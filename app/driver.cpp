@@ -217,16 +217,20 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   std::unique_ptr<SnapshotWriter> writer;
   int snapshot_index = 0;
   long last_snapshot_step = -1;
-  auto write_snapshot = [&](long step, double time) {
+  bool whole_is_current = false;  // `whole` was gathered from the latest `state`
+  // `fetch` = false: `state` already holds the backend's current state.
+  auto write_snapshot = [&](long step, double time, bool fetch = true) {
     last_snapshot_step = step;
     auto t = timers.host_scope("output");
-    backend->get_state(state);
+    if (fetch) backend->get_state(state);
     const double gamma = config.physics.gamma;
     SnapshotInfo info;
+    whole_is_current = false;
     if (collective) {
       info = writer->write(snapshot_index++, step, time, primitives(state, g.ninterior, gamma));
     } else {
       whole = comm.gather(state, g, r.grid);
+      whole_is_current = true;
       if (!comm.root()) return;
       info = writer->write(snapshot_index++, step, time, primitives(whole, r.grid.ninterior, gamma));
     }
@@ -396,10 +400,12 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
     const double volume = g.dx[0] * g.dx[1] * g.dx[2];
     for (int v = 0; v < kNumVars; ++v) r.device_final[v] = comm.sum(sums[v]) * volume;
   }
-  // Every rank takes part in a snapshot (the gather), rank 0 writes it.
+  // Every rank takes part in a snapshot (the gather), rank 0 writes it; the state is
+  // copied from the backend and gathered once for the snapshot and the final diagnostics.
+  whole_is_current = false;
   if (options.write_output && config.output_final && last_snapshot_step != step)
-    write_snapshot(step, t);
-  whole = comm.gather(state, g, r.grid);
+    write_snapshot(step, t, false);
+  if (!whole_is_current) whole = comm.gather(state, g, r.grid);
 
   r.steps = step;
   r.steps_submitted = asked;
