@@ -38,8 +38,14 @@ struct DeviceInfo {
   std::string runtime_version, driver_version;
 };
 
-// The two state arrays of SSP-RK2: the solution u0, and the first-stage solution u1.
+// The state arrays of SSP-RK2 the driver names: the solution u0 and the stage array u1.
+// A backend keeps a third array, unew, that stage 2 writes the new solution into, and
+// swaps the roles of u0 and unew after every step (finish_step): the step's input is
+// never overwritten by the step itself (see select_after_fault()).
 enum class Slot { U0 = 0, U1 = 1 };
+
+// The two states a numerical fault leaves (see Backend::select_after_fault).
+enum class AfterFault { Broken, LastGood };
 
 // The backend's two queues of work: GPU streams, or Kokkos execution-space instances.
 enum class Stream { Compute, Halo };
@@ -95,14 +101,22 @@ class Backend {
   // The max signal rate over the interior of u0 (a reduction), then plan_step(): the time
   // step, made where the state is.
   virtual void plan_step() = 0;
-  // t += dt, step += 1 (finish_step()), and publish the status for the host.
+  // t += dt, step += 1 (finish_step()), publish the status for the host, and swap the
+  // roles of u0 and unew (a step that did nothing carried u0 over in stage 2).
   virtual void finish_step() = 0;
   // The controller as the host can see it. exact = true waits for all submitted work; with
   // exact = false a backend may answer with the status of the step before the last one
   // submitted, so that the host never waits for the step the device is running.
   virtual StepControl step_status(bool exact) = 0;
 
-  // ---- One SSP-RK2 stage; each does nothing when the planned dt is 0 ----
+  // After a numerical fault (step_status(true).failed), makes u0 the broken state, or the
+  // last good one: the state it was made from, at step - 1 and time t_before (only when a
+  // step was taken since set_state()). Every step after the fault did nothing, so both are
+  // intact, in u0 and unew; their roles swapped on regardless, so the backend is told.
+  virtual void select_after_fault(AfterFault which) = 0;
+
+  // ---- One SSP-RK2 stage; each does nothing when the planned dt is 0, except that ----
+  // ---- stage 2 then carries u0 over into unew unless the run has failed        ----
   // Fills the ghost layers of direction d of one state array from the boundary conditions,
   // over the whole padded extent of the other two directions, except on exchanged faces
   // (the halo exchange below fills those). The driver goes x, then y, then z, so that
@@ -113,8 +127,8 @@ class Backend {
   // for the faces that bound the cells of `cells` (its n + 1 faces along d).
   virtual void compute_fluxes(int d, Slot slot, const CellBox& cells) = 0;
 
-  // Stage 1: u1 = u0 - dt div F;  stage 2: u0 = (u0 + u1 - dt div F) / 2, with the planned
-  // dt, for the cells of `cells`.
+  // Stage 1: u1 = u0 - dt div F;  stage 2: unew = (u0 + u1 - dt div F) / 2, with the
+  // planned dt, for the cells of `cells`.
   virtual void update(int stage, const CellBox& cells) = 0;
 
   // ---- Halo exchange (kernels/halo.hpp): the device side; app/driver.cpp calls MPI -----

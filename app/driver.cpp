@@ -40,26 +40,34 @@ namespace halocline {
 
 namespace {
 
-// Where a state stops being physical: the first cell, in global index order, with a
-// non-finite value or a non-positive density or pressure, and its primitive values.
-std::string first_bad_cell(const std::vector<double>& s, const Grid& g, double gamma) {
-  const std::size_t n = g.ninterior;
+// Where a state stops being physical: the first cell, in index order, with a non-finite
+// value or a non-positive density or pressure; n when there is none.
+std::size_t first_bad_cell(const std::vector<double>& s, std::size_t n, double gamma) {
   for (std::size_t c = 0; c < n; ++c) {
     const double rho = s[c], e = s[4 * n + c];
-    const double u = s[n + c] / rho, v = s[2 * n + c] / rho, w = s[3 * n + c] / rho;
-    const double p = (gamma - 1) * (e - 0.5 * rho * (u * u + v * v + w * w));
+    const double m2 = s[n + c] * s[n + c] + s[2 * n + c] * s[2 * n + c] + s[3 * n + c] * s[3 * n + c];
+    const double p = (gamma - 1) * (e - 0.5 * m2 / rho);
     bool finite = true;
     for (int var = 0; var < kNumVars; ++var) finite = finite && std::isfinite(s[var * n + c]);
-    if (finite && rho > 0 && p > 0) continue;
-    const std::size_t i = c % g.n[0], j = c / g.n[0] % g.n[1], k = c / g.n[0] / g.n[1];
-    char text[256];
-    std::snprintf(text, sizeof text,
-                  "first bad cell (i, j, k) = (%zu, %zu, %zu) of the whole grid: rho = %.6g, "
-                  "u = %.6g, v = %.6g, w = %.6g, p = %.6g",
-                  i, j, k, rho, u, v, w, p);
-    return text;
+    if (!(finite && rho > 0 && p > 0)) return c;
   }
-  return "every cell is finite with positive density and pressure, but the signal rate is not";
+  return n;
+}
+
+// The first bad cell of the whole state `s` in global indices, with its primitive values.
+std::string describe_bad_cell(const std::vector<double>& s, const Grid& g, double gamma) {
+  const std::size_t n = g.ninterior, c = first_bad_cell(s, n, gamma);
+  if (c == n) return "every cell is finite with positive density and pressure, but the signal rate is not";
+  const double rho = s[c], e = s[4 * n + c];
+  const double u = s[n + c] / rho, v = s[2 * n + c] / rho, w = s[3 * n + c] / rho;
+  const double p = (gamma - 1) * (e - 0.5 * rho * (u * u + v * v + w * w));
+  const std::size_t i = c % g.n[0], j = c / g.n[0] % g.n[1], k = c / g.n[0] / g.n[1];
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "first bad cell (i, j, k) = (%zu, %zu, %zu) of the whole grid: rho = %.6g, "
+                "u = %.6g, v = %.6g, w = %.6g, p = %.6g",
+                i, j, k, rho, u, v, w, p);
+  return text;
 }
 
 // Steps left out of the timers at the start of the loop.
@@ -130,7 +138,8 @@ void compute_cells(Stages& s, Slot input, int stage, const CellBox* boxes, int c
   for (int i = 0; i < count; ++i) s.backend.update(stage, boxes[i]);
 }
 
-// One SSP-RK2 stage: stage 1 reads u0 and writes u1, stage 2 reads u1 and writes u0.
+// One SSP-RK2 stage: stage 1 reads u0 and writes u1, stage 2 reads u1 (and u0) and writes
+// the new state into a third array; finish_step() makes that array u0 (app/backend.hpp).
 void rk_stage(Stages& s, int stage) {
   Backend& b = s.backend;
   const Slot input = stage == 1 ? Slot::U0 : Slot::U1;
@@ -319,23 +328,42 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
       control = backend->step_status(true);
       if (control.failed) {
         // Say where: rank 0 looks through the whole state and tells every rank.
+        backend->select_after_fault(AfterFault::Broken);
         backend->get_state(state, Purpose::Output);
         whole = comm.gather(state, g, r.grid);
         const std::string where = comm.broadcast(
-            comm.root() ? first_bad_cell(whole, r.grid, config.physics.gamma) : std::string());
+            comm.root() ? describe_bad_cell(whole, r.grid, config.physics.gamma) : std::string());
+        // The state the broken one was made from is intact in the backend (the steps after
+        // the fault did nothing): it is saved as a checkpoint to restart from, e.g. with a
+        // smaller CFL number.
+        std::string saved = "there is no earlier state of this run to save";
+        if (control.step > start.step) {
+          backend->select_after_fault(AfterFault::LastGood);
+          backend->get_state(state, Purpose::Output);
+          const std::string path = save_checkpoint(config, comm, control.step - 1,
+                                                   control.t_before, state, g, r.grid);
+          saved = "the last good state (step " + std::to_string(control.step - 1) + ", t = " +
+                  std::to_string(control.t_before) + ") is saved in " + path;
+        }
         throw NumericalError("step " + std::to_string(control.step) + ", t = " +
                              std::to_string(control.t) + ": no valid time step (max signal rate " +
-                             std::to_string(control.max_rate) + "); " + where);
+                             std::to_string(control.max_rate) + "); " + where + "; " + saved);
       }
       const bool last = control.t >= config.t_end || control.step >= step_limit;
       if (control.step >= next_checkpoint) {
         auto t = timers.host_scope("checkpoint");
         backend->get_state(state, Purpose::Output);
-        r.checkpoints.push_back(
-            save_checkpoint(config, comm, control.step, control.t, state, g, r.grid));
+        // The step that reached the stop may have broken the state; only the next step's
+        // reduction would say so. A broken state is never saved: the run goes on to that
+        // step, which stops it and saves the state before (above).
+        const bool broken = comm.max(first_bad_cell(state, g.ninterior, config.physics.gamma) <
+                                     g.ninterior ? 1.0 : 0.0) > 0;
+        if (!broken)
+          r.checkpoints.push_back(
+              save_checkpoint(config, comm, control.step, control.t, state, g, r.grid));
         next_checkpoint = after(control.step);
         last_checkpoint = std::chrono::steady_clock::now();
-        if (interrupted) throw Interrupted(interrupted, control.step, r.checkpoints.back());
+        if (interrupted && !broken) throw Interrupted(interrupted, control.step, r.checkpoints.back());
       }
       if (periodic_output && control.t >= next_output()) {
         ++outputs_done;

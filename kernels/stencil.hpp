@@ -59,31 +59,45 @@ HC_INLINE void face_flux(const StateRef<Real, L>& u, const StateRef<Real, L>& f,
 }
 
 // Coefficients of one SSP-RK2 stage, out = a * u0 + b * (u - dt div F(u)):
-//   stage 1: u1 = u0 - dt div F(u0)                   (a = 0: u0 is not read)
-//   stage 2: u0 = 1/2 u0 + 1/2 (u1 - dt div F(u1))
+//   stage 1: u1   = u0 - dt div F(u0)                   (a = 0: u0 is not read)
+//   stage 2: unew = 1/2 u0 + 1/2 (u1 - dt div F(u1))
+// Stage 2 writes a third array, unew, not u0: the step's input survives the step, and the
+// backend makes unew the next step's u0 (and u0 the next unew). When the next step finds
+// the new state broken (a NaN, p <= 0) it does nothing, so the last good state is still
+// there for a checkpoint. (Not u1 either: with the halo overlap, the shell's fluxes read
+// u1 after the interior's update has run.)
 struct StageUpdate {
   int stage;               // 1 or 2
   double dt_over_dx[3];    // dt / dx per direction (0 for inactive directions)
   bool active[3];
 };
 
-// Applies the stage update to interior cell c. `fx`, `fy`, `fz` hold the face fluxes of
-// the active directions (the flux at the low face of each cell).
+// Applies the stage update to interior cell c, writing `out` (u1 in stage 1, unew in stage
+// 2). `flux` holds the face fluxes of the active directions (the flux at the low face of
+// each cell).
 template <class Real, class L>
 HC_INLINE void update_cell(const StateRef<Real, L>& u0, const StateRef<Real, L>& u1,
-                           const StateRef<Real, L> flux[3], const std::size_t stride[3],
-                           const StageUpdate& st, std::size_t c) {
+                           const StateRef<Real, L>& out, const StateRef<Real, L> flux[3],
+                           const std::size_t stride[3], const StageUpdate& st, std::size_t c) {
   for (int v = 0; v < kNumVars; ++v) {
     Real div = Real(0);
     for (int d = 0; d < 3; ++d)
       if (st.active[d])
         div += Real(st.dt_over_dx[d]) * (flux[d](v, c + stride[d]) - flux[d](v, c));
     if (st.stage == 1) {
-      u1(v, c) = u0(v, c) - div;
+      out(v, c) = u0(v, c) - div;
     } else {
-      u0(v, c) = Real(0.5) * u0(v, c) + Real(0.5) * (u1(v, c) - div);
+      out(v, c) = Real(0.5) * u0(v, c) + Real(0.5) * (u1(v, c) - div);
     }
   }
+}
+
+// The second stage of a step that does nothing (dt = 0: asked for past a stop): u0 is
+// carried over unchanged into unew, so that the swap of roles after every step holds
+// whether or not the step advanced.
+template <class Real, class L>
+HC_INLINE void carry_cell(const StateRef<Real, L>& u0, const StateRef<Real, L>& unew, std::size_t c) {
+  for (int v = 0; v < kNumVars; ++v) unew(v, c) = u0(v, c);
 }
 
 }  // namespace halocline

@@ -14,6 +14,7 @@ namespace halocline {
 
 struct StepControl {
   double t = 0;            // simulation time reached
+  double t_before = 0;     // the time before the last step taken
   double dt = 0;           // the planned step (0: nothing to do)
   long step = 0;           // steps taken
   double t_stop = 0;       // do not advance past this time
@@ -22,27 +23,33 @@ struct StepControl {
   double max_rate = 0;     // the last max signal rate, for messages
   int lands = 0;           // the planned step ends exactly at t_stop
   int failed = 0;          // 1: the rate was not a positive finite number (NaN, Inf, p <= 0)
+  int failed_array = -1;   // which of the backend's two solution arrays held the broken state
 };
 
 // Plans the next step from the maximum signal rate (see signal_rate in hydro.hpp): the CFL
-// step, shortened to land exactly on t_stop.
-HC_INLINE void plan_step(StepControl& c, double max_rate) {
+// step, shortened to land exactly on t_stop. `array` names the backend's state array the
+// rate was taken from, kept when it fails: the other one then holds the last good state.
+HC_INLINE void plan_step(StepControl& c, double max_rate, int array) {
   c.max_rate = max_rate;
   c.dt = 0;
   c.lands = 0;
-  if (c.failed || c.t >= c.t_stop || c.step >= c.step_limit) return;
+  if (c.failed) return;
   const double dt = c.cfl / max_rate;
-  // NaN fails every comparison; an infinite rate gives dt = 0.
+  // NaN fails every comparison; an infinite rate gives dt = 0. Checked before the stop, so
+  // that a step past a stop does not carry a broken state over the last good one.
   if (!(max_rate > 0) || !(dt > 0) || !(dt < 1e300)) {
     c.failed = 1;
+    c.failed_array = array;
     return;
   }
+  if (c.t >= c.t_stop || c.step >= c.step_limit) return;
   c.lands = c.t + dt >= c.t_stop;
   c.dt = c.lands ? c.t_stop - c.t : dt;
 }
 
 HC_INLINE void finish_step(StepControl& c) {
   if (!(c.dt > 0)) return;
+  c.t_before = c.t;
   c.t = c.lands ? c.t_stop : c.t + c.dt;  // t + (t_stop - t) may round off t_stop
   ++c.step;
 }

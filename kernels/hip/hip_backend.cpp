@@ -1,11 +1,11 @@
 // The native HIP backend. The state lives where the owner model puts it (app/strategy.hpp):
-//   device   u0, u1 and the fluxes in device memory for the whole run; the time step is
-//            planned and used on the device; snapshots are copied on a second stream into
+//   device   the state arrays and the fluxes in device memory for the whole run; the time
+//            step is planned and used on the device; snapshots are copied on a second stream into
 //            pinned memory while the next step computes.
 //   host     the host owns u0 between steps: every step copies it to the device and back
 //            (the naive port), in pinned or pageable host memory.
-//   managed  u0, u1 and the fluxes in one kind of managed memory touched by both sides,
-//            with or without prefetching.
+//   managed  the state arrays and the fluxes in one kind of managed memory touched by both
+//            sides, with or without prefetching.
 // Compiled by nvcc (NVIDIA) or hipcc (AMD); instantiated below for every layout and
 // precision.
 #include "kernels/hip/hip_backend.hpp"
@@ -38,13 +38,14 @@ class HipBackend final : public Backend {
     HIP_CHECK(hipSetDevice(device_id_));
     const bool managed = memory.owner == Owner::Managed;
     const std::size_t state_bytes = L::storage_size(grid.ncells) * sizeof(Real);
-    int arrays = 2;
+    int arrays = 3;
     for (int d = 0; d < 3; ++d) arrays += grid.active(d);
     const std::size_t scratch = grid.ninterior * sizeof(Real) + 2 * sizeof(StepControl);
     hip::check_fits(arrays * state_bytes + scratch,
                     managed ? "the managed owner model" : "this grid");
 
-    for (int s = 0; s < 2; ++s) u_[s] = hip::DeviceArray(state_bytes, managed);
+    for (int s = 0; s < 2; ++s) solution_[s] = hip::DeviceArray(state_bytes, managed);
+    stage_ = hip::DeviceArray(state_bytes, managed);
     for (int d = 0; d < 3; ++d)
       if (grid.active(d)) flux_[d] = hip::DeviceArray(state_bytes, managed);
     rates_ = hip::DeviceArray(grid.ninterior * sizeof(Real), false);
@@ -91,11 +92,11 @@ class HipBackend final : public Backend {
       // touches first are otherwise populated by page faults in the first step (about a
       // second for 16 GiB of flux arrays on an H200).
       if (memory_.prefetch) {
-        for (const hip::DeviceArray* a : {&u_[0], &u_[1], &flux_[0], &flux_[1], &flux_[2]})
+        for (const hip::DeviceArray* a : {&solution_[0], &solution_[1], &stage_, &flux_[0], &flux_[1], &flux_[2]})
           if (a->bytes()) copier_.prefetch(*a, device_id_, Purpose::Setup, compute_);
       }
     } else {
-      copier_.to_device(u_[0].get(), staging_, staging_.bytes(), Purpose::Setup, compute_);
+      copier_.to_device(solution_[current_].get(), staging_, staging_.bytes(), Purpose::Setup, compute_);
     }
     HIP_CHECK(hipStreamSynchronize(compute_));
   }
@@ -110,10 +111,12 @@ class HipBackend final : public Backend {
   void start_copy(Purpose purpose) {
     if (memory_.owner != Owner::Device || copy_pending_) return;
     // The copy stream starts once the compute stream has reached this point; the compute
-    // stream must not overwrite u0 (stage 2) until the copy is done: see update().
+    // stream must not overwrite this array until the copy is done. The next step writes
+    // the other array, the one after it this one: waiting at the next stage 2 (update())
+    // is early enough.
     HIP_CHECK(hipEventRecord(computed_, compute_));
     HIP_CHECK(hipStreamWaitEvent(copy_, computed_, 0));
-    copier_.to_host(staging_, u_[0].get(), staging_.bytes(), purpose, copy_);
+    copier_.to_host(staging_, solution_[current_].get(), staging_.bytes(), purpose, copy_);
     HIP_CHECK(hipEventRecord(copied_, copy_));
     copy_pending_ = true;
   }
@@ -129,7 +132,7 @@ class HipBackend final : public Backend {
         HIP_CHECK(hipStreamSynchronize(compute_));
         break;
       case Owner::Managed:
-        if (memory_.prefetch) copier_.prefetch(u_[0], hipCpuDeviceId, purpose, compute_);
+        if (memory_.prefetch) copier_.prefetch(solution_[current_], hipCpuDeviceId, purpose, compute_);
         HIP_CHECK(hipStreamSynchronize(compute_));
         host_touched_ = true;
         break;
@@ -166,7 +169,8 @@ class HipBackend final : public Backend {
       copier_.result_to_device(max_rate_.get(), &rate, sizeof rate, Purpose::Step, compute_);
       HIP_CHECK(hipStreamSynchronize(compute_));
     }
-    hip::plan_step_kernel<<<1, 1, 0, compute_>>>(control(), static_cast<const Real*>(max_rate_.get()));
+    hip::plan_step_kernel<<<1, 1, 0, compute_>>>(control(), static_cast<const Real*>(max_rate_.get()),
+                                                 current_);
     HIP_CHECK_LAUNCH();
   }
 
@@ -176,6 +180,20 @@ class HipBackend final : public Backend {
     HIP_CHECK_LAUNCH();
     HIP_CHECK(hipEventRecord(finished_[slot], compute_));
     ++submitted_;
+    current_ ^= 1;  // stage 2 wrote the new state (or carried the old one) into unew
+  }
+
+  void select_after_fault(AfterFault which) override {
+    HIP_CHECK(hipDeviceSynchronize());
+    copy_pending_ = false;
+    StepControl c;
+    HIP_CHECK(hipMemcpy(&c, control(), sizeof c, hipMemcpyDeviceToHost));
+    current_ = which == AfterFault::Broken ? c.failed_array : 1 - c.failed_array;
+    // The host owner's state is its host copy: bring the chosen state there.
+    if (memory_.owner == Owner::Host) {
+      copier_.to_host(staging_, solution_[current_].get(), staging_.bytes(), Purpose::Output, compute_);
+      HIP_CHECK(hipStreamSynchronize(compute_));
+    }
   }
 
   bool moves_state_each_step() const override {
@@ -186,16 +204,16 @@ class HipBackend final : public Backend {
   // prefetch: after the host touched the state (a snapshot), send it back before the step.
   void upload_state() override {
     if (memory_.owner == Owner::Host) {
-      copier_.to_device(u_[0].get(), staging_, staging_.bytes(), Purpose::Step, compute_);
+      copier_.to_device(solution_[current_].get(), staging_, staging_.bytes(), Purpose::Step, compute_);
     } else if (memory_.owner == Owner::Managed && memory_.prefetch && host_touched_) {
-      copier_.prefetch(u_[0], device_id_, Purpose::Step, compute_);
+      copier_.prefetch(solution_[current_], device_id_, Purpose::Step, compute_);
     }
     host_touched_ = false;
   }
   // Host owner: the step ends with the state back on the host, which owns it again.
   void download_state() override {
     if (memory_.owner != Owner::Host) return;
-    copier_.to_host(staging_, u_[0].get(), staging_.bytes(), Purpose::Step, compute_);
+    copier_.to_host(staging_, solution_[current_].get(), staging_.bytes(), Purpose::Step, compute_);
     HIP_CHECK(hipStreamSynchronize(compute_));
   }
 
@@ -237,7 +255,8 @@ class HipBackend final : public Backend {
     const Box box = hip::box_of(cells);
     const hip::FluxRefs<Real, L> f{{flux(0), flux(1), flux(2)}};
     hip::update_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(
-        grid_, box, state(Slot::U0), state(Slot::U1), f, stage, control());
+        grid_, box, state(Slot::U0), state(Slot::U1), stage == 1 ? state(Slot::U1) : next_solution(),
+        f, stage, control());
     HIP_CHECK_LAUNCH();
   }
 
@@ -303,7 +322,7 @@ class HipBackend final : public Backend {
   }
 
   std::size_t bytes_allocated() const override {
-    std::size_t bytes = u_[0].bytes() + u_[1].bytes() + rates_.bytes();
+    std::size_t bytes = solution_[0].bytes() + solution_[1].bytes() + stage_.bytes() + rates_.bytes();
     for (const auto& f : flux_) bytes += f.bytes();
     return bytes;
   }
@@ -379,15 +398,17 @@ class HipBackend final : public Backend {
   // Where the host reads and writes the state in layout L: the staging buffer (device and
   // host owners; for the host owner it is the state itself) or the managed array.
   Real* host_view() const {
-    return static_cast<Real*>(memory_.owner == Owner::Managed ? u_[0].get() : staging_.get());
+    return static_cast<Real*>(memory_.owner == Owner::Managed ? solution_[current_].get() : staging_.get());
   }
 
   StateRef<Real, L> state(Slot s) const {
-    return StateRef<Real, L>{static_cast<Real*>(u_[static_cast<int>(s)].get()), grid_.ncells};
+    return ref_of(s == Slot::U0 ? solution_[current_] : stage_);
   }
-  StateRef<Real, L> flux(int d) const {
-    return StateRef<Real, L>{static_cast<Real*>(flux_[d].get()), grid_.ncells};
+  StateRef<Real, L> next_solution() const { return ref_of(solution_[1 - current_]); }
+  StateRef<Real, L> ref_of(const hip::DeviceArray& a) const {
+    return StateRef<Real, L>{static_cast<Real*>(a.get()), grid_.ncells};
   }
+  StateRef<Real, L> flux(int d) const { return ref_of(flux_[d]); }
   StepControl* control() const { return static_cast<StepControl*>(control_.get()); }
   // Where the ghost fill and the exchange run: the halo stream when the strategy overlaps.
   hipStream_t halo_stream() const {
@@ -406,12 +427,15 @@ class HipBackend final : public Backend {
   TransferLog log_;
   hip::Copier copier_;
 
-  hip::DeviceArray u_[2], flux_[3], rates_, max_rate_, control_;
+  hip::DeviceArray solution_[2];  // u0 and unew, by turns (see Slot in app/backend.hpp)
+  hip::DeviceArray stage_;        // u1
+  hip::DeviceArray flux_[3], rates_, max_rate_, control_;
   hip::HostBuffer staging_;
   hip::DeviceReducer<Real> reducer_;
   StepControl* published_ = nullptr;         // host address of the two mapped slots
   StepControl* published_device_ = nullptr;  // the same, as the device sees it
   long submitted_ = 0;                       // steps finished on the stream so far
+  int current_ = 0;                          // which of solution_ is u0
 
   HaloSetup halo_setup_;
   hip::DeviceArray send_[3][2], receive_[3][2];        // messages in device memory

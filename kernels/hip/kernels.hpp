@@ -1,7 +1,8 @@
 // The solver's kernels for the HIP backend: one thread per cell or face, each calling the
 // same physics as every other backend (kernels/stencil.hpp). Every stage kernel first reads
 // the planned time step from the device-resident controller and does nothing when it is 0,
-// so a step the host asks for past a stop changes nothing.
+// so a step the host asks for past a stop changes nothing (its stage 2 carries u0 over into
+// the array that becomes u0: see StageUpdate in kernels/stencil.hpp).
 #pragma once
 
 #include "kernels/halo.hpp"
@@ -119,17 +120,23 @@ struct FluxRefs {
 
 template <class Real, class L>
 __global__ void update_kernel(Grid g, Box box, StateRef<Real, L> u0, StateRef<Real, L> u1,
-                              FluxRefs<Real, L> flux, int stage, const StepControl* control) {
-  if (!step_planned(control)) return;
+                              StateRef<Real, L> out, FluxRefs<Real, L> flux, int stage,
+                              const StepControl* control) {
   int i, j, k;
   if (!box.cell(i, j, k)) return;
+  if (!step_planned(control)) {
+    // A step past a stop carries u0 over; after a fault u0 is the last good state and
+    // stays where it is.
+    if (stage == 2 && !control->failed) carry_cell(u0, out, g.index(i, j, k));
+    return;
+  }
   StageUpdate st;
   st.stage = stage;
   for (int d = 0; d < 3; ++d) {
     st.active[d] = g.active(d);
     st.dt_over_dx[d] = st.active[d] ? control->dt / g.dx[d] : 0.0;
   }
-  update_cell(u0, u1, flux.f, g.stride, st, g.index(i, j, k));
+  update_cell(u0, u1, out, flux.f, g.stride, st, g.index(i, j, k));
 }
 
 // The signal rate of every interior cell, in interior order, for the device-wide max. A
@@ -162,8 +169,8 @@ __global__ void gather_kernel(Grid g, Box box, StateRef<Real, L> u, int var, Rea
 
 // The controller's own kernels: one thread each.
 template <class Real>
-__global__ void plan_step_kernel(StepControl* control, const Real* max_rate) {
-  plan_step(*control, static_cast<double>(*max_rate));
+__global__ void plan_step_kernel(StepControl* control, const Real* max_rate, int array) {
+  plan_step(*control, static_cast<double>(*max_rate), array);
 }
 
 // Finishes the step and publishes the controller into host-mapped memory, where the host

@@ -51,12 +51,13 @@ class KokkosBackend final : public Backend {
   KokkosBackend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary)
       : grid_(grid), physics_(physics), boundary_(boundary) {
     const std::size_t size = L::storage_size(grid.ncells);
-    int arrays = 2;
+    int arrays = 3;
     for (int d = 0; d < 3; ++d) arrays += grid.active(d);
     if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible)
       check_host_memory(arrays * size * sizeof(Real));
-    u_[0] = View("u0", size);
-    u_[1] = View("u1", size);
+    solution_[0] = View("u0", size);
+    solution_[1] = View("unew", size);
+    stage_ = View("u1", size);
     for (int d = 0; d < 3; ++d)
       if (grid.active(d)) flux_[d] = View("flux_" + std::string(1, "xyz"[d]), size);
   }
@@ -66,14 +67,14 @@ class KokkosBackend final : public Backend {
   }
 
   void set_state(const std::vector<double>& canonical) override {
-    auto host = Kokkos::create_mirror_view(u_[0]);
+    auto host = Kokkos::create_mirror_view(solution_[current_]);
     from_canonical<Real, L>(grid_, canonical, host.data());
-    Kokkos::deep_copy(u_[0], host);
+    Kokkos::deep_copy(solution_[current_], host);
   }
 
   void get_state(std::vector<double>& canonical, Purpose /*purpose*/) override {
-    auto host = Kokkos::create_mirror_view(u_[0]);
-    Kokkos::deep_copy(host, u_[0]);
+    auto host = Kokkos::create_mirror_view(solution_[current_]);
+    Kokkos::deep_copy(host, solution_[current_]);
     to_canonical<Real, L>(grid_, host.data(), canonical);
   }
 
@@ -89,9 +90,16 @@ class KokkosBackend final : public Backend {
     double rate = static_cast<double>(
         kokkos_detail::max_signal_rate(compute_, grid_, physics_, state(Slot::U0)));
     if (global_max_) rate = global_max_(rate);
-    halocline::plan_step(control_, rate);
+    halocline::plan_step(control_, rate, current_);
   }
-  void finish_step() override { halocline::finish_step(control_); }
+  void finish_step() override {
+    halocline::finish_step(control_);
+    current_ ^= 1;  // stage 2 wrote the new state (or carried the old one) into unew
+  }
+  void select_after_fault(AfterFault which) override {
+    Kokkos::fence();
+    current_ = which == AfterFault::Broken ? control_.failed_array : 1 - control_.failed_array;
+  }
   StepControl step_status(bool /*exact*/) override { return control_; }
 
   void fill_boundary(int d, Slot slot) override {
@@ -106,7 +114,13 @@ class KokkosBackend final : public Backend {
   }
 
   void update(int stage, const CellBox& cells) override {
-    if (!(control_.dt > 0) || cells.empty()) return;
+    if (cells.empty()) return;
+    if (!(control_.dt > 0)) {
+      // A step past a stop carries u0 over; after a fault u0 is the last good state.
+      if (stage == 2 && !control_.failed)
+        kokkos_detail::carry_stage(compute_, grid_, cells, state(Slot::U0), next_solution());
+      return;
+    }
     StageUpdate st{};
     st.stage = stage;
     for (int d = 0; d < 3; ++d) {
@@ -114,7 +128,8 @@ class KokkosBackend final : public Backend {
       st.dt_over_dx[d] = st.active[d] ? control_.dt / grid_.dx[d] : 0.0;
     }
     const StateRef<Real, L> flux[3] = {ref_of(flux_[0]), ref_of(flux_[1]), ref_of(flux_[2])};
-    kokkos_detail::update_stage(compute_, grid_, cells, st, state(Slot::U0), state(Slot::U1), flux);
+    kokkos_detail::update_stage(compute_, grid_, cells, st, state(Slot::U0), state(Slot::U1),
+                                stage == 1 ? state(Slot::U1) : next_solution(), flux);
   }
 
   // ---- Halo exchange ------------------------------------------------------------------
@@ -192,7 +207,8 @@ class KokkosBackend final : public Backend {
 
   std::size_t bytes_allocated() const override {
     std::size_t bytes = 0;
-    for (const View& v : u_) bytes += v.span() * sizeof(Real);
+    for (const View& v : solution_) bytes += v.span() * sizeof(Real);
+    bytes += stage_.span() * sizeof(Real);
     for (const View& v : flux_) bytes += v.span() * sizeof(Real);
     return bytes;
   }
@@ -202,7 +218,10 @@ class KokkosBackend final : public Backend {
   StateRef<Real, L> ref_of(const V& view) const {
     return StateRef<Real, L>{view.data(), grid_.ncells};
   }
-  StateRef<Real, L> state(Slot slot) const { return ref_of(u_[static_cast<int>(slot)]); }
+  StateRef<Real, L> state(Slot slot) const {
+    return slot == Slot::U0 ? ref_of(solution_[current_]) : ref_of(stage_);
+  }
+  StateRef<Real, L> next_solution() const { return ref_of(solution_[1 - current_]); }
 
   // Where the exchange's work runs: the halo instance when the strategy overlaps.
   const kokkos_detail::Exec& stream_of_halo() const {
@@ -221,7 +240,9 @@ class KokkosBackend final : public Backend {
   Grid grid_;
   Physics physics_;
   BoundaryFaces boundary_;
-  View u_[2];
+  View solution_[2];  // u0 and unew, by turns (see Slot in app/backend.hpp)
+  int current_ = 0;   // which of solution_ is u0
+  View stage_;        // u1
   View flux_[3];  // empty for inactive directions
   kokkos_detail::Exec compute_, halo_;
   HaloSetup halo_setup_;

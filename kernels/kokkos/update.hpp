@@ -9,14 +9,25 @@ namespace halocline::kokkos_detail {
 template <class Real, class L>
 void update_stage(const Exec& exec, const Grid& g, const CellBox& box, const StageUpdate& st,
                   const StateRef<Real, L>& u0, const StateRef<Real, L>& u1,
-                  const StateRef<Real, L> (&flux)[3]) {
+                  const StateRef<Real, L>& out, const StateRef<Real, L> (&flux)[3]) {
   struct Fluxes { StateRef<Real, L> f[3]; } fl{{flux[0], flux[1], flux[2]}};
   struct Strides { std::size_t s[3]; } str{{g.stride[0], g.stride[1], g.stride[2]}};
   const std::size_t sy = g.stride[1], sz = g.stride[2];
   Kokkos::parallel_for(
       "update", cells_of(exec, box), KOKKOS_LAMBDA(int i, int j, int k) {
         const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
-        update_cell(u0, u1, fl.f, str.s, st, c);
+        update_cell(u0, u1, out, fl.f, str.s, st, c);
+      });
+}
+
+// The second stage of a step that does nothing: u0 carried over into unew (see carry_cell).
+template <class Real, class L>
+void carry_stage(const Exec& exec, const Grid& g, const CellBox& box, const StateRef<Real, L>& u0,
+                 const StateRef<Real, L>& unew) {
+  const std::size_t sy = g.stride[1], sz = g.stride[2];
+  Kokkos::parallel_for(
+      "carry", cells_of(exec, box), KOKKOS_LAMBDA(int i, int j, int k) {
+        carry_cell(u0, unew, static_cast<std::size_t>(i) + sy * j + sz * k);
       });
 }
 
