@@ -36,6 +36,12 @@ struct DeviceInfo {
   std::size_t memory_bytes = 0; // device memory (0: host memory)
   int compute_units = 0;        // SMs / CUs, or host threads
   std::string runtime_version, driver_version;
+  // Where the runtime tells (GPUs; 0 or empty where not): peak clocks, memory bus, the
+  // last-level cache, and the PCI address (app/info.cpp reads the link and NUMA node of
+  // that address from Linux's sysfs).
+  int clock_khz = 0, memory_clock_khz = 0, memory_bus_bits = 0;
+  std::size_t cache_bytes = 0;
+  std::string pci_bus_id;
 };
 
 // The state arrays of SSP-RK2 the driver names: the solution u0 and the stage array u1.

@@ -1,4 +1,4 @@
-// The command line: `halocline run DECK ...` and `halocline verify`.
+// The command line: `halocline run DECK ...`, `bench`, `probe`, `info` and `verify`.
 // Exit codes: 0 success, 1 a verification FAIL or an unexpected error, 2 bad input
 // (command line, deck, output directory, a checkpoint that cannot be used), 3 a numerical
 // failure during the run, 128 + N: stopped by signal N (SIGINT 130, SIGTERM 143) after
@@ -15,6 +15,8 @@
 #include "app/checkpoints.hpp"
 #include "app/comm.hpp"
 #include "app/driver.hpp"
+#include "app/info.hpp"
+#include "app/probe.hpp"
 #include "app/report.hpp"
 #include "app/verify.hpp"
 #include "io/checkpoint.hpp"
@@ -32,7 +34,7 @@ struct RunArgs {
   long steps = -1;
   std::vector<std::string> sets;
   std::string out, report, restart;
-  bool quiet = false;
+  bool quiet = false, no_probe = false;
 };
 
 // Creates the output directory and proves it writable before any work, so that a bad
@@ -77,11 +79,52 @@ int do_run(const RunArgs& a) {
 
   const hc::RunResult result = hc::run_simulation(config);
   if (result.rank != 0) return 0;  // rank 0 has the gathered state and speaks for the run
-  hc::write_report(hc::make_report(config, result), config.report_path);
+  nlohmann::json report = hc::make_report(config, result);
+  if (!a.no_probe) {
+    // The device's own copy bandwidth, measured once and kept in the output directory,
+    // puts the run's effective bandwidth in proportion.
+    std::string source;
+    const hc::ProbeResult probe = hc::cached_probe(config.out_dir, hc::backend_name(config.backend), 0, source);
+    hc::add_probe_to_report(report, probe, source);
+  }
+  hc::write_report(report, config.report_path);
   if (!a.quiet) {
     hc::print_summary(std::cout, config, result);
     std::cout << "report " << config.report_path << '\n';
   }
+  return 0;
+}
+
+struct ProbeArgs {
+  std::string backend = "kokkos", out, json;
+  int device = 0;
+  bool quick = false;
+};
+
+int do_probe(const ProbeArgs& a) {
+  hc::ProbeOptions options;
+  options.quick = a.quick;
+  options.device = a.device;
+  const hc::ProbeResult r = hc::run_probe(a.backend, options);
+  hc::print_probe(std::cout, r);
+  const nlohmann::json j = hc::probe_json(r);
+  if (!a.out.empty()) {
+    // Where runs writing into the same directory find it (cached_probe).
+    prepare_output_dir(a.out);
+    const std::string path = (std::filesystem::path(a.out) / hc::probe_cache_name(r.backend, r.device_name)).string();
+    hc::write_report(j, path);
+    std::cout << "probe " << path << '\n';
+  }
+  if (!a.json.empty()) hc::write_report(j, a.json);
+  return 0;
+}
+
+int do_info(const std::string& backend, bool json) {
+  const nlohmann::json info = hc::info_json(hc::describe_device(backend, 0));
+  if (json)
+    std::cout << info.dump(2) << '\n';
+  else
+    hc::print_info(std::cout, info);
   return 0;
 }
 
@@ -122,7 +165,24 @@ int main(int argc, char** argv) {
   run->add_option("--restart", run_args.restart, "continue from this checkpoint (docs/reliability.md)");
   run->add_option("--report", run_args.report, "JSON report path (default OUT/report.json)");
   run->add_flag("--quiet", run_args.quiet, "print nothing on success");
+  run->add_flag("--no-probe", run_args.no_probe,
+                "leave the device's copy bandwidth out of the report (no probe run)");
   CLI::App* verify = app.add_subcommand("verify", "run the verification problems");
+
+  ProbeArgs probe_args;
+  CLI::App* probe = app.add_subcommand("probe", "measure the machine: copy and triad bandwidth, "
+                                                "host <-> device copies by size, launch latency");
+  probe->add_option("--backend", probe_args.backend, "kokkos | hip")->check(CLI::IsMember({"kokkos", "hip"}));
+  probe->add_option("--device", probe_args.device, "GPU index")->check(CLI::NonNegativeNumber);
+  probe->add_option("--out", probe_args.out, "also write it where runs into this directory find it");
+  probe->add_option("--json", probe_args.json, "also write the JSON here");
+  probe->add_flag("--quick", probe_args.quick, "copy and triad only");
+
+  std::string info_backend = "kokkos";
+  bool info_json_flag = false;
+  CLI::App* info = app.add_subcommand("info", "describe the device and the build");
+  info->add_option("--backend", info_backend, "kokkos | hip")->check(CLI::IsMember({"kokkos", "hip"}));
+  info->add_flag("--json", info_json_flag, "as JSON");
 
   try {
     app.parse(argc, argv);
@@ -152,6 +212,8 @@ int main(int argc, char** argv) {
     try {
       if (run->parsed()) return do_run(run_args);
       if (verify->parsed()) return do_verify();
+      if (probe->parsed()) return do_probe(probe_args);
+      if (info->parsed()) return do_info(info_backend, info_json_flag);
     } catch (const hc::DeckError& e) {
       say("error: ", e, false);
       return 2;

@@ -1,5 +1,7 @@
 #include "app/report.hpp"
 
+#include "app/info.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -104,6 +106,7 @@ nlohmann::json halo_json(const RunResult& r, double median_step) {
 nlohmann::json make_report(const Config& c, const RunResult& r) {
   nlohmann::json j;
   j["halocline_version"] = HALOCLINE_VERSION;
+  j["info"] = info_json(r.device);
   j["config"] = {
       {"backend", backend_name(c.backend)},
       {"backend_description", r.backend_description},
@@ -186,6 +189,19 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   j["checksum"] = r.checksum;
   j["snapshots"] = r.snapshots;
   return j;
+}
+
+void add_probe_to_report(nlohmann::json& j, const ProbeResult& probe, const std::string& source) {
+  j["probe"] = {{"copy_Bps", probe.copy_Bps},
+                {"triad_Bps", probe.triad_Bps},
+                {"array_bytes", probe.array_bytes},
+                {"device", probe.device_name},
+                {"source", source}};
+  const double effective = j["traffic"].value("effective_bandwidth_Bps", 0.0);
+  j["fom"]["fraction_of_copy_bandwidth"] = probe.copy_Bps > 0 ? effective / probe.copy_Bps : 0.0;
+  j["fom"]["fraction_definition"] =
+      "traffic.effective_bandwidth_Bps / probe.copy_Bps: the bytes this strategy's step must move "
+      "through device memory, at the measured step time, against the device's own copy bandwidth";
 }
 
 void write_report(const nlohmann::json& report, const std::string& path) {

@@ -8,10 +8,15 @@
 
 #include "app/config.hpp"
 #include "app/driver.hpp"
+#include "app/probe.hpp"
 
 namespace halocline {
 
 nlohmann::json make_report(const Config& config, const RunResult& result);
+
+// Adds the device's measured copy and triad bandwidth (`source`: the cache file, or
+// "measured") and the run's effective bandwidth as a fraction of the copy bandwidth.
+void add_probe_to_report(nlohmann::json& report, const ProbeResult& probe, const std::string& source);
 
 // Writes the report atomically (temporary file + rename); throws std::runtime_error.
 void write_report(const nlohmann::json& report, const std::string& path);

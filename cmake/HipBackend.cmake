@@ -2,7 +2,7 @@
 #   - for NVIDIA by nvcc as CUDA, with kernels/hip/hip_nvidia.hpp mapping the HIP names
 #     onto the CUDA runtime and CUB for reductions (preset hip-nvidia);
 #   - for AMD by hipcc (see below) and rocPRIM for reductions (preset hip-amd).
-set(_hc_hip_sources kernels/hip/hip_backend.cpp)
+set(_hc_hip_sources kernels/hip/hip_backend.cpp kernels/hip/probe.cpp)
 
 if(HALOCLINE_HIP_PLATFORM STREQUAL "nvidia")
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
@@ -31,8 +31,8 @@ if(HALOCLINE_HIP_PLATFORM STREQUAL "nvidia")
 elseif(HALOCLINE_HIP_PLATFORM STREQUAL "amd")
   # hipcc compiles every C++ file as HIP, which the host-only code (Kokkos Serial among it)
   # does not survive; and CMake's HIP language does not find Debian's ROCm layout. So the
-  # project keeps its C++ compiler, and hipcc compiles the backend's one source into an
-  # object that the library links like any other.
+  # project keeps its C++ compiler, and hipcc compiles each of the backend's sources into
+  # an object that the library links like any other.
   find_package(hip REQUIRED)
   find_package(rocprim REQUIRED)
   find_program(HALOCLINE_HIPCC hipcc REQUIRED)
@@ -43,17 +43,20 @@ elseif(HALOCLINE_HIP_PLATFORM STREQUAL "amd")
   if(HALOCLINE_STRICT_FP)
     list(APPEND _hc_flags -ffp-contract=off)
   endif()
-  set(_hc_obj ${CMAKE_CURRENT_BINARY_DIR}/hip_backend.o)
-  add_custom_command(
-    OUTPUT ${_hc_obj}
-    COMMAND ${HALOCLINE_HIPCC} ${_hc_flags} -MD -MF ${_hc_obj}.d
-            -c ${PROJECT_SOURCE_DIR}/${_hc_hip_sources} -o ${_hc_obj}
-    DEPENDS ${PROJECT_SOURCE_DIR}/${_hc_hip_sources}
-    DEPFILE ${_hc_obj}.d
-    COMMENT "hipcc: HIP backend for ${GPU_TARGETS}"
-    VERBATIM)
-  set_source_files_properties(${_hc_obj} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
-  target_sources(halocline_core PRIVATE ${_hc_obj})
+  foreach(_hc_source IN LISTS _hc_hip_sources)
+    get_filename_component(_hc_name ${_hc_source} NAME_WE)
+    set(_hc_obj ${CMAKE_CURRENT_BINARY_DIR}/hip_${_hc_name}.o)
+    add_custom_command(
+      OUTPUT ${_hc_obj}
+      COMMAND ${HALOCLINE_HIPCC} ${_hc_flags} -MD -MF ${_hc_obj}.d
+              -c ${PROJECT_SOURCE_DIR}/${_hc_source} -o ${_hc_obj}
+      DEPENDS ${PROJECT_SOURCE_DIR}/${_hc_source}
+      DEPFILE ${_hc_obj}.d
+      COMMENT "hipcc: ${_hc_source} for ${GPU_TARGETS}"
+      VERBATIM)
+    set_source_files_properties(${_hc_obj} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+    target_sources(halocline_core PRIVATE ${_hc_obj})
+  endforeach()
   target_compile_definitions(halocline_core PUBLIC HALOCLINE_HAVE_HIP)
   target_link_libraries(halocline_core PUBLIC hip::host)
 else()

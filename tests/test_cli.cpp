@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "app/config.hpp"
+#include "app/probe.hpp"
+#include "tests/schema_check.hpp"
 
 namespace hc = halocline;
 
@@ -37,6 +39,8 @@ std::string read_file(const fs::path& p) {
 void write_file(const fs::path& p, const std::string& text) {
   std::ofstream(p, std::ios::binary) << text;
 }
+
+std::string cfg_backend(const nlohmann::json& report) { return report.at("config").at("backend"); }
 
 // A fresh, empty temp dir per test, removed afterwards.
 class Cli : public ::testing::Test {
@@ -245,6 +249,15 @@ TEST_F(Cli, SodRunWritesReportAndSnapshot) {
   const nlohmann::json j = read_json(out / "report.json");
 
   EXPECT_EQ(j.at("halocline_version").get<std::string>(), version);
+  EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("run")), "");
+  // The device's copy bandwidth, measured for this output directory and kept there, and
+  // the run's effective bandwidth as a share of it.
+  EXPECT_EQ(j.at("probe").at("source"), "measured");
+  EXPECT_TRUE(fs::exists(out / hc::probe_cache_name(cfg_backend(j), j.at("probe").at("device"))));
+  const double fraction = j.at("fom").at("fraction_of_copy_bandwidth").get<double>();
+  EXPECT_NEAR(fraction, j.at("traffic").at("effective_bandwidth_Bps").get<double>() /
+                            j.at("probe").at("copy_Bps").get<double>(), 1e-12);
+  EXPECT_GT(fraction, 0.0);
   const auto& cfg = j.at("config");
   EXPECT_EQ(cfg.at("backend"), hc::backend_name(hc::default_backend()));
   EXPECT_EQ(cfg.at("layout"), "soa");

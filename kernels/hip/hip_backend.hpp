@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "app/backend.hpp"
+#include "app/probe.hpp"
 #include "app/strategy.hpp"
 #include "kernels/boundary.hpp"
 #include "kernels/grid.hpp"
@@ -20,5 +21,11 @@ std::unique_ptr<Backend> make_hip_backend(const Grid& grid, const Physics& physi
 
 // How many GPUs the HIP runtime sees (0 when none, or no driver).
 int hip_device_count();
+
+// What the runtime says about GPU `device`.
+DeviceInfo hip_device_info(int device);
+
+// The machine's ceilings as the HIP runtime measures them (kernels/hip/probe.cpp).
+ProbeResult probe_hip(const ProbeOptions& options);
 
 }  // namespace halocline

@@ -41,6 +41,16 @@ inline hipError_t hipDeviceSynchronize() { return cudaDeviceSynchronize(); }
 inline hipError_t hipRuntimeGetVersion(int* v) { return cudaRuntimeGetVersion(v); }
 inline hipError_t hipDriverGetVersion(int* v) { return cudaDriverGetVersion(v); }
 inline hipError_t hipMemGetInfo(std::size_t* free_bytes, std::size_t* total) { return cudaMemGetInfo(free_bytes, total); }
+inline hipError_t hipDeviceGetPCIBusId(char* id, int length, int d) { return cudaDeviceGetPCIBusId(id, length, d); }
+// The attributes halocline info reports (CUDA 13 removed the clock fields of cudaDeviceProp).
+using hipDeviceAttribute_t = cudaDeviceAttr;
+constexpr hipDeviceAttribute_t hipDeviceAttributeClockRate = cudaDevAttrClockRate;
+constexpr hipDeviceAttribute_t hipDeviceAttributeMemoryClockRate = cudaDevAttrMemoryClockRate;
+constexpr hipDeviceAttribute_t hipDeviceAttributeMemoryBusWidth = cudaDevAttrGlobalMemoryBusWidth;
+constexpr hipDeviceAttribute_t hipDeviceAttributeL2CacheSize = cudaDevAttrL2CacheSize;
+inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t a, int d) {
+  return cudaDeviceGetAttribute(value, a, d);
+}
 
 // Memory.
 inline hipError_t hipMalloc(void** p, std::size_t n) { return cudaMalloc(p, n); }

@@ -190,16 +190,7 @@ class KokkosBackend final : public Backend {
     return std::make_unique<HostClock>([exec] { exec.fence(); });
   }
 
-  DeviceInfo device_info() const override {
-    DeviceInfo info;
-    info.kind = "cpu";
-    info.name = Kokkos::DefaultExecutionSpace::name();
-    info.compute_units = Kokkos::DefaultExecutionSpace().concurrency();
-    info.runtime_version = "Kokkos " + std::to_string(KOKKOS_VERSION / 10000) + "." +
-                           std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
-                           std::to_string(KOKKOS_VERSION % 100);
-    return info;
-  }
+  DeviceInfo device_info() const override { return kokkos_device_info(); }
 
   // State and fluxes live in the execution space's own memory: nothing is copied. (A
   // Kokkos GPU build counts its deep copies here.)
@@ -266,6 +257,24 @@ std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& ph
                                                                       const BoundaryFaces&);
 HALOCLINE_FOR_EACH_PRECISION_AND_LAYOUT(HALOCLINE_INSTANTIATE)
 #undef HALOCLINE_INSTANTIATE
+
+DeviceInfo kokkos_device_info() {
+  DeviceInfo info;
+  info.kind = "cpu";
+  info.name = Kokkos::DefaultExecutionSpace::name();
+  info.compute_units = Kokkos::DefaultExecutionSpace().concurrency();
+  info.runtime_version = "Kokkos " + std::to_string(KOKKOS_VERSION / 10000) + "." +
+                         std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
+                         std::to_string(KOKKOS_VERSION % 100);
+  // The host's last-level cache, as Linux tells (the probe sizes its arrays past it).
+  for (int index = 4; index >= 0 && info.cache_bytes == 0; --index) {
+    std::ifstream size_file("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+    std::size_t kib = 0;
+    char unit = 0;
+    if (size_file >> kib >> unit) info.cache_bytes = kib * (unit == 'M' ? 1024 * 1024 : 1024);
+  }
+  return info;
+}
 
 void kokkos_initialize(int& argc, char** argv) { Kokkos::initialize(argc, argv); }
 void kokkos_finalize() { Kokkos::finalize(); }

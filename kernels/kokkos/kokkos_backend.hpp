@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "app/backend.hpp"
+#include "app/probe.hpp"
 #include "kernels/boundary.hpp"
 #include "kernels/grid.hpp"
 #include "kernels/hydro.hpp"
@@ -16,6 +17,12 @@ namespace halocline {
 template <class Real, class L>
 std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics,
                                              const BoundaryFaces& boundary);
+
+// What Kokkos says about its default execution space.
+DeviceInfo kokkos_device_info();
+
+// The machine's ceilings measured with Kokkos loops (kernels/kokkos/probe.cpp).
+ProbeResult probe_kokkos(const ProbeOptions& options);
 
 // Kokkos::initialize / finalize, for app/select.cpp's RuntimeSession (which keeps
 // Kokkos' headers out of the front ends).

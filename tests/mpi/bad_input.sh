@@ -10,7 +10,7 @@ failures=0
 expect() {
   local ranks=$1 want=$2
   shift 2
-  "$mpiexec" --oversubscribe -n "$ranks" "$bin" run "$deck" --steps 1 --out "$work/out" "$@" \
+  "$mpiexec" --oversubscribe -n "$ranks" "$bin" run --no-probe "$deck" --steps 1 --out "$work/out" "$@" \
     >"$work/stdout" 2>"$work/stderr"
   local code=$?
   # mpiexec reports the first non-zero exit code of the ranks.

@@ -6,7 +6,7 @@
 set -uo pipefail
 bin=$1 mpiexec=$2 deck=$3
 source "$(dirname "$0")/common.sh"
-timeout 120 "$mpiexec" --oversubscribe -n 3 "$bin" run "$deck" --set grid.n=48 --steps 100000 \
+timeout 120 "$mpiexec" --oversubscribe -n 3 "$bin" run --no-probe "$deck" --set grid.n=48 --steps 100000 \
   --quiet --out "$work/out" >"$work/log" 2>&1 &
 launcher=$!
 # Wait for the ranks to be in the step loop, then kill one of them.

@@ -17,7 +17,7 @@ for o in $overrides; do sets+=(--set "$o"); done
 
 failures=0 runs=0
 for layout in aos soa aosoa; do
-  "$bin" run "$deck" --layout "$layout" "${sets[@]}" --out "$work/ref-$layout"
+  "$bin" run --no-probe "$deck" --layout "$layout" "${sets[@]}" --out "$work/ref-$layout"
   ref=$(checksum "$work/ref-$layout")
   [ -n "$ref" ] || { echo "no checksum from the 1-rank reference ($layout)"; exit 1; }
   index=0
@@ -33,7 +33,7 @@ for layout in aos soa aosoa; do
       out="$work/$layout-$halo-$ranks"
       grid_args=()
       [ "$grid" = auto ] || grid_args=(--ranks-grid "$grid")
-      "$mpiexec" --oversubscribe -n "$ranks" "$bin" run "$deck" --layout "$layout" --halo "$halo" \
+      "$mpiexec" --oversubscribe -n "$ranks" "$bin" run --no-probe "$deck" --layout "$layout" --halo "$halo" \
         "${grid_args[@]}" "${sets[@]}" --out "$out"
       got=$(checksum "$out")
       runs=$((runs + 1))

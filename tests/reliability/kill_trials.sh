@@ -34,8 +34,8 @@ first_checkpoint() {
 # without interruption into $1/ref, and says whether the two checksums agree.
 restart_agrees() {
   local steps=$(( $(step_of "$2") + 5 ))
-  "$bin" run "$deck" "${sets[@]}" --steps "$steps" --restart "$2" --out "$1/again" || return 1
-  "$bin" run "$deck" "${sets[@]}" --steps "$steps" --out "$1/ref" || return 1
+  "$bin" run --no-probe "$deck" "${sets[@]}" --steps "$steps" --restart "$2" --out "$1/again" || return 1
+  "$bin" run --no-probe "$deck" "${sets[@]}" --steps "$steps" --out "$1/ref" || return 1
   [ "$(checksum "$1/again")" = "$(checksum "$1/ref")" ]
 }
 
@@ -43,7 +43,7 @@ failures=0
 for trial in $(seq 1 "$trials"); do
   out="$work/trial$trial"
   delay_ms=$((RANDOM % 1000))
-  "$bin" run "$deck" "${sets[@]}" "${endless[@]}" "${ckpt[@]}" --out "$out" &
+  "$bin" run --no-probe "$deck" "${sets[@]}" "${endless[@]}" "${ckpt[@]}" --out "$out" &
   pid=$!
   first_checkpoint "$out" "$pid"
   sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
@@ -61,7 +61,7 @@ echo "$trials SIGKILL trials, $failures failed"
 
 for sig in TERM INT; do
   out="$work/sig$sig"
-  "$bin" run "$deck" "${sets[@]}" "${endless[@]}" --set checkpoint.every_steps=50 --out "$out" &
+  "$bin" run --no-probe "$deck" "${sets[@]}" "${endless[@]}" --set checkpoint.every_steps=50 --out "$out" &
   pid=$!
   first_checkpoint "$out" "$pid"  # in the loop, handlers installed
   sleep 0.2

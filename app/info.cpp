@@ -1,0 +1,96 @@
+#include "app/info.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+
+#include "app/build_info.hpp"
+#include "io/deck.hpp"
+#if defined(HALOCLINE_HAVE_KOKKOS)
+#include "kernels/kokkos/kokkos_backend.hpp"
+#endif
+#if defined(HALOCLINE_HAVE_HIP)
+#include "kernels/hip/hip_backend.hpp"
+#endif
+
+namespace halocline {
+
+namespace {
+
+// The first line of a sysfs file, or empty.
+std::string sysfs(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// Linux names PCI devices in lower case with a 4-digit domain: 0000:18:00.0.
+std::string sysfs_pci_name(std::string id) {
+  std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::size_t colon = id.find(':');
+  if (colon != std::string::npos && colon > 4) id = id.substr(colon - 4);
+  return id;
+}
+
+}  // namespace
+
+DeviceInfo describe_device(const std::string& backend, int device) {
+#if defined(HALOCLINE_HAVE_KOKKOS)
+  if (backend == "kokkos") return kokkos_device_info();
+#endif
+#if defined(HALOCLINE_HAVE_HIP)
+  if (backend == "hip") {
+    const int n = hip_device_count();
+    if (n == 0) throw DeckError("info: the hip backend has no GPU on this machine");
+    return hip_device_info(device % n);
+  }
+#endif
+  (void)device;
+  throw DeckError("info: backend '" + backend + "' is not built into this binary");
+}
+
+nlohmann::json info_json(const DeviceInfo& d) {
+  nlohmann::json device = {{"kind", d.kind},
+                           {"name", d.name},
+                           {"memory_bytes", d.memory_bytes},
+                           {"compute_units", d.compute_units},
+                           {"runtime_version", d.runtime_version},
+                           {"driver_version", d.driver_version},
+                           {"clock_khz", d.clock_khz},
+                           {"memory_clock_khz", d.memory_clock_khz},
+                           {"memory_bus_bits", d.memory_bus_bits},
+                           {"cache_bytes", d.cache_bytes},
+                           {"pci_bus_id", d.pci_bus_id}};
+  if (!d.pci_bus_id.empty()) {
+    const std::string dir = "/sys/bus/pci/devices/" + sysfs_pci_name(d.pci_bus_id) + "/";
+    const std::string speed = sysfs(dir + "current_link_speed"), width = sysfs(dir + "current_link_width");
+    const std::string numa = sysfs(dir + "numa_node");
+    device["link"] = speed.empty() ? nlohmann::json(nullptr) : nlohmann::json(speed + " x" + width);
+    device["numa_node"] = numa.empty() ? nlohmann::json(nullptr) : nlohmann::json(std::stoi(numa));
+  }
+  const nlohmann::json build = {{"halocline_version", HALOCLINE_VERSION},
+                                {"build_type", build::kBuildType},
+                                {"cxx_compiler", build::kCxxCompiler},
+                                {"cxx_flags", build::kCxxFlags},
+                                {"gpu_compiler", build::kGpuCompiler},
+                                {"backends", build::kBackends},
+                                {"mpi_standard", build::kMpi},
+                                {"hdf5", build::kHdf5}};
+  return {{"device", device}, {"build", build}};
+}
+
+void print_info(std::ostream& os, const nlohmann::json& info) {
+  auto show = [&os](const std::string& key, const nlohmann::json& value) {
+    if (value.is_null() || (value.is_string() && value.get<std::string>().empty())) return;
+    if (value.is_number() && value.get<double>() == 0) return;
+    os << "  " << key << std::string(key.size() < 18 ? 18 - key.size() : 1, ' ')
+       << (value.is_string() ? value.get<std::string>() : value.dump()) << '\n';
+  };
+  os << "device\n";
+  for (const auto& [key, value] : info.at("device").items()) show(key, value);
+  os << "build\n";
+  for (const auto& [key, value] : info.at("build").items()) show(key, value);
+}
+
+}  // namespace halocline

@@ -1,0 +1,171 @@
+#include "app/probe.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+
+#include "io/deck.hpp"
+#if defined(HALOCLINE_HAVE_KOKKOS)
+#include "kernels/kokkos/kokkos_backend.hpp"
+#endif
+#if defined(HALOCLINE_HAVE_HIP)
+#include "kernels/hip/hip_backend.hpp"
+#endif
+
+namespace halocline {
+
+ProbeResult run_probe(const std::string& backend, const ProbeOptions& options) {
+#if defined(HALOCLINE_HAVE_KOKKOS)
+  if (backend == "kokkos") return probe_kokkos(options);
+#endif
+#if defined(HALOCLINE_HAVE_HIP)
+  if (backend == "hip") {
+    if (hip_device_count() == 0) throw DeckError("probe: the hip backend has no GPU on this machine");
+    return probe_hip(options);
+  }
+#endif
+  throw DeckError("probe: backend '" + backend + "' is not built into this binary");
+}
+
+nlohmann::json probe_json(const ProbeResult& r) {
+  nlohmann::json transfers = nlohmann::json::array();
+  for (const TransferPoint& p : r.transfers)
+    transfers.push_back({{"memory", p.memory}, {"direction", p.direction}, {"bytes", p.bytes},
+                         {"best_s", p.best_s}, {"Bps", p.Bps()}});
+  auto or_null = [](double v) { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v); };
+  return {
+      {"halocline_version", HALOCLINE_VERSION},
+      {"backend", r.backend},
+      {"device", r.device_name},
+      {"quick", r.quick},
+      {"array_bytes", r.array_bytes},
+      {"repetitions", r.repetitions},
+      {"copy_Bps", r.copy_Bps},
+      {"triad_Bps", r.triad_Bps},
+      {"copy_median_Bps", r.copy_median_Bps},
+      {"triad_median_Bps", r.triad_median_Bps},
+      {"transfers", transfers},
+      {"transfers_note", r.transfers_note},
+      {"launch_s", or_null(r.launch_s)},
+      {"launch_sync_s", or_null(r.launch_sync_s)},
+      {"timer_resolution_s", or_null(r.timer_resolution_s)},
+      {"timer", r.timer},
+      {"definitions",
+       {{"copy_Bps", "c[i] = a[i] over arrays of array_bytes: 2 x array_bytes / fastest of the "
+                     "repetitions (after 2 warm-ups), as BabelStream"},
+        {"triad_Bps", "a[i] = b[i] + s c[i]: 3 x array_bytes / fastest repetition"},
+        {"transfers", "one copy of `bytes` between device memory and host memory of each kind, "
+                      "fastest of 3-10 after a warm-up; managed: a prefetch migration of pages "
+                      "resident on the other side"},
+        {"launch_s", "wall time per empty kernel, 1000 launched back to back"},
+        {"launch_sync_s", "median wall time of one empty kernel launched and waited for"},
+        {"timer_resolution_s", "smallest non-zero interval the phase timers' clock reads"}}},
+  };
+}
+
+ProbeResult probe_from_json(const nlohmann::json& j) {
+  ProbeResult r;
+  r.backend = j.at("backend").get<std::string>();
+  r.device_name = j.at("device").get<std::string>();
+  r.quick = j.at("quick").get<bool>();
+  r.array_bytes = j.at("array_bytes").get<std::size_t>();
+  r.repetitions = j.at("repetitions").get<int>();
+  r.copy_Bps = j.at("copy_Bps").get<double>();
+  r.triad_Bps = j.at("triad_Bps").get<double>();
+  r.copy_median_Bps = j.at("copy_median_Bps").get<double>();
+  r.triad_median_Bps = j.at("triad_median_Bps").get<double>();
+  for (const auto& p : j.at("transfers"))
+    r.transfers.push_back({p.at("memory").get<std::string>(), p.at("direction").get<std::string>(),
+                           p.at("bytes").get<std::size_t>(), p.at("best_s").get<double>()});
+  r.transfers_note = j.at("transfers_note").get<std::string>();
+  auto value = [&](const char* key) { return j.at(key).is_null() ? -1.0 : j.at(key).get<double>(); };
+  r.launch_s = value("launch_s");
+  r.launch_sync_s = value("launch_sync_s");
+  r.timer_resolution_s = value("timer_resolution_s");
+  r.timer = j.at("timer").get<std::string>();
+  return r;
+}
+
+void print_probe(std::ostream& os, const ProbeResult& r) {
+  auto gbs = [](double bps) { return bps / 1e9; };
+  os << "probe: " << r.backend << " on " << r.device_name << (r.quick ? " (quick)" : "") << '\n'
+     << std::fixed << std::setprecision(1) << "  copy   " << std::setw(9) << gbs(r.copy_Bps)
+     << " GB/s best, " << gbs(r.copy_median_Bps) << " median (arrays of " << (r.array_bytes >> 20)
+     << " MiB, " << r.repetitions << " repetitions)\n"
+     << "  triad  " << std::setw(9) << gbs(r.triad_Bps) << " GB/s best, " << gbs(r.triad_median_Bps)
+     << " median\n";
+  if (r.launch_s >= 0)
+    os << std::setprecision(2) << "  kernel launch " << r.launch_s * 1e6 << " us back to back, "
+       << r.launch_sync_s * 1e6 << " us launched and waited for\n"
+       << std::setprecision(3) << "  timer resolution " << r.timer_resolution_s * 1e6 << " us ("
+       << r.timer << ")\n";
+  if (r.transfers.empty()) {
+    os << "  host <-> device copies: " << r.transfers_note << '\n';
+  } else {
+    os << "\n  host <-> device copies, GB/s (best)\n  " << std::setw(10) << "bytes";
+    const char* columns[6][2] = {{"h2d", "pageable"}, {"h2d", "pinned"}, {"h2d", "managed"},
+                                 {"d2h", "pageable"}, {"d2h", "pinned"}, {"d2h", "managed"}};
+    for (const auto& c : columns) os << std::setw(14) << (std::string(c[0]) + " " + c[1]);
+    os << '\n';
+    std::vector<std::size_t> sizes;
+    for (const TransferPoint& p : r.transfers)
+      if (sizes.empty() || sizes.back() != p.bytes) sizes.push_back(p.bytes);
+    for (std::size_t bytes : sizes) {
+      os << "  " << std::setw(10) << bytes;
+      for (const auto& c : columns)
+        for (const TransferPoint& p : r.transfers)
+          if (p.bytes == bytes && p.direction == c[0] && p.memory == c[1])
+            os << std::setw(14) << std::setprecision(2) << gbs(p.Bps());
+      os << '\n';
+    }
+  }
+  os << std::defaultfloat << std::setprecision(6);
+}
+
+std::string probe_cache_name(const std::string& backend, const std::string& device_name) {
+  std::string name = "probe-" + backend + "-";
+  for (char ch : device_name) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return name + ".json";
+}
+
+ProbeResult cached_probe(const std::string& out_dir, const std::string& backend, int device,
+                         std::string& source) {
+  namespace fs = std::filesystem;
+  ProbeOptions options;
+  options.quick = true;
+  options.device = device;
+  std::string name;
+#if defined(HALOCLINE_HAVE_KOKKOS)
+  if (backend == "kokkos") name = kokkos_device_info().name;
+#endif
+#if defined(HALOCLINE_HAVE_HIP)
+  if (backend == "hip") name = hip_device_info(device % std::max(1, hip_device_count())).name;
+#endif
+  const fs::path path = fs::path(out_dir) / probe_cache_name(backend, name);
+  std::ifstream in(path);
+  if (in) {
+    try {
+      const nlohmann::json j = nlohmann::json::parse(in);
+      if (j.at("halocline_version").get<std::string>() == HALOCLINE_VERSION &&
+          j.at("device").get<std::string>() == name) {
+        source = path.string();
+        return probe_from_json(j);
+      }
+    } catch (const std::exception&) {
+      // Not a probe of this version: measured again and replaced below.
+    }
+  }
+  const ProbeResult r = run_probe(backend, options);
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  std::ofstream out(path);
+  out << probe_json(r).dump(2) << '\n';
+  if (!out) throw std::runtime_error("cannot write the probe cache '" + path.string() + "'");
+  source = "measured";
+  return r;
+}
+
+}  // namespace halocline

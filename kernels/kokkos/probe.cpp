@@ -1,0 +1,127 @@
+// `halocline probe` with Kokkos: BabelStream's copy and triad as Kokkos parallel loops in
+// the default execution space, on arrays far past the last-level cache, the cost of
+// launching an empty parallel loop, and the resolution of the clock the phase timers read
+// (the host's steady clock on a host execution space). On a host execution space there is
+// no host <-> device copy to measure: the probe says so instead of making one up.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "kernels/kokkos/kokkos_backend.hpp"
+
+namespace halocline {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Host memory Linux says is available now (0: unknown).
+std::size_t available_host_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::size_t kib = 0;
+  while (meminfo >> key >> kib) {
+    if (key == "MemAvailable:") return kib * 1024;
+    meminfo.ignore(256, '\n');
+  }
+  return 0;
+}
+
+template <class Work>
+void time_loop(int reps, Work work, double& best, double& med) {
+  std::vector<double> t;
+  for (int r = 0; r < reps + 2; ++r) {
+    Kokkos::fence();
+    const auto s = Clock::now();
+    work();
+    Kokkos::fence();
+    if (r >= 2) t.push_back(seconds(s, Clock::now()));
+  }
+  best = *std::min_element(t.begin(), t.end());
+  med = median(t);
+}
+
+// The kernels, in named functions: a GPU build of Kokkos does not allow device lambdas
+// inside other lambdas.
+using View = Kokkos::View<double*>;
+void copy_loop(const View& a, const View& c) {
+  Kokkos::parallel_for("probe_copy", Kokkos::RangePolicy<>(0, a.extent(0)),
+                       KOKKOS_LAMBDA(std::size_t i) { c(i) = a(i); });
+}
+void triad_loop(const View& a, const View& b, const View& c) {
+  Kokkos::parallel_for("probe_triad", Kokkos::RangePolicy<>(0, a.extent(0)),
+                       KOKKOS_LAMBDA(std::size_t i) { a(i) = b(i) + 0.4 * c(i); });
+}
+void empty_loop() { Kokkos::parallel_for("probe_empty", Kokkos::RangePolicy<>(0, 1), KOKKOS_LAMBDA(int) {}); }
+
+}  // namespace
+
+ProbeResult probe_kokkos(const ProbeOptions& options) {
+  ProbeResult r;
+  r.backend = "kokkos";
+  const DeviceInfo info = kokkos_device_info();
+  r.device_name = info.name;
+  r.quick = options.quick;
+  r.timer = "host steady_clock after a fence";
+  // Arrays of at least 64 MiB and 4x the last-level cache, at most a sixteenth of the
+  // available memory each; fewer repetitions of large arrays on a host (they are slow).
+  std::size_t bytes = std::max<std::size_t>(std::size_t(64) << 20, 4 * info.cache_bytes);
+  if (const std::size_t avail = available_host_bytes()) bytes = std::min(bytes, avail / 16);
+  const std::size_t n = bytes / sizeof(double);
+  r.array_bytes = n * sizeof(double);
+  r.repetitions = options.quick ? std::min(options.repetitions, 5) : options.repetitions;
+  {
+    View a("probe_a", n), b("probe_b", n), c("probe_c", n);
+    Kokkos::deep_copy(a, 0.1);
+    Kokkos::deep_copy(b, 0.2);
+    Kokkos::deep_copy(c, 0.0);
+    double best = 0, med = 0;
+    time_loop(r.repetitions, [&] { copy_loop(a, c); }, best, med);
+    r.copy_Bps = kCopyValues * r.array_bytes / best;
+    r.copy_median_Bps = kCopyValues * r.array_bytes / med;
+    time_loop(r.repetitions, [&] { triad_loop(a, b, c); }, best, med);
+    r.triad_Bps = kTriadValues * r.array_bytes / best;
+    r.triad_median_Bps = kTriadValues * r.array_bytes / med;
+  }
+  const bool host_space =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+  r.transfers_note = host_space ? "none: the execution space runs in host memory, nothing is copied"
+                                : "not measured by the Kokkos probe";
+  if (options.quick) return r;
+
+  // Launch cost: empty one-iteration loops back to back (a fence each on the host spaces,
+  // where the loop runs inside the call), and the median of single launches waited for.
+  const auto t0 = Clock::now();
+  for (int i = 0; i < 1000; ++i) empty_loop();
+  Kokkos::fence();
+  r.launch_s = seconds(t0, Clock::now()) / 1000;
+  std::vector<double> round_trip;
+  for (int i = 0; i < 200; ++i) {
+    const auto s = Clock::now();
+    empty_loop();
+    Kokkos::fence();
+    round_trip.push_back(seconds(s, Clock::now()));
+  }
+  r.launch_sync_s = median(round_trip);
+  // The clock's resolution: the smallest non-zero step between two readings.
+  double resolution = 1e30;
+  for (int i = 0; i < 100000; ++i) {
+    const auto a = Clock::now(), b = Clock::now();
+    if (b > a) resolution = std::min(resolution, seconds(a, b));
+  }
+  r.timer_resolution_s = resolution < 1e30 ? resolution : 0.0;
+  return r;
+}
+
+}  // namespace halocline

@@ -1,0 +1,109 @@
+// `halocline probe` and `halocline info` (app/probe.cpp, app/info.cpp): plausible figures
+// on the backend this binary runs, reports that match docs/schemas/, and the per-device
+// cache a run reads. On the H200 (tools/gpu/check.sh) the HIP probe's copies are checked
+// too: pinned memory is not slower than pageable.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "app/info.hpp"
+#include "app/probe.hpp"
+#include "tests/schema_check.hpp"
+#include "tests/test_support.hpp"
+#if defined(HALOCLINE_HAVE_HIP)
+#include "kernels/hip/hip_backend.hpp"
+#endif
+
+namespace hc = halocline;
+
+namespace {
+
+// The backend a probe of this build measures: the GPU's where there is one.
+std::string probed_backend() {
+#if defined(HALOCLINE_HAVE_HIP)
+  if (hc::hip_device_count() > 0) return "hip";
+#endif
+  return "kokkos";
+}
+
+TEST(Probe, FiguresArePlausibleAndMatchTheSchema) {
+  hc::ProbeOptions options;
+  options.repetitions = 5;
+  const hc::ProbeResult r = hc::run_probe(probed_backend(), options);
+  EXPECT_GE(r.array_bytes, std::size_t(64) << 20);  // far past any cache of the CI machine
+  EXPECT_GT(r.copy_Bps, 1e8);
+  EXPECT_GT(r.triad_Bps, 1e8);
+  EXPECT_LE(r.copy_Bps, 1e14);  // 100 TB/s: no memory is that fast; a timing error would be
+  EXPECT_GE(r.copy_Bps, r.copy_median_Bps);  // best of the repetitions
+  EXPECT_GT(r.launch_s, 0);
+  EXPECT_GT(r.launch_sync_s, 0);
+  EXPECT_GT(r.timer_resolution_s, 0);
+  EXPECT_LT(r.timer_resolution_s, 1e-4);
+  const nlohmann::json j = hc::probe_json(r);
+  EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("probe")), "");
+  if (r.backend == "kokkos") {
+    EXPECT_TRUE(r.transfers.empty());
+    EXPECT_NE(r.transfers_note.find("host memory"), std::string::npos) << r.transfers_note;
+    return;
+  }
+  // A GPU: every kind and direction at every size from 4 KiB to 1 GiB, and page-locked
+  // copies at least as fast as pageable ones once the size hides the latency (within 10%).
+  ASSERT_EQ(r.transfers.size(), 6u * 10u);
+  for (const hc::TransferPoint& pinned : r.transfers) {
+    if (pinned.memory != "pinned" || pinned.bytes < (std::size_t(64) << 20)) continue;
+    for (const hc::TransferPoint& pageable : r.transfers)
+      if (pageable.memory == "pageable" && pageable.bytes == pinned.bytes && pageable.direction == pinned.direction)
+        EXPECT_GE(pinned.Bps(), 0.9 * pageable.Bps()) << pinned.direction << " " << pinned.bytes;
+  }
+}
+
+TEST(Probe, JsonReadsBackTheSame) {
+  hc::ProbeResult r;
+  r.backend = "hip";
+  r.device_name = "Test GPU";
+  r.array_bytes = 1 << 29;
+  r.repetitions = 3;
+  r.copy_Bps = 4.1e12;
+  r.triad_Bps = 4.2e12;
+  r.copy_median_Bps = 4.0e12;
+  r.triad_median_Bps = 4.1e12;
+  r.transfers.push_back({"pinned", "h2d", 4096, 1.5e-6});
+  r.launch_s = 2e-6;
+  r.timer = "events";
+  const nlohmann::json j = hc::probe_json(r);
+  EXPECT_EQ(hc::probe_json(hc::probe_from_json(j)), j);
+  EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("probe")), "");
+  // The checker does fail: a negative bandwidth and a missing field are caught.
+  nlohmann::json bad = j;
+  bad["copy_Bps"] = -1.0;
+  EXPECT_NE(hc::test::schema_violation(bad, hc::test::load_schema("probe")), "");
+  bad = j;
+  bad.erase("transfers");
+  EXPECT_EQ(hc::test::schema_violation(bad, hc::test::load_schema("probe")), "$: missing 'transfers'");
+}
+
+TEST(Probe, RunsReadTheCacheOfTheirDevice) {
+  hc::test::TempDir dir("probe_cache");
+  std::string first, second;
+  const hc::ProbeResult a = hc::cached_probe(dir.path().string(), probed_backend(), 0, first);
+  const hc::ProbeResult b = hc::cached_probe(dir.path().string(), probed_backend(), 0, second);
+  EXPECT_EQ(first, "measured");
+  EXPECT_EQ(second, (dir.path() / hc::probe_cache_name(a.backend, a.device_name)).string());
+  EXPECT_EQ(b.copy_Bps, a.copy_Bps);
+  EXPECT_TRUE(a.quick);
+}
+
+TEST(Info, DescribesTheDeviceAndTheBuild) {
+  const nlohmann::json info = hc::info_json(hc::describe_device(probed_backend(), 0));
+  EXPECT_EQ(hc::test::schema_violation(info, hc::test::load_schema("run")["properties"]["info"]), "");
+  EXPECT_NE(info["build"]["backends"].get<std::string>().find("kokkos"), std::string::npos);
+  EXPECT_FALSE(info["build"]["cxx_compiler"].get<std::string>().empty());
+  if (probed_backend() == "hip") {
+    EXPECT_EQ(info["device"]["kind"], "gpu");
+    EXPECT_GT(info["device"]["memory_bytes"].get<double>(), 0);
+    EXPECT_GT(info["device"]["clock_khz"].get<double>(), 0);
+    EXPECT_FALSE(info["device"]["pci_bus_id"].get<std::string>().empty());
+  }
+}
+
+}  // namespace
