@@ -9,9 +9,11 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "app/backend.hpp"
+#include "app/bench.hpp"
 #include "app/checkpoints.hpp"
 #include "app/comm.hpp"
 #include "app/driver.hpp"
@@ -53,13 +55,11 @@ void prepare_output_dir(const std::string& dir) {
 
 int do_run(const RunArgs& a) {
   hc::Config config = hc::load_deck(a.deck, a.sets);
-  if (!a.layout.empty()) config.layout = hc::parse_layout(a.layout, "--layout");
-  if (!a.precision.empty()) config.precision = hc::parse_precision(a.precision, "--precision");
-  if (!a.backend.empty()) config.backend = hc::parse_backend(a.backend, "--backend");
-  if (!a.owner.empty()) config.memory.owner = hc::parse_owner(a.owner, "--owner");
-  if (!a.host_mem.empty()) config.memory.host_memory = hc::parse_host_memory(a.host_mem, "--host-mem");
-  if (!a.prefetch.empty()) config.memory.prefetch = a.prefetch == "on";
-  if (!a.halo.empty()) config.halo = hc::parse_halo(a.halo, "--halo");
+  const std::pair<const char*, const std::string*> choices[] = {
+      {"layout", &a.layout}, {"precision", &a.precision}, {"backend", &a.backend}, {"owner", &a.owner},
+      {"host-mem", &a.host_mem}, {"prefetch", &a.prefetch}, {"halo", &a.halo}};
+  for (const auto& [key, value] : choices)
+    if (!value->empty()) hc::apply_strategy_key(config, key, *value);
   if (!a.ranks_grid.empty()) {
     if (a.ranks_grid.size() != 3)
       throw hc::DeckError("--ranks-grid takes three positive numbers PX,PY,PZ");
@@ -92,6 +92,35 @@ int do_run(const RunArgs& a) {
     hc::print_summary(std::cout, config, result);
     std::cout << "report " << config.report_path << '\n';
   }
+  return 0;
+}
+
+struct BenchArgs {
+  std::string deck, out = "bench", baseline;
+  std::vector<std::string> sets, sweeps;
+  int repeat = 3;
+  long steps = 20;
+  bool quiet = false;
+};
+
+int do_bench(const BenchArgs& a) {
+  hc::BenchOptions o;
+  o.deck = a.deck;
+  o.sets = a.sets;
+  for (const std::string& s : a.sweeps) o.sweeps.push_back(hc::parse_sweep(s));
+  if (!a.baseline.empty()) o.baseline = hc::parse_baseline(a.baseline);
+  o.repeat = a.repeat;
+  o.steps = a.steps;
+  o.out_dir = a.out;
+  prepare_output_dir(o.out_dir);
+  const bool root = hc::world_rank() == 0;
+  const hc::BenchResult r = hc::run_bench(o, root && !a.quiet ? &std::cerr : nullptr);
+  if (!root) return 0;
+  const std::filesystem::path out(o.out_dir);
+  hc::write_report(hc::bench_json(r), (out / "bench.json").string());
+  std::ofstream((out / "bench.csv").string()) << hc::bench_csv(r);
+  hc::print_bench(std::cout, r);
+  std::cout << "bench " << (out / "bench.json").string() << ", " << (out / "bench.csv").string() << '\n';
   return 0;
 }
 
@@ -169,6 +198,20 @@ int main(int argc, char** argv) {
                 "leave the device's copy bandwidth out of the report (no probe run)");
   CLI::App* verify = app.add_subcommand("verify", "run the verification problems");
 
+  BenchArgs bench_args;
+  CLI::App* bench = app.add_subcommand("bench", "run a deck over a matrix of strategies, N times each");
+  bench->add_option("deck", bench_args.deck, "TOML deck")->required();
+  bench->add_option("--sweep", bench_args.sweeps,
+                    "key=v1,v2,...: layout, precision, backend, owner, host-mem, prefetch, halo, "
+                    "or a deck key (repeatable: the matrix of all)");
+  bench->add_option("--repeat", bench_args.repeat, "runs of each configuration")->check(CLI::PositiveNumber);
+  bench->add_option("--steps", bench_args.steps, "steps of each run, 2 of them warm-up")
+      ->check(CLI::Range(3L, 1000000L));
+  bench->add_option("--baseline", bench_args.baseline, "key=value,...: the configuration speedups are against");
+  bench->add_option("--set", bench_args.sets, "override a deck key for every run (repeatable)");
+  bench->add_option("--out", bench_args.out, "where bench.json, bench.csv and each run's report go");
+  bench->add_flag("--quiet", bench_args.quiet, "no progress lines");
+
   ProbeArgs probe_args;
   CLI::App* probe = app.add_subcommand("probe", "measure the machine: copy and triad bandwidth, "
                                                 "host <-> device copies by size, launch latency");
@@ -213,6 +256,7 @@ int main(int argc, char** argv) {
       if (run->parsed()) return do_run(run_args);
       if (verify->parsed()) return do_verify();
       if (probe->parsed()) return do_probe(probe_args);
+      if (bench->parsed()) return do_bench(bench_args);
       if (info->parsed()) return do_info(info_backend, info_json_flag);
     } catch (const hc::DeckError& e) {
       say("error: ", e, false);

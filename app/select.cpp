@@ -33,6 +33,10 @@ std::unique_ptr<Backend> make_typed(const Config& c, const Grid& g, const Placem
   switch (c.backend) {
     case BackendKind::Kokkos:
 #if defined(HALOCLINE_HAVE_KOKKOS)
+      if (c.memory.owner != Owner::Device)
+        throw DeckError(std::string("--owner ") + owner_name(c.memory.owner) +
+                        ": the kokkos backend keeps its state in its execution space's memory "
+                        "(owner device); the host and managed owner models are the hip backend's");
       return make_kokkos_backend<Real, L>(g, c.physics, bc);
 #else
       break;

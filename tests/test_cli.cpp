@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -41,6 +42,7 @@ void write_file(const fs::path& p, const std::string& text) {
 }
 
 std::string cfg_backend(const nlohmann::json& report) { return report.at("config").at("backend"); }
+std::string cfg_backend_default() { return hc::backend_name(hc::default_backend()); }
 
 // A fresh, empty temp dir per test, removed afterwards.
 class Cli : public ::testing::Test {
@@ -346,6 +348,73 @@ TEST_F(Cli, NotEnoughHostMemoryExitsTwo) {
   const long long cells = 8004LL * 8004 * 8004, needed = 6 * 5 * 8 * cells;
   EXPECT_NE(r.err.find("needs " + std::to_string(needed) + " bytes"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("available"), std::string::npos) << r.err;
+}
+
+// `halocline bench`: the whole matrix in one process, each configuration run or listed as
+// skipped with its reason, the JSON matching docs/schemas/bench.schema.json, the CSV with
+// one line per configuration, speedups against the baseline.
+TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
+  const fs::path out = dir_ / "bench";
+  const Result r = run({"bench", "inputs/bench.toml", "--set", "grid.n=12", "--sweep", "layout=aos,soa",
+                        "--sweep", "owner=device,host", "--sweep", "physics.limiter=minmod,mc",
+                        "--repeat", "3", "--steps", "5", "--baseline", "layout=soa,physics.limiter=mc",
+                        "--out", out.string(), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const nlohmann::json j = read_json(out / "bench.json");
+  EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("bench")), "");
+  ASSERT_EQ(j["rows"].size(), 8u);
+  int ran = 0, skipped = 0;
+  for (const auto& row : j["rows"]) {
+    const bool cpu_only = cfg_backend_default() == "kokkos";
+    if (row.contains("skipped")) {
+      ++skipped;
+      EXPECT_FALSE(row["skipped"].get<std::string>().empty());
+      if (cpu_only) EXPECT_EQ(row["values"]["owner"], "host") << row.dump();
+      continue;
+    }
+    ++ran;
+    const auto& t = row["step_s"];
+    EXPECT_EQ(t["runs"].size(), 3u);
+    EXPECT_LE(t["min"].get<double>(), t["median"].get<double>());
+    EXPECT_LE(t["median"].get<double>(), t["max"].get<double>());
+    EXPECT_NEAR(row["speedup"].get<double>(), j["rows"][5]["step_s"]["median"].get<double>() / t["median"].get<double>(), 1e-12);
+  }
+  EXPECT_EQ(ran + skipped, 8);
+  EXPECT_GE(ran, 4);  // owner=device runs on every backend
+  EXPECT_EQ(j["baseline"], "layout=soa owner=device physics.limiter=mc");
+  EXPECT_EQ(j["rows"][5]["name"], j["baseline"]);
+  // The layouts agree bit for bit (same limiter, same owner).
+  EXPECT_EQ(j["rows"][0]["checksum"], j["rows"][4]["checksum"]);
+  EXPECT_NE(j["rows"][0]["checksum"], j["rows"][1]["checksum"]);  // another limiter
+  // One CSV line per configuration after the header, the skipped ones with their reason.
+  const std::string csv = read_file(out / "bench.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 9);
+  EXPECT_NE(csv.find("layout,owner,physics.limiter,status,"), std::string::npos) << csv;
+  EXPECT_EQ(static_cast<int>(csv.find(",skipped,") != std::string::npos), static_cast<int>(skipped > 0));
+  EXPECT_TRUE(fs::exists(out / "runs" / "0" / "report_2.json"));
+  EXPECT_NE(r.out.find("speedup"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, BenchRefusesBadSweepsBeforeAnyRun) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--sweep", "layout=aso"}, "aso"},
+      {{"--sweep", "layout"}, "key=value1,value2"},
+      {{"--sweep", "layout=aos,,soa"}, "empty value"},
+      {{"--sweep", "grid.bogus=1,2"}, "'grid.bogus'"},
+      {{"--sweep", "layout=aos", "--sweep", "layout=soa"}, "given twice"},
+      {{"--sweep", "layout=aos", "--baseline", "layout=soa"}, "not one of the swept values"},
+  };
+  for (const auto& [args, message] : cases) {
+    std::vector<std::string> argv = {"bench", "inputs/bench.toml", "--set", "grid.n=8", "--out",
+                                     (dir_ / "b").string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const Result r = run(argv);
+    EXPECT_EQ(r.code, 2) << args[1] << ": " << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "b" / "bench.json"));
+  }
 }
 
 }  // namespace

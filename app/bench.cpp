@@ -1,0 +1,271 @@
+#include "app/bench.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <iomanip>
+#include <sstream>
+
+#include "app/driver.hpp"
+#include "app/report.hpp"
+#include "app/select.hpp"
+#include "io/deck.hpp"
+
+namespace halocline {
+
+namespace {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream ss(text);
+  std::string part;
+  while (std::getline(ss, part, sep)) parts.push_back(part);
+  return parts;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Why this build cannot run configuration `c` as asked, beyond what the deck's own checks
+// and the backend's construction say; empty when it can.
+std::string not_applicable(const Config& c, const std::map<std::string, std::string>& values) {
+  const std::string why = backend_unavailable(c.backend);
+  if (!why.empty()) return why;
+  if (c.backend == BackendKind::Kokkos) {
+    // The Kokkos backend keeps its state in its execution space's memory and stages halos
+    // through its own mirrors: the host memory kind and prefetching change nothing, so
+    // only their default values run (the others would repeat them).
+    if (c.memory.owner != Owner::Device)
+      return std::string("owner=") + owner_name(c.memory.owner) +
+             ": the kokkos backend has the device owner model only (its state lives in its "
+             "execution space's memory)";
+    const MemoryStrategy defaults;
+    auto named = [](const char* key, const std::string& v) { return std::string(key) + "=" + v; };
+    if (values.count("host-mem") && c.memory.host_memory != defaults.host_memory)
+      return named("host-mem", values.at("host-mem")) + " has no effect on the kokkos backend (same as " +
+             named("host-mem", host_memory_name(defaults.host_memory)) + ")";
+    if (values.count("prefetch") && c.memory.prefetch != defaults.prefetch)
+      return named("prefetch", values.at("prefetch")) + " has no effect on the kokkos backend";
+  }
+  return "";
+}
+
+}  // namespace
+
+bool apply_strategy_key(Config& c, const std::string& key, const std::string& value) {
+  const std::string option = "--" + key;
+  if (key == "layout") c.layout = parse_layout(value, option);
+  else if (key == "precision") c.precision = parse_precision(value, option);
+  else if (key == "backend") c.backend = parse_backend(value, option);
+  else if (key == "owner") c.memory.owner = parse_owner(value, option);
+  else if (key == "host-mem") c.memory.host_memory = parse_host_memory(value, option);
+  else if (key == "halo") c.halo = parse_halo(value, option);
+  else if (key == "prefetch") {
+    if (value != "on" && value != "off") throw DeckError(option + " must be on or off, not '" + value + "'");
+    c.memory.prefetch = value == "on";
+  } else {
+    return false;
+  }
+  return true;
+}
+
+SweepAxis parse_sweep(const std::string& text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw DeckError("--sweep '" + text + "': expected key=value1,value2,...");
+  SweepAxis axis{text.substr(0, eq), split(text.substr(eq + 1), ',')};
+  for (const std::string& v : axis.values)
+    if (v.empty()) throw DeckError("--sweep '" + text + "': an empty value");
+  return axis;
+}
+
+std::map<std::string, std::string> parse_baseline(const std::string& text) {
+  std::map<std::string, std::string> baseline;
+  for (const std::string& part : split(text, ',')) {
+    const std::size_t eq = part.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == part.size())
+      throw DeckError("--baseline '" + text + "': expected key=value,key=value");
+    baseline[part.substr(0, eq)] = part.substr(eq + 1);
+  }
+  return baseline;
+}
+
+BenchResult run_bench(const BenchOptions& o, std::ostream* progress) {
+  BenchResult result;
+  result.options = o;
+  for (std::size_t a = 0; a < o.sweeps.size(); ++a)
+    for (std::size_t b = 0; b < a; ++b)
+      if (o.sweeps[a].key == o.sweeps[b].key) throw DeckError("--sweep " + o.sweeps[a].key + " given twice");
+  for (const auto& [key, value] : o.baseline) {
+    bool swept = false;
+    for (const SweepAxis& axis : o.sweeps)
+      swept = swept || (axis.key == key && std::count(axis.values.begin(), axis.values.end(), value));
+    if (!swept) throw DeckError("--baseline " + key + "=" + value + " is not one of the swept values");
+  }
+  if (o.repeat < 1) throw DeckError("--repeat must be at least 1");
+  // A bad deck or a misspelt value is refused before any run (exit code 2); only whole
+  // configurations that cannot run here are skipped.
+  load_deck(o.deck, o.sets);
+  for (const SweepAxis& axis : o.sweeps)
+    for (const std::string& value : axis.values) {
+      Config scratch;
+      if (!apply_strategy_key(scratch, axis.key, value)) {
+        std::vector<std::string> sets = o.sets;
+        sets.push_back(axis.key + "=" + value);
+        load_deck(o.deck, sets);
+      }
+    }
+
+  // Every combination, the first axis slowest.
+  std::size_t total = 1;
+  for (const SweepAxis& axis : o.sweeps) total *= axis.values.size();
+  for (std::size_t index = 0; index < total; ++index) {
+    BenchRow row;
+    std::size_t rest = index;
+    std::vector<std::string> deck_sets = o.sets;
+    for (std::size_t a = o.sweeps.size(); a-- > 0;) {
+      const SweepAxis& axis = o.sweeps[a];
+      row.values[axis.key] = axis.values[rest % axis.values.size()];
+      rest /= axis.values.size();
+    }
+    for (const SweepAxis& axis : o.sweeps)
+      row.name += (row.name.empty() ? "" : " ") + axis.key + "=" + row.values[axis.key];
+    try {
+      for (const SweepAxis& axis : o.sweeps) {
+        Config scratch;  // strategy keys are not deck keys: the rest go through the deck
+        if (!apply_strategy_key(scratch, axis.key, row.values[axis.key]))
+          deck_sets.push_back(axis.key + "=" + row.values[axis.key]);
+      }
+      Config c = load_deck(o.deck, deck_sets);
+      for (const SweepAxis& axis : o.sweeps) apply_strategy_key(c, axis.key, row.values[axis.key]);
+      c.max_steps = o.steps;
+      c.checkpoint.every_steps = 0;
+      c.checkpoint.every_seconds = 0;
+      validate(c);
+      row.skipped = not_applicable(c, row.values);
+      for (int rep = 0; row.skipped.empty() && rep < o.repeat; ++rep) {
+        if (progress) *progress << "bench: " << row.name << " (" << rep + 1 << "/" << o.repeat << ")\n" << std::flush;
+        RunOptions options;
+        options.write_output = false;
+        const RunResult r = run_simulation(c, options);
+        const nlohmann::json report = make_report(c, r);
+        if (r.rank == 0) {
+          const std::string dir = o.out_dir + "/runs/" + std::to_string(index);
+          write_report(report, dir + "/report_" + std::to_string(rep) + ".json");
+        }
+        const double step = report["step_time_s"].value("median", 0.0);
+        row.step_s.push_back(step);
+        row.fom.push_back(step > 0 ? static_cast<double>(r.grid.ninterior) / step : 0.0);
+        row.cells = static_cast<double>(r.grid.ninterior);
+        row.effective_Bps = report["traffic"].value("bytes_per_step", 0.0);
+        row.checksum = r.checksum;
+      }
+    } catch (const DeckError& e) {
+      row.skipped = e.what();
+    } catch (const ResourceError& e) {
+      row.skipped = e.what();
+    }
+    if (row.skipped.empty()) {
+      row.min_s = *std::min_element(row.step_s.begin(), row.step_s.end());
+      row.max_s = *std::max_element(row.step_s.begin(), row.step_s.end());
+      row.median_s = median_of(row.step_s);
+      row.effective_Bps = row.median_s > 0 ? row.effective_Bps / row.median_s : 0.0;
+    } else if (progress) {
+      *progress << "bench: " << row.name << " skipped: " << row.skipped << '\n';
+    }
+    result.rows.push_back(row);
+  }
+
+  // The baseline: the configuration with the given values (the first one when none given).
+  const BenchRow* base = nullptr;
+  for (const BenchRow& row : result.rows) {
+    bool match = true;
+    for (const auto& [key, value] : o.baseline) match = match && row.values.at(key) == value;
+    if (match) {
+      base = &row;
+      break;
+    }
+  }
+  if (base && base->skipped.empty()) {
+    result.baseline = base->name;
+    for (BenchRow& row : result.rows)
+      if (row.skipped.empty() && row.median_s > 0) row.speedup = base->median_s / row.median_s;
+  }
+  return result;
+}
+
+nlohmann::json bench_json(const BenchResult& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const BenchRow& row : r.rows) {
+    nlohmann::json j = {{"name", row.name}, {"values", row.values}};
+    if (!row.skipped.empty()) {
+      j["skipped"] = row.skipped;
+    } else {
+      j["step_s"] = {{"min", row.min_s}, {"median", row.median_s}, {"max", row.max_s}, {"runs", row.step_s}};
+      j["fom_cell_updates_per_s"] = row.cells / row.median_s;
+      j["effective_bandwidth_Bps"] = row.effective_Bps;
+      j["speedup"] = r.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.speedup);
+      j["checksum"] = row.checksum;
+    }
+    rows.push_back(j);
+  }
+  nlohmann::json sweeps = nlohmann::json::array();
+  for (const SweepAxis& a : r.options.sweeps) sweeps.push_back({{"key", a.key}, {"values", a.values}});
+  return {{"halocline_version", HALOCLINE_VERSION},
+          {"deck", r.options.deck},
+          {"sets", r.options.sets},
+          {"sweeps", sweeps},
+          {"repeat", r.options.repeat},
+          {"steps", r.options.steps},
+          {"baseline", r.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.baseline)},
+          {"rows", rows},
+          {"definitions",
+           {{"step_s", "per repetition the median step time of the run, its first two steps "
+                       "(warm-up) left out; min, median and max over the repetitions"},
+            {"fom_cell_updates_per_s", "interior cells / median step time"},
+            {"effective_bandwidth_Bps", "the bytes a step must move (report traffic) / median step time"},
+            {"speedup", "the baseline's median step time / this configuration's"}}}};
+}
+
+std::string bench_csv(const BenchResult& r) {
+  std::ostringstream os;
+  for (const SweepAxis& a : r.options.sweeps) os << a.key << ',';
+  os << "status,min_step_s,median_step_s,max_step_s,fom_cell_updates_per_s,effective_bandwidth_Bps,speedup,reason\n";
+  os << std::setprecision(9);
+  for (const BenchRow& row : r.rows) {
+    for (const SweepAxis& a : r.options.sweeps) os << row.values.at(a.key) << ',';
+    if (!row.skipped.empty()) {
+      std::string reason = row.skipped;
+      std::replace(reason.begin(), reason.end(), '"', '\'');
+      os << "skipped,,,,,,,\"" << reason << "\"\n";
+    } else {
+      os << "ran," << row.min_s << ',' << row.median_s << ',' << row.max_s << ',' << row.cells / row.median_s
+         << ',' << row.effective_Bps << ',' << row.speedup << ",\n";
+    }
+  }
+  return os.str();
+}
+
+void print_bench(std::ostream& os, const BenchResult& r) {
+  std::size_t width = 13;
+  for (const BenchRow& row : r.rows) width = std::max(width, row.name.size() + 2);
+  os << std::left << std::setw(static_cast<int>(width)) << "configuration" << std::right << std::setw(11)
+     << "median ms" << std::setw(10) << "min ms" << std::setw(10) << "max ms" << std::setw(12) << "Gcell/s"
+     << std::setw(9) << "TB/s" << std::setw(9) << "speedup" << '\n';
+  for (const BenchRow& row : r.rows) {
+    os << std::left << std::setw(static_cast<int>(width)) << row.name << std::right;
+    if (!row.skipped.empty()) {
+      os << "skipped: " << row.skipped << '\n';
+      continue;
+    }
+    os << std::fixed << std::setprecision(3) << std::setw(11) << row.median_s * 1e3 << std::setw(10)
+       << row.min_s * 1e3 << std::setw(10) << row.max_s * 1e3 << std::setw(12) << row.cells / row.median_s / 1e9
+       << std::setw(9) << row.effective_Bps / 1e12 << std::setprecision(2) << std::setw(9) << row.speedup << '\n';
+  }
+  os << std::defaultfloat << std::setprecision(6) << "repetitions " << r.options.repeat << ", " << r.options.steps
+     << " steps each (2 warm-up); baseline: " << (r.baseline.empty() ? "none (skipped)" : r.baseline) << '\n';
+}
+
+}  // namespace halocline

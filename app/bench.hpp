@@ -1,0 +1,70 @@
+// `halocline bench DECK --sweep key=v1,v2 ... --repeat N`: every combination of the swept
+// values run N times in one process, each run's warm-up left out, and the min, median and
+// max per configuration, with the speedup over a baseline configuration. A configuration
+// this build or machine cannot run is listed as skipped with the reason, never dropped.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "app/config.hpp"
+
+namespace halocline {
+
+struct SweepAxis {
+  std::string key;                  // layout, precision, backend, owner, host-mem, prefetch,
+                                    // halo, or any deck key (grid.n, physics.limiter, ...)
+  std::vector<std::string> values;
+};
+
+struct BenchOptions {
+  std::string deck;
+  std::vector<std::string> sets;    // --set overrides for every configuration
+  std::vector<SweepAxis> sweeps;
+  std::map<std::string, std::string> baseline;  // key -> value; empty: the first configuration
+  int repeat = 3;
+  long steps = 20;                  // per run (time.max_steps), warm-up included
+  std::string out_dir = "bench";
+};
+
+// Sets a choice the command line makes outside the deck (layout, precision, backend, owner,
+// host-mem, prefetch, halo: the value as `halocline run --KEY VALUE` takes it). False when
+// `key` is not one of them; DeckError (exit code 2) for a value it does not know.
+bool apply_strategy_key(Config& config, const std::string& key, const std::string& value);
+
+// Parses "key=v1,v2,..." (DeckError, exit code 2, when malformed or a key is given twice).
+SweepAxis parse_sweep(const std::string& text);
+// Parses "key=value,key=value".
+std::map<std::string, std::string> parse_baseline(const std::string& text);
+
+// One configuration of the sweep and its runs.
+struct BenchRow {
+  std::map<std::string, std::string> values;  // the swept key -> value of this configuration
+  std::string name;                           // "layout=soa precision=fp64"
+  std::string skipped;                        // why it could not run; empty when it ran
+  std::vector<double> step_s;                 // median step time of each repetition
+  std::vector<double> fom;                    // cell updates per second of each repetition
+  double min_s = 0, median_s = 0, max_s = 0;  // over the repetitions
+  double cells = 0;                           // interior cells
+  double effective_Bps = 0;                   // traffic at the median step time
+  double speedup = 0;                         // baseline median / this median (0: no baseline)
+  std::string checksum;                       // of the last repetition
+};
+
+struct BenchResult {
+  BenchOptions options;
+  std::vector<BenchRow> rows;
+  std::string baseline;  // the baseline row's name; empty when it was skipped
+};
+
+// Runs the sweep: each configuration `repeat` times (no snapshots), in one process.
+BenchResult run_bench(const BenchOptions& options, std::ostream* progress);
+
+nlohmann::json bench_json(const BenchResult& result);
+std::string bench_csv(const BenchResult& result);
+void print_bench(std::ostream& os, const BenchResult& result);
+
+}  // namespace halocline
