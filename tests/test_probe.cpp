@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "app/info.hpp"
 #include "app/probe.hpp"
@@ -93,10 +94,24 @@ TEST(Probe, RunsReadTheCacheOfTheirDevice) {
   EXPECT_TRUE(a.quick);
 }
 
+// The real outputs of the H200 (tests/data/h200/) match the schemas the tests hold the
+// CPU's outputs to.
+TEST(Probe, RecordedH200OutputsMatchTheSchemas) {
+  auto read = [](const std::string& name) {
+    std::ifstream in(std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/h200/" + name);
+    return nlohmann::json::parse(in);
+  };
+  const nlohmann::json probe = read("probe.json");
+  EXPECT_EQ(hc::test::schema_violation(probe, hc::test::load_schema("probe")), "");
+  EXPECT_EQ(probe["transfers"].size(), 60u);
+  EXPECT_EQ(hc::test::schema_violation(read("bench.json"), hc::test::load_schema("bench")), "");
+  EXPECT_EQ(hc::test::schema_violation(read("report_soa_fp64.json"), hc::test::load_schema("run")), "");
+}
+
 TEST(Info, DescribesTheDeviceAndTheBuild) {
   const nlohmann::json info = hc::info_json(hc::describe_device(probed_backend(), 0));
   EXPECT_EQ(hc::test::schema_violation(info, hc::test::load_schema("run")["properties"]["info"]), "");
-  EXPECT_NE(info["build"]["backends"].get<std::string>().find("kokkos"), std::string::npos);
+  EXPECT_NE(info["build"]["backends"].get<std::string>().find(probed_backend()), std::string::npos);
   EXPECT_FALSE(info["build"]["cxx_compiler"].get<std::string>().empty());
   if (probed_backend() == "hip") {
     EXPECT_EQ(info["device"]["kind"], "gpu");
