@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make run    install missing Debian packages, configure, build, run inputs/sod.toml into out/
 #   make test   the same set-up, then the whole ctest suite
+#   make plots  the machine's probe, a strategy sweep and their pictures into out/lab/plots
 # Everything comes from Debian's packages; nothing is downloaded from anywhere else.
 
 PRESET   ?= default
@@ -11,12 +12,12 @@ OUT      ?= out
 SHELL    := /bin/bash
 PACKAGES := cmake make g++ pkg-config libtrilinos-kokkos-dev libhdf5-dev libgtest-dev \
             libtomlplusplus-dev libcli11-dev nlohmann-json3-dev \
-            libopenmpi-dev openmpi-bin libhdf5-openmpi-dev
+            libopenmpi-dev openmpi-bin libhdf5-openmpi-dev python3-matplotlib
 
 # apt-get needs root; use sudo when it is there and we are not root.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all deps configure build run test verify clean
+.PHONY: all deps configure build run test verify clean plots
 
 all: build
 
@@ -42,6 +43,14 @@ test: build
 
 verify: build
 	$(BUILD)/bin/halocline verify
+
+# The teaching lab's pictures on this machine (docs/lab.md): the probe, a layout x precision
+# sweep of bench.toml, and the timeline of the baseline's step, into OUT/lab/plots.
+PLOT_N ?= 64
+plots: build
+	$(BUILD)/bin/halocline probe --out $(OUT)/lab
+	$(BUILD)/bin/halocline bench inputs/bench.toml --set grid.n=$(PLOT_N) --sweep layout=aos,soa,aosoa \
+	  --sweep precision=fp64,fp32 --repeat 3 --baseline layout=aos,precision=fp64 --out $(OUT)/lab --plot
 
 clean:
 	rm -rf build build-debug build-kokkos4 build-hip-nvidia build-hip-amd build-asan build-fuzz out

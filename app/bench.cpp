@@ -92,7 +92,8 @@ std::map<std::string, std::string> parse_baseline(const std::string& text) {
   return baseline;
 }
 
-BenchResult run_bench(const BenchOptions& o, std::ostream* progress) {
+BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
+                      const std::function<void(const BenchResult&)>& after_each) {
   BenchResult result;
   result.options = o;
   for (std::size_t a = 0; a < o.sweeps.size(); ++a)
@@ -176,6 +177,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress) {
       *progress << "bench: " << row.name << " skipped: " << row.skipped << '\n';
     }
     result.rows.push_back(row);
+    if (after_each) after_each(result);
   }
 
   // The baseline: the configuration with the given values (the first one when none given).

@@ -4,6 +4,7 @@
 // this build or machine cannot run is listed as skipped with the reason, never dropped.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -61,7 +62,10 @@ struct BenchResult {
 };
 
 // Runs the sweep: each configuration `repeat` times (no snapshots), in one process.
-BenchResult run_bench(const BenchOptions& options, std::ostream* progress);
+// `after_each` (optional) sees the result so far after every configuration, so that a
+// long sweep that is stopped keeps what it measured.
+BenchResult run_bench(const BenchOptions& options, std::ostream* progress,
+                      const std::function<void(const BenchResult&)>& after_each = {});
 
 nlohmann::json bench_json(const BenchResult& result);
 std::string bench_csv(const BenchResult& result);

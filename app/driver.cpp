@@ -31,6 +31,7 @@
 #include "app/checkpoints.hpp"
 #include "app/comm.hpp"
 #include "app/problems.hpp"
+#include "app/progress.hpp"
 #include "app/signals.hpp"
 #include "app/select.hpp"
 #include "io/deck.hpp"
@@ -202,6 +203,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   std::unique_ptr<PhaseClock> clock = backend->make_clock(Stream::Compute);
   std::unique_ptr<PhaseClock> halo_clock = backend->make_clock(Stream::Halo);
   PhaseTimers timers(*clock);
+  if (halo.strategy == HaloStrategy::Overlap) timers.name_clock(*halo_clock, "halo");
   Stages stages{*backend, comm, &timers, *halo_clock, halo, g, interior_cells(g), {}, {}};
   split_for_overlap(g, stages.inner, stages.shell);
 
@@ -306,6 +308,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   } pending{-1, 0.0};  // a snapshot whose copy has started, to be written after the next step is asked
   const auto loop_start = std::chrono::steady_clock::now();
   auto last_submit = loop_start;
+  ProgressLine progress(options.progress && comm.root(), config.t_end, config.max_steps);
   for (;;) {
     control = backend->step_status(false);
     if (!interrupted && next_checkpoint > control.step + 2) {
@@ -381,6 +384,14 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
       last_submit = std::chrono::steady_clock::now();  // a stop is not part of a step
       continue;
     }
+    // The first timed step is also traced: each call's start and end on its stream, from
+    // an idle device (so this one step does not overlap the one before it).
+    const bool trace = asked == kWarmupSteps;
+    if (trace) {
+      backend->fence();
+      timers.start_trace();
+      r.traced_step = asked;
+    }
     if (backend->moves_state_each_step()) {
       auto timer = timers.scope("state_upload");
       backend->upload_state();
@@ -395,6 +406,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
       auto timer = timers.scope("state_download");
       backend->download_state();
     }
+    if (trace) timers.stop_trace();
     ++asked;
     // The timers leave out the first kWarmupSteps steps (caches, clocks, lazy set-up), as
     // the report's step-time statistics do, and are measured now and then, so that their
@@ -410,6 +422,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
     const auto now = std::chrono::steady_clock::now();
     r.step_times.push_back(std::chrono::duration<double>(now - last_submit).count());
     last_submit = now;
+    progress.update(control.step, control.t);
     if (pending.step >= 0) {
       write_snapshot(pending.step, pending.t);
       pending.step = -1;
@@ -417,6 +430,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
       last_submit = std::chrono::steady_clock::now();  // the file is not part of a step
     }
   }
+  progress.update(control.step, control.t, true);
   // The slowest rank's loop is the run's.
   const double loop_s = comm.max(seconds_since(loop_start) - output_s);
   const long step = control.step;
@@ -448,6 +462,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   }
   timers.resolve();
   r.timers = timers.phases();
+  r.timeline = timers.trace();
   // Every rank times the same phases in the same order: reduce each over the ranks.
   std::vector<double> totals;
   for (const PhaseStats& p : r.timers) totals.push_back(p.total_s);

@@ -39,6 +39,7 @@ struct Interrupted : std::runtime_error {
 
 struct RunOptions {
   bool write_output = true;  // snapshots at the deck's interval and at the end
+  bool progress = false;     // a progress line on stderr (app/progress.hpp)
 };
 
 struct RunResult {
@@ -55,6 +56,10 @@ struct RunResult {
   double wall_s = 0;       // whole run, set-up and output included
   double loop_s = 0;       // the time-step loop without output: the FOM's time
   std::vector<double> step_times;  // host wall time between step submissions (see driver)
+  // The timeline of one step (the first timed one), each backend call on its stream
+  // (compute, halo, host), from an idle device: see app/timers.hpp.
+  long traced_step = -1;
+  std::vector<TraceEvent> timeline;
   double cell_updates_per_s = 0;
   // Conserved, canonical order (see Backend), of the whole domain. With several ranks this
   // and everything computed from it (totals, checksum) are on rank 0 only.

@@ -6,14 +6,17 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <unistd.h>
 
 #include "app/backend.hpp"
 #include "app/bench.hpp"
+#include "app/build_info.hpp"
 #include "app/checkpoints.hpp"
 #include "app/comm.hpp"
 #include "app/driver.hpp"
@@ -77,7 +80,9 @@ int do_run(const RunArgs& a) {
   prepare_output_dir(config.out_dir);
   if (!config.checkpoint.dir.empty()) prepare_output_dir(hc::checkpoint_dir(config));
 
-  const hc::RunResult result = hc::run_simulation(config);
+  hc::RunOptions options;
+  options.progress = !a.quiet && isatty(STDERR_FILENO);  // a line on a terminal, nothing in a log
+  const hc::RunResult result = hc::run_simulation(config, options);
   if (result.rank != 0) return 0;  // rank 0 has the gathered state and speaks for the run
   nlohmann::json report = hc::make_report(config, result);
   if (!a.no_probe) {
@@ -100,8 +105,24 @@ struct BenchArgs {
   std::vector<std::string> sets, sweeps;
   int repeat = 3;
   long steps = 20;
-  bool quiet = false;
+  bool quiet = false, plot = false;
 };
+
+// tools/plot.py on a bench's results: the sweep's bars, the probe's copies if there is one
+// in the directory, and the timeline of the baseline's first run. Exit status of python.
+int plot_bench(const std::filesystem::path& out, const hc::BenchResult& r) {
+  namespace fs = std::filesystem;
+  const std::string python = hc::build::kPython;
+  if (python.empty() || python.find("NOTFOUND") != std::string::npos)
+    throw hc::DeckError("--plot: no python3 was found when this binary was built");
+  std::string command = "'" + python + "' '" + std::string(hc::build::kSourceDir) + "/tools/plot.py' --bench '" +
+                        (out / "bench.json").string() + "' --out '" + (out / "plots").string() + "'";
+  for (const auto& e : fs::directory_iterator(out))
+    if (e.path().filename().string().rfind("probe-", 0) == 0) command += " --probe '" + e.path().string() + "'";
+  for (std::size_t i = 0; i < r.rows.size(); ++i)
+    if (r.rows[i].name == r.baseline) command += " --report '" + (out / "runs" / std::to_string(i) / "report_0.json").string() + "'";
+  return std::system(command.c_str());
+}
 
 int do_bench(const BenchArgs& a) {
   hc::BenchOptions o;
@@ -114,13 +135,19 @@ int do_bench(const BenchArgs& a) {
   o.out_dir = a.out;
   prepare_output_dir(o.out_dir);
   const bool root = hc::world_rank() == 0;
-  const hc::BenchResult r = hc::run_bench(o, root && !a.quiet ? &std::cerr : nullptr);
-  if (!root) return 0;
   const std::filesystem::path out(o.out_dir);
+  // bench.json is rewritten after each configuration: a sweep that is stopped keeps the
+  // configurations it finished.
+  auto save = [&](const hc::BenchResult& partial) {
+    if (root) hc::write_report(hc::bench_json(partial), (out / "bench.json").string());
+  };
+  const hc::BenchResult r = hc::run_bench(o, root && !a.quiet ? &std::cerr : nullptr, save);
+  if (!root) return 0;
   hc::write_report(hc::bench_json(r), (out / "bench.json").string());
   std::ofstream((out / "bench.csv").string()) << hc::bench_csv(r);
   hc::print_bench(std::cout, r);
   std::cout << "bench " << (out / "bench.json").string() << ", " << (out / "bench.csv").string() << '\n';
+  if (a.plot && plot_bench(out, r) != 0) throw std::runtime_error("--plot: tools/plot.py failed");
   return 0;
 }
 
@@ -211,6 +238,7 @@ int main(int argc, char** argv) {
   bench->add_option("--set", bench_args.sets, "override a deck key for every run (repeatable)");
   bench->add_option("--out", bench_args.out, "where bench.json, bench.csv and each run's report go");
   bench->add_flag("--quiet", bench_args.quiet, "no progress lines");
+  bench->add_flag("--plot", bench_args.plot, "draw the results into OUT/plots (tools/plot.py)");
 
   ProbeArgs probe_args;
   CLI::App* probe = app.add_subcommand("probe", "measure the machine: copy and triad bandwidth, "

@@ -178,6 +178,14 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
                                     {"mean_s", r.timers_mean_s[i]}};
   j["timers_over_ranks"] = over_ranks;
   j["halo"] = halo_json(r, median_step);
+  nlohmann::json events = nlohmann::json::array();
+  for (const TraceEvent& e : r.timeline)
+    events.push_back({{"phase", e.phase}, {"stream", e.stream}, {"start_s", e.start_s}, {"end_s", e.end_s}});
+  j["timeline"] = {{"step", r.traced_step},
+                   {"events", events},
+                   {"definition", "the backend calls of one step (the first timed one, begun with the "
+                                  "device idle): start and end on the clock of the stream each ran "
+                                  "in (device events on a GPU), in seconds since the step began"}};
   j["conservation"] = {{"initial", totals_json(r.initial)},
                        {"final", totals_json(r.final)},
                        {"max_relative_drift", max_relative_drift(r.initial, r.final)}};

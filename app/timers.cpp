@@ -4,6 +4,11 @@
 
 namespace halocline {
 
+ProfilerRanges& profiler_ranges() {
+  static ProfilerRanges ranges;
+  return ranges;
+}
+
 PhaseClock::Mark HostClock::mark() {
   if (fence_) fence_();
   marks_.push_back(std::chrono::steady_clock::now());
@@ -24,11 +29,30 @@ std::size_t PhaseTimers::slot_of(const std::string& phase) {
   return phases_.size() - 1;
 }
 
+std::string PhaseTimers::stream_of(const PhaseClock* clock) const {
+  if (clock == &device_clock_) return "compute";
+  if (clock == &host_clock_) return "host";
+  for (const auto& [named, stream] : named_)
+    if (named == clock) return stream;
+  return "other";
+}
+
+void PhaseTimers::start_trace() {
+  trace_.clear();
+  device_clock_.set_origin();
+  host_clock_.set_origin();
+  for (const auto& named : named_) named.first->set_origin();
+  tracing_ = true;
+}
+
 void PhaseTimers::resolve() {
   std::vector<PhaseClock*> clocks = {&device_clock_, &host_clock_};
   for (const Pending& p : pending_) {
     if (std::find(clocks.begin(), clocks.end(), p.clock) == clocks.end()) clocks.push_back(p.clock);
     const double seconds = p.clock->seconds_between(p.start, p.end);
+    if (p.traced)
+      trace_.push_back({phases_[p.slot].name, stream_of(p.clock), p.clock->seconds_since_origin(p.start),
+                        p.clock->seconds_since_origin(p.end)});
     PhaseStats& s = phases_[p.slot];
     s.min_s = s.calls == 0 ? seconds : std::min(s.min_s, seconds);
     s.max_s = s.calls == 0 ? seconds : std::max(s.max_s, seconds);

@@ -29,6 +29,10 @@ class PhaseClock {
   virtual double seconds_between(Mark earlier, Mark later) = 0;
   // Every mark taken so far has been measured: their resources may be reused.
   virtual void forget_marks() = 0;
+  // For a timeline: marks the clock's zero now (with the backend idle, so that the zeros of
+  // all clocks are the same moment), and reads a mark's seconds since then.
+  virtual void set_origin() = 0;
+  virtual double seconds_since_origin(Mark m) = 0;
 };
 
 // Host wall clock, waiting for the backend (`fence`) at every mark.
@@ -38,11 +42,30 @@ class HostClock final : public PhaseClock {
   Mark mark() override;
   double seconds_between(Mark earlier, Mark later) override;
   void forget_marks() override { marks_.clear(); }
+  void set_origin() override { origin_ = std::chrono::steady_clock::now(); }
+  double seconds_since_origin(Mark m) override {
+    return std::chrono::duration<double>(marks_[m] - origin_).count();
+  }
 
  private:
   std::function<void()> fence_;
   std::vector<std::chrono::steady_clock::time_point> marks_;
+  std::chrono::steady_clock::time_point origin_;
 };
+
+// One timed call of a traced step, on the timeline of its stream.
+struct TraceEvent {
+  std::string phase, stream;  // stream: compute, halo or host
+  double start_s = 0, end_s = 0;  // since the trace started
+};
+
+// Profiler ranges around every timed scope (NVTX on NVIDIA, set by the HIP backend), so
+// that an Nsight Systems timeline is labelled with the phases. Unset: no ranges.
+struct ProfilerRanges {
+  void (*push)(const char* name) = nullptr;
+  void (*pop)() = nullptr;
+};
+ProfilerRanges& profiler_ranges();
 
 struct PhaseStats {
   std::string name;
@@ -60,8 +83,13 @@ class PhaseTimers {
   class Scope {
    public:
     Scope(PhaseTimers& timers, std::size_t slot, PhaseClock& clock)
-        : timers_(timers), slot_(slot), clock_(clock), start_(clock.mark()) {}
-    ~Scope() { timers_.pending_.push_back({slot_, &clock_, start_, clock_.mark()}); }
+        : timers_(timers), slot_(slot), clock_(clock), start_(clock.mark()) {
+      if (profiler_ranges().push) profiler_ranges().push(timers_.phases_[slot_].name.c_str());
+    }
+    ~Scope() {
+      timers_.pending_.push_back({slot_, &clock_, start_, clock_.mark(), timers_.tracing_});
+      if (profiler_ranges().pop) profiler_ranges().pop();
+    }
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
 
@@ -95,18 +123,34 @@ class PhaseTimers {
   // Phases in the order they were first timed (call resolve() first).
   const std::vector<PhaseStats>& phases() const { return phases_; }
 
+  // The timeline of a stretch of work (one step): every scope between start_trace() and
+  // stop_trace() is also kept with its start and end on its stream's clock, all clocks
+  // counted from the moment start_trace() was called. The device clock is the "compute"
+  // stream's and the host clock "host"; name the other clocks the scopes use. Call
+  // start_trace() with the backend idle (after a fence), so that the clocks' zeros agree.
+  void name_clock(PhaseClock& clock, const std::string& stream) { named_.push_back({&clock, stream}); }
+  void start_trace();
+  void stop_trace() { tracing_ = false; }
+  // The traced scopes measured so far (call resolve() first), in the order they ended.
+  const std::vector<TraceEvent>& trace() const { return trace_; }
+
  private:
   struct Pending {
     std::size_t slot;
     PhaseClock* clock;
     PhaseClock::Mark start, end;
+    bool traced;
   };
   std::size_t slot_of(const std::string& phase);
+  std::string stream_of(const PhaseClock* clock) const;
 
   PhaseClock& device_clock_;
   HostClock host_clock_;
   std::vector<PhaseStats> phases_;
   std::vector<Pending> pending_;
+  std::vector<std::pair<PhaseClock*, std::string>> named_;
+  bool tracing_ = false;
+  std::vector<TraceEvent> trace_;
 };
 
 }  // namespace halocline

@@ -16,6 +16,7 @@ class EventClock final : public PhaseClock {
   explicit EventClock(hipStream_t stream) : stream_(stream) {}
   ~EventClock() override {
     for (hipEvent_t e : events_) (void)hipEventDestroy(e);
+    if (origin_) (void)hipEventDestroy(origin_);
   }
   EventClock(const EventClock&) = delete;
   EventClock& operator=(const EventClock&) = delete;
@@ -36,9 +37,20 @@ class EventClock final : public PhaseClock {
     return 1e-3 * ms;
   }
   void forget_marks() override { next_ = 0; }
+  void set_origin() override {
+    if (!origin_) HIP_CHECK(hipEventCreateWithFlags(&origin_, hipEventDefault));
+    HIP_CHECK(hipEventRecord(origin_, stream_));
+  }
+  double seconds_since_origin(Mark m) override {
+    HIP_CHECK(hipEventSynchronize(events_[m]));
+    float ms = 0;
+    HIP_CHECK(hipEventElapsedTime(&ms, origin_, events_[m]));
+    return 1e-3 * ms;
+  }
 
  private:
   hipStream_t stream_;
+  hipEvent_t origin_ = nullptr;
   std::vector<hipEvent_t> events_;
   std::size_t next_ = 0;
 };

@@ -20,6 +20,9 @@
 #include "kernels/hip/memory.hpp"
 #include "layouts/canonical.hpp"
 #include "layouts/layouts.hpp"
+#if defined(HALOCLINE_HIP_NVIDIA)
+#include <nvtx3/nvToolsExt.h>  // header-only NVTX 3, part of the CUDA toolkit
+#endif
 
 namespace halocline {
 
@@ -36,6 +39,10 @@ class HipBackend final : public Backend {
         device_id_(device % std::max(1, hip_device_count())), copier_(log_) {
     // One rank per GPU: the rank's index on its node picks the device.
     HIP_CHECK(hipSetDevice(device_id_));
+#if defined(HALOCLINE_HIP_NVIDIA)
+    // The phase timers' scopes become NVTX ranges in Nsight Systems (nsys profile).
+    profiler_ranges() = {[](const char* name) { nvtxRangePushA(name); }, [] { nvtxRangePop(); }};
+#endif
     const bool managed = memory.owner == Owner::Managed;
     const std::size_t state_bytes = L::storage_size(grid.ncells) * sizeof(Real);
     int arrays = 3;

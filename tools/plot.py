@@ -1,0 +1,173 @@
+#!/usr/bin/python3
+"""Pictures of Halocline's measurements (matplotlib from Debian: python3-matplotlib).
+
+    tools/plot.py [--bench bench.json] [--probe probe.json] [--report report.json ...] --out DIR
+
+--bench   a `halocline bench` sweep: one bar chart per swept key (its values side by side,
+          every other key at the baseline's value: the layout comparison, the owner models,
+          ...), and one chart of every configuration that ran, fastest first.
+--probe   a `halocline probe`: host <-> device copy bandwidth against size, per memory kind
+          and direction (pageable, pinned, managed).
+--report  a run's report.json: the timeline of its traced step, one row per stream (compute,
+          halo, host), each backend call a bar, so that overlap can be seen. Several reports
+          give several timelines (timeline_<name>.png, name from the report's config).
+
+Writes PNG files into DIR and prints their names.
+"""
+import argparse
+import json
+import os
+import sys
+
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    sys.exit("plot.py: matplotlib is missing: apt-get install python3-matplotlib")
+
+
+def save(fig, out, name):
+    path = os.path.join(out, name)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(path)
+    return path
+
+
+def label(values, keys):
+    return ", ".join(f"{k}={values[k]}" for k in keys)
+
+
+def bench_plots(bench, out):
+    """Per swept key, its values with the other keys at the baseline; then every run."""
+    rows = [r for r in bench["rows"] if "skipped" not in r]
+    if not rows:
+        return
+    keys = [s["key"] for s in bench["sweeps"]]
+    base = next((r for r in bench["rows"] if r["name"] == bench.get("baseline")), rows[0])
+    deck = os.path.basename(bench["deck"])
+    sets = " ".join(bench.get("sets", []))
+    for key in keys:
+        others = [k for k in keys if k != key]
+        chosen = [r for r in rows if all(r["values"][k] == base["values"][k] for k in others)]
+        if len(chosen) < 2:
+            continue
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        names = [r["values"][key] for r in chosen]
+        med = [r["step_s"]["median"] * 1e3 for r in chosen]
+        lo = [m - r["step_s"]["min"] * 1e3 for m, r in zip(med, chosen)]
+        hi = [r["step_s"]["max"] * 1e3 - m for m, r in zip(med, chosen)]
+        bars = ax.bar(names, med, yerr=[lo, hi], capsize=4, color="tab:blue")
+        for b, r in zip(bars, chosen):
+            ax.annotate(f"{r['fom_cell_updates_per_s'] / 1e9:.2f} Gcell/s",
+                        (b.get_x() + b.get_width() / 2, b.get_height()), ha="center", va="bottom",
+                        fontsize=8, xytext=(0, 3), textcoords="offset points")
+        ax.set_xlabel(key)
+        ax.set_ylabel("step time, ms (median; bars: min-max)")
+        ax.set_title(f"{key}: {deck} {sets}\n" + (label(base["values"], others) or "(only key)"),
+                     fontsize=9)
+        save(fig, out, f"bench_{key.replace('.', '_')}.png")
+    rows = sorted(rows, key=lambda r: r["step_s"]["median"])
+    fig, ax = plt.subplots(figsize=(8, 0.3 * len(rows) + 1.5))
+    ax.barh([r["name"] for r in rows], [r["step_s"]["median"] * 1e3 for r in rows], color="tab:green")
+    ax.invert_yaxis()
+    ax.set_xlabel("step time, ms (median of the repetitions)")
+    ax.set_title(f"every configuration that ran: {deck} {sets}", fontsize=9)
+    ax.tick_params(axis="y", labelsize=7)
+    save(fig, out, "bench_all.png")
+
+
+def probe_plot(probe, out):
+    points = probe.get("transfers", [])
+    if not points:
+        print(f"plot.py: the probe has no host <-> device copies ({probe.get('transfers_note', '')})")
+        return
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    styles = {"pinned": "tab:blue", "pageable": "tab:orange", "managed": "tab:green"}
+    for memory, color in styles.items():
+        for direction, line in (("h2d", "-"), ("d2h", "--")):
+            sel = [p for p in points if p["memory"] == memory and p["direction"] == direction]
+            if sel:
+                ax.plot([p["bytes"] for p in sel], [p["Bps"] / 1e9 for p in sel], line, marker="o",
+                        color=color, label=f"{memory} {direction}")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("bytes per copy")
+    ax.set_ylabel("bandwidth, GB/s (best of the repetitions)")
+    ax.set_title(f"host <-> device copies: {probe['device']} ({probe['backend']})", fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    save(fig, out, "transfers.png")
+
+
+PHASE_COLORS = [("interior", "tab:blue"), ("boundary", "tab:cyan"), ("reconstruct_flux", "tab:blue"),
+                ("update", "tab:purple"), ("dt_reduction", "tab:gray"), ("pack", "tab:orange"),
+                ("unpack", "tab:brown"), ("d2h", "tab:red"), ("h2d", "tab:pink"), ("mpi", "tab:olive"),
+                ("ghost_fill", "tab:green"), ("state_", "black")]
+
+
+def color_of(phase):
+    for part, color in PHASE_COLORS:
+        if part in phase:
+            return color
+    return "lightgray"
+
+
+def timeline_plot(report, out):
+    events = report.get("timeline", {}).get("events", [])
+    if not events:
+        print("plot.py: the report has no timeline (a run of fewer than 3 steps)")
+        return
+    cfg = report["config"]
+    name = f"{cfg['layout']}_{cfg['precision']}_{cfg['owner']}_{cfg['halo']}"
+    streams = [s for s in ("compute", "halo", "host") if any(e["stream"] == s for e in events)]
+    fig, ax = plt.subplots(figsize=(10, 1.0 + 0.8 * len(streams)))
+    seen = set()
+    for row, stream in enumerate(streams):
+        for e in (e for e in events if e["stream"] == stream):
+            kind = e["phase"].split(".")[-1]
+            ax.broken_barh([(e["start_s"] * 1e3, max(e["end_s"] - e["start_s"], 1e-7) * 1e3)],
+                           (row - 0.35, 0.7), facecolors=color_of(kind), edgecolor="black",
+                           linewidth=0.2, label=None if kind in seen else kind)
+            seen.add(kind)
+    ax.set_yticks(range(len(streams)))
+    ax.set_yticklabels(streams)
+    ax.invert_yaxis()
+    ax.set_xlabel("ms since the step began")
+    grid = "x".join(str(n) for n in cfg["grid"])
+    ax.set_title(f"one step ({report['timeline']['step']}): {grid} {cfg['layout']} {cfg['precision']}, "
+                 f"owner {cfg['owner']}, halo {cfg['halo']}, {report['device']['name']}", fontsize=9)
+    ax.legend(fontsize=7, ncol=6, loc="upper center", bbox_to_anchor=(0.5, -0.35))
+    save(fig, out, f"timeline_{name}.png")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bench")
+    parser.add_argument("--probe")
+    parser.add_argument("--report", action="append", default=[])
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    if not (args.bench or args.probe or args.report):
+        parser.error("give at least one of --bench, --probe, --report")
+    os.makedirs(args.out, exist_ok=True)
+
+    def load(path):
+        try:
+            with open(path) as f:
+                return json.load(f)
+        except (OSError, ValueError) as e:
+            sys.exit(f"plot.py: {path}: {e}")
+
+    if args.bench:
+        bench_plots(load(args.bench), args.out)
+    if args.probe:
+        probe_plot(load(args.probe), args.out)
+    for path in args.report:
+        timeline_plot(load(path), args.out)
+
+
+if __name__ == "__main__":
+    main()
