@@ -5,13 +5,18 @@
 # (tools/gpu/halo_bench.sh; with two GPUs also 2-rank weak scaling). Run tools/gpu/prepare.sh on
 # the CPU machine first and bring .gpu-deps/ along.
 #
-#   tools/gpu/check.sh OUTDIR [tests|bench|halo|tests+halo|all]
+#   tools/gpu/check.sh OUTDIR [tests|bench|halo|tests+halo|lab|all]
+#
+# lab: `halocline info` and `halocline probe`, then the strategy lab's full sweep of
+# bench.toml at LAB_N^3 (default 256): layout x precision x owner x halo x host-mem, LAB_REPEAT
+# runs of LAB_STEPS steps each, and the plots (tools/plot.py) where matplotlib is installed;
+# everything in OUTDIR/lab.tgz (draw the plots on the CPU machine otherwise).
 #
 # Writes configure/build/test logs, the benchmark's JSON reports and summary.md to OUTDIR.
 # With KOKKOS_ROOT set to a Kokkos GPU install, the Kokkos backend is built too; without
 # it the Kokkos GPU runs are skipped, and this says so.
 set -uo pipefail
-out=${1:?usage: tools/gpu/check.sh OUTDIR [tests|bench|halo|tests+halo|all]}
+out=${1:?usage: tools/gpu/check.sh OUTDIR [tests|bench|halo|tests+halo|lab|all]}
 what=${2:-all}
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -72,5 +77,25 @@ if [ "$what" = all ] || [ "$what" = halo ] || [ "$what" = tests+halo ]; then
   cat "$out/halo.md"
   # One archive: the device tool brings back a limited number of files.
   tar czf "$out/halo.tgz" -C "$out" halo && rm -rf "$out/halo"
+fi
+if [ "$what" = all ] || [ "$what" = lab ]; then
+  lab=$out/lab
+  mkdir -p "$lab"
+  bin=$build/bin/halocline
+  "$bin" info --backend hip > "$lab/info.txt" 2>&1 || status=1
+  "$bin" info --backend hip --json > "$lab/info.json" 2>&1 || status=1
+  "$bin" probe --backend hip --out "$lab" > "$lab/probe.txt" 2>&1 || status=1
+  cat "$lab/info.txt" "$lab/probe.txt"
+  plot=()
+  python3 -c "import matplotlib" 2>/dev/null && plot=(--plot)
+  timeout "${LAB_TIMEOUT:-3600}" "$bin" bench inputs/bench.toml --set grid.n="${LAB_N:-256}" --set run.backend=hip \
+    --sweep layout=aos,soa,aosoa --sweep precision=fp64,fp32 --sweep owner=device,host,managed \
+    --sweep halo=none,sync,overlap --sweep host-mem=pinned,pageable \
+    --repeat "${LAB_REPEAT:-3}" --steps "${LAB_STEPS:-12}" \
+    --baseline layout=aos,precision=fp64,owner=device,halo=none,host-mem=pinned \
+    --out "$lab" "${plot[@]}" > "$lab/bench.txt" 2> "$lab/bench.log" || status=1
+  cat "$lab/bench.txt"
+  [ ${#plot[@]} = 0 ] && echo "check.sh: no matplotlib here: draw the plots with tools/plot.py from lab.tgz"
+  tar czf "$out/lab.tgz" -C "$out" lab && rm -rf "$lab"
 fi
 exit $status
