@@ -203,7 +203,9 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   std::unique_ptr<PhaseClock> clock = backend->make_clock(Stream::Compute);
   std::unique_ptr<PhaseClock> halo_clock = backend->make_clock(Stream::Halo);
   PhaseTimers timers(*clock);
-  if (halo.strategy == HaloStrategy::Overlap) timers.name_clock(*halo_clock, "halo");
+  // The exchange's clock reads the halo stream, which is the compute stream unless the
+  // strategy overlaps.
+  timers.name_clock(*halo_clock, halo.strategy == HaloStrategy::Overlap ? "halo" : "compute");
   Stages stages{*backend, comm, &timers, *halo_clock, halo, g, interior_cells(g), {}, {}};
   split_for_overlap(g, stages.inner, stages.shell);
 

@@ -6,9 +6,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
+#include "app/driver.hpp"
 #include "app/info.hpp"
 #include "app/probe.hpp"
+#include "app/verify.hpp"
+#include "io/deck.hpp"
 #include "tests/schema_check.hpp"
 #include "tests/test_support.hpp"
 #if defined(HALOCLINE_HAVE_HIP)
@@ -106,6 +110,39 @@ TEST(Probe, RecordedH200OutputsMatchTheSchemas) {
   EXPECT_EQ(probe["transfers"].size(), 60u);
   EXPECT_EQ(hc::test::schema_violation(read("bench.json"), hc::test::load_schema("bench")), "");
   EXPECT_EQ(hc::test::schema_violation(read("report_soa_fp64.json"), hc::test::load_schema("run")), "");
+}
+
+// The traced step's timeline: every call of one step, each on the stream it ran in, all
+// within the step and in submission order on each stream; with overlap the exchange is on
+// the halo stream, otherwise everything device-side is on the compute stream.
+TEST(Timeline, EveryCallOfTheTracedStepIsOnItsStream) {
+  for (const char* halo : {"none", "sync", "overlap"}) {
+    SCOPED_TRACE(halo);
+    hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/bench.toml",
+                                 {"grid.n=12", std::string("run.halo=") + halo});
+    c.max_steps = 5;
+    const hc::RunResult r = hc::run_quietly(c);
+    EXPECT_EQ(r.traced_step, 2);
+    ASSERT_FALSE(r.timeline.empty());
+    double step_end = 0;
+    std::map<std::string, double> last_end;
+    int exchange = 0, on_halo = 0;
+    for (const hc::TraceEvent& e : r.timeline) {
+      EXPECT_GE(e.start_s, -1e-6) << e.phase;
+      EXPECT_GE(e.end_s, e.start_s) << e.phase;
+      EXPECT_LT(e.end_s, 10.0) << e.phase;  // seconds since the step began, not since boot
+      EXPECT_TRUE(e.stream == "compute" || e.stream == "halo" || e.stream == "host") << e.stream;
+      EXPECT_GE(e.start_s, last_end[e.stream] - 1e-6) << e.phase << " starts before the call before it ends";
+      last_end[e.stream] = e.end_s;
+      step_end = std::max(step_end, e.end_s);
+      const bool is_exchange = e.phase.find(".pack") != std::string::npos || e.phase.find(".unpack") != std::string::npos;
+      exchange += is_exchange;
+      on_halo += is_exchange && e.stream == "halo";
+    }
+    EXPECT_EQ(r.timeline.front().phase, "dt_reduction");
+    EXPECT_EQ(exchange > 0, std::string(halo) != "none");
+    EXPECT_EQ(on_halo, std::string(halo) == "overlap" ? exchange : 0);
+  }
 }
 
 TEST(Info, DescribesTheDeviceAndTheBuild) {
