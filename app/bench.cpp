@@ -1,6 +1,7 @@
 #include "app/bench.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <iomanip>
 #include <sstream>
@@ -150,7 +151,9 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
         if (progress) *progress << "bench: " << row.name << " (" << rep + 1 << "/" << o.repeat << ")\n" << std::flush;
         RunOptions options;
         options.write_output = false;
-        const RunResult r = run_simulation(c, options);
+        const auto started = std::chrono::steady_clock::now();
+        const RunResult r = run_simulation(c, options);  // the backend is freed on return
+        row.run_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         const nlohmann::json report = make_report(c, r);
         if (r.rank == 0) {
           const std::string dir = o.out_dir + "/runs/" + std::to_string(index);
@@ -210,6 +213,7 @@ nlohmann::json bench_json(const BenchResult& r) {
       j["effective_bandwidth_Bps"] = row.effective_Bps;
       j["speedup"] = r.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.speedup);
       j["checksum"] = row.checksum;
+      j["run_s"] = row.run_s;
     }
     rows.push_back(j);
   }
@@ -228,7 +232,8 @@ nlohmann::json bench_json(const BenchResult& r) {
                        "(warm-up) left out; min, median and max over the repetitions"},
             {"fom_cell_updates_per_s", "interior cells / median step time"},
             {"effective_bandwidth_Bps", "the bytes a step must move (report traffic) / median step time"},
-            {"speedup", "the baseline's median step time / this configuration's"}}}};
+            {"speedup", "the baseline's median step time / this configuration's"},
+            {"run_s", "each repetition's whole time: set-up, steps, final checks, memory freed"}}}};
 }
 
 std::string bench_csv(const BenchResult& r) {

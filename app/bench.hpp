@@ -48,6 +48,7 @@ struct BenchRow {
   std::string skipped;                        // why it could not run; empty when it ran
   std::vector<double> step_s;                 // median step time of each repetition
   std::vector<double> fom;                    // cell updates per second of each repetition
+  std::vector<double> run_s;                  // each repetition's whole time, set-up to freed
   double min_s = 0, median_s = 0, max_s = 0;  // over the repetitions
   double cells = 0;                           // interior cells
   double effective_Bps = 0;                   // traffic at the median step time

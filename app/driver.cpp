@@ -176,6 +176,14 @@ void rk_stage(Stages& s, int stage) {
 RunResult run_simulation(const Config& config, const RunOptions& options) {
   const auto t_start = std::chrono::steady_clock::now();
   RunResult r;
+  // Where the time outside the step loop goes (the report's outside_loop_s): each lap is
+  // the host time since the one before.
+  auto lap_start = t_start;
+  auto lap = [&](const char* what) {
+    const auto now = std::chrono::steady_clock::now();
+    r.outside_loop.emplace_back(what, std::chrono::duration<double>(now - lap_start).count());
+    lap_start = now;
+  };
   r.grid = grid_of(config);  // the whole domain
   std::array<bool, 3> periodic{};
   for (int d = 0; d < 3; ++d)
@@ -200,6 +208,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   r.backend_description = backend->description();
   r.device_bytes = backend->bytes_allocated();
   r.device = backend->device_info();
+  lap("backend");  // MPI grid, halo set-up, the backend's allocations
   std::unique_ptr<PhaseClock> clock = backend->make_clock(Stream::Compute);
   std::unique_ptr<PhaseClock> halo_clock = backend->make_clock(Stream::Halo);
   PhaseTimers timers(*clock);
@@ -215,12 +224,14 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   RestartPoint start;
   if (restart) start = load_restart(config, comm, g, r.grid);
   std::vector<double> state = restart ? std::move(start.state) : initial_state(config, g);
+  lap("initial_state");
   backend->set_state(state);
   // The initial totals are taken from the backend's copy, so that an fp32 run measures
   // drift from its own rounded start.
   backend->get_state(state, Purpose::Setup);
   std::vector<double> whole = comm.gather(state, g, r.grid);
   if (comm.root()) r.initial = conserved_totals(whole, r.grid);
+  lap("upload");  // the state into the backend, back, gathered, its totals
 
   // Snapshots: with several ranks and a parallel HDF5 every rank writes its block of one
   // shared file; otherwise rank 0 gathers the state and writes alone.
@@ -302,6 +313,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
     setup_timers.resolve();
   }
 
+  lap("before_loop");  // snapshot writer, the first snapshot, the warm-up exchange
   double output_s = 0;
   long asked = 0;  // steps asked of the backend
   struct Snapshot {
@@ -437,6 +449,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   const double loop_s = comm.max(seconds_since(loop_start) - output_s);
   const long step = control.step;
   const double t = control.t;
+  lap_start = std::chrono::steady_clock::now();
 
   backend->get_state(state);
   double sums[5];
@@ -462,6 +475,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
     r.checksum = state_checksum(whole);
     r.final_state = std::move(whole);
   }
+  lap("final_state");  // copied back, reduced, gathered, the final snapshot, checksum
   timers.resolve();
   r.timers = timers.phases();
   r.timeline = timers.trace();
@@ -470,6 +484,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   for (const PhaseStats& p : r.timers) totals.push_back(p.total_s);
   comm.min_max_mean(totals, r.timers_min_s, r.timers_max_s, r.timers_mean_s);
   r.transfers = backend->transfers();
+  lap("timers");
   r.wall_s = seconds_since(t_start);
   return r;
 }

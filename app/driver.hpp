@@ -5,6 +5,7 @@
 #include <array>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/backend.hpp"
@@ -55,6 +56,8 @@ struct RunResult {
   double sim_time = 0;
   double wall_s = 0;       // whole run, set-up and output included
   double loop_s = 0;       // the time-step loop without output: the FOM's time
+  // Host seconds of each stretch of the run outside the step loop, in order.
+  std::vector<std::pair<std::string, double>> outside_loop;
   std::vector<double> step_times;  // host wall time between step submissions (see driver)
   // The timeline of one step (the first timed one), each backend call on its stream
   // (compute, halo, host), from an idle device: see app/timers.hpp.

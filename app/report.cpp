@@ -142,6 +142,9 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   j["sim_time"] = r.sim_time;
   j["wall_s"] = r.wall_s;
   j["loop_s"] = r.loop_s;
+  nlohmann::json outside = nlohmann::json::object();
+  for (const auto& [what, seconds] : r.outside_loop) outside[what] = seconds;
+  j["outside_loop_s"] = outside;
   j["bytes_allocated"] = r.device_bytes;
   j["fom"] = {{"cell_updates_per_s", r.cell_updates_per_s},
               {"definition", "interior cells x steps / time-step loop seconds (output excluded)"}};
