@@ -5,13 +5,6 @@
 #include <fstream>
 
 #include "app/build_info.hpp"
-#include "io/deck.hpp"
-#if defined(HALOCLINE_HAVE_KOKKOS)
-#include "kernels/kokkos/kokkos_backend.hpp"
-#endif
-#if defined(HALOCLINE_HAVE_HIP)
-#include "kernels/hip/hip_backend.hpp"
-#endif
 
 namespace halocline {
 
@@ -34,21 +27,6 @@ std::string sysfs_pci_name(std::string id) {
 }
 
 }  // namespace
-
-DeviceInfo describe_device(const std::string& backend, int device) {
-#if defined(HALOCLINE_HAVE_KOKKOS)
-  if (backend == "kokkos") return kokkos_device_info();
-#endif
-#if defined(HALOCLINE_HAVE_HIP)
-  if (backend == "hip") {
-    const int n = hip_device_count();
-    if (n == 0) throw DeckError("info: the hip backend has no GPU on this machine");
-    return hip_device_info(device % n);
-  }
-#endif
-  (void)device;
-  throw DeckError("info: backend '" + backend + "' is not built into this binary");
-}
 
 nlohmann::json info_json(const DeviceInfo& d) {
   nlohmann::json device = {{"kind", d.kind},

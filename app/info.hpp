@@ -10,10 +10,7 @@
 
 namespace halocline {
 
-// What `backend` would run on here: the GPU `device` (GPU backends) or the execution space.
-// Throws DeckError when that backend is not built in or has no device here.
-DeviceInfo describe_device(const std::string& backend, int device);
-
+// (describe_device(), which asks a backend, is in app/select.hpp.)
 // The device (with the PCIe link and NUMA node of its PCI address, read from Linux's sysfs,
 // where there is one) and the build (compilers, flags, backends, MPI, HDF5).
 nlohmann::json info_json(const DeviceInfo& device);

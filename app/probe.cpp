@@ -7,28 +7,9 @@
 #include <fstream>
 #include <iomanip>
 
-#include "io/deck.hpp"
-#if defined(HALOCLINE_HAVE_KOKKOS)
-#include "kernels/kokkos/kokkos_backend.hpp"
-#endif
-#if defined(HALOCLINE_HAVE_HIP)
-#include "kernels/hip/hip_backend.hpp"
-#endif
+#include "app/select.hpp"
 
 namespace halocline {
-
-ProbeResult run_probe(const std::string& backend, const ProbeOptions& options) {
-#if defined(HALOCLINE_HAVE_KOKKOS)
-  if (backend == "kokkos") return probe_kokkos(options);
-#endif
-#if defined(HALOCLINE_HAVE_HIP)
-  if (backend == "hip") {
-    if (hip_device_count() == 0) throw DeckError("probe: the hip backend has no GPU on this machine");
-    return probe_hip(options);
-  }
-#endif
-  throw DeckError("probe: backend '" + backend + "' is not built into this binary");
-}
 
 nlohmann::json probe_json(const ProbeResult& r) {
   nlohmann::json transfers = nlohmann::json::array();
@@ -137,13 +118,7 @@ ProbeResult cached_probe(const std::string& out_dir, const std::string& backend,
   ProbeOptions options;
   options.quick = true;
   options.device = device;
-  std::string name;
-#if defined(HALOCLINE_HAVE_KOKKOS)
-  if (backend == "kokkos") name = kokkos_device_info().name;
-#endif
-#if defined(HALOCLINE_HAVE_HIP)
-  if (backend == "hip") name = hip_device_info(device % std::max(1, hip_device_count())).name;
-#endif
+  const std::string name = describe_device(backend, device).name;
   const fs::path path = fs::path(out_dir) / probe_cache_name(backend, name);
   std::ifstream in(path);
   if (in) {

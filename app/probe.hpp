@@ -48,9 +48,7 @@ struct ProbeResult {
 // (2 values), triad reads two and writes one (3), as BabelStream counts.
 constexpr int kCopyValues = 2, kTriadValues = 3;
 
-// Measures with the backend's own programming model. Throws DeckError when that backend is
-// not built in or has no device here.
-ProbeResult run_probe(const std::string& backend, const ProbeOptions& options);
+// (run_probe(), which measures with a backend's programming model, is in app/select.hpp.)
 
 nlohmann::json probe_json(const ProbeResult& r);
 ProbeResult probe_from_json(const nlohmann::json& j);

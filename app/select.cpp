@@ -89,6 +89,41 @@ std::string backend_unavailable(BackendKind b) {
   return "unknown backend";
 }
 
+// The backend a probe or a description names, checked as a run's would be.
+BackendKind available_backend(const std::string& name, const char* what) {
+  const BackendKind kind = parse_backend(name, std::string(what) + " --backend");
+  const std::string why = backend_unavailable(kind);
+  if (!why.empty()) throw DeckError(std::string(what) + ": " + why);
+  return kind;
+}
+
+DeviceInfo describe_device(const std::string& backend, int device) {
+  switch (available_backend(backend, "info")) {
+#if defined(HALOCLINE_HAVE_KOKKOS)
+    case BackendKind::Kokkos: return kokkos_device_info();
+#endif
+#if defined(HALOCLINE_HAVE_HIP)
+    case BackendKind::Hip: return hip_device_info(device % hip_device_count());
+#endif
+    default: break;
+  }
+  (void)device;
+  throw std::logic_error("backend not built in");
+}
+
+ProbeResult run_probe(const std::string& backend, const ProbeOptions& options) {
+  switch (available_backend(backend, "probe")) {
+#if defined(HALOCLINE_HAVE_KOKKOS)
+    case BackendKind::Kokkos: return probe_kokkos(options);
+#endif
+#if defined(HALOCLINE_HAVE_HIP)
+    case BackendKind::Hip: return probe_hip(options);
+#endif
+    default: break;
+  }
+  throw std::logic_error("backend not built in");
+}
+
 RuntimeSession::RuntimeSession(int& argc, char** argv) {
   initialize_comm(argc, argv);  // MPI first: it may consume its own arguments
 #if defined(HALOCLINE_HAVE_KOKKOS)

@@ -7,6 +7,7 @@
 #include "app/backend.hpp"
 #include "app/comm.hpp"
 #include "app/config.hpp"
+#include "app/probe.hpp"
 #include "kernels/grid.hpp"
 
 namespace halocline {
@@ -36,5 +37,13 @@ class RuntimeSession {
 
 // Why `backend` cannot run in this binary on this machine; empty when it can.
 std::string backend_unavailable(BackendKind backend);
+
+// What `backend` (kokkos | hip) would run on here: GPU `device`, or the execution space.
+// Throws DeckError when that backend is not built in or has no device here.
+DeviceInfo describe_device(const std::string& backend, int device);
+
+// The machine's ceilings measured with `backend`'s own programming model (app/probe.hpp).
+// Throws DeckError as describe_device() does.
+ProbeResult run_probe(const std::string& backend, const ProbeOptions& options);
 
 }  // namespace halocline

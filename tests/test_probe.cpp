@@ -11,6 +11,7 @@
 #include "app/driver.hpp"
 #include "app/info.hpp"
 #include "app/probe.hpp"
+#include "app/select.hpp"
 #include "app/verify.hpp"
 #include "io/deck.hpp"
 #include "tests/schema_check.hpp"
