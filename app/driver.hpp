@@ -58,7 +58,9 @@ struct RunResult {
   double loop_s = 0;       // the time-step loop without output: the FOM's time
   // Host seconds of each stretch of the run outside the step loop, in order.
   std::vector<std::pair<std::string, double>> outside_loop;
-  std::vector<double> step_times;  // host wall time between step submissions (see driver)
+  // Host wall time between step submissions (see driver), but for the traced step and the
+  // one after it (the pipeline refills after the trace's fence).
+  std::vector<double> step_times;
   // The timeline of one step (the first timed one), each backend call on its stream
   // (compute, halo, host), from an idle device: see app/timers.hpp.
   long traced_step = -1;

@@ -61,7 +61,8 @@ nlohmann::json step_time_json(std::vector<double> t) {
   const std::size_t n = t.size();
   const double median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
   return {{"median", median}, {"min", t.front()}, {"max", t.back()}, {"samples", n},
-          {"definition", "host time between step submissions, first two excluded"}};
+          {"definition", "host time between step submissions; the first two (warm-up) and the "
+                         "traced step with the one after it (timeline) excluded"}};
 }
 
 bool ends_with(const std::string& s, const std::string& tail) {
