@@ -40,8 +40,8 @@ std::string PhaseTimers::stream_of(const PhaseClock* clock) const {
 void PhaseTimers::start_trace() {
   trace_.clear();
   device_clock_.set_origin();
-  host_clock_.set_origin();
-  for (const auto& named : named_) named.first->set_origin();
+  host_clock_.share_origin(device_clock_);  // the same zero where the device is the host
+  for (const auto& named : named_) named.first->share_origin(device_clock_);
   tracing_ = true;
 }
 

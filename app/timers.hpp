@@ -29,9 +29,15 @@ class PhaseClock {
   virtual double seconds_between(Mark earlier, Mark later) = 0;
   // Every mark taken so far has been measured: their resources may be reused.
   virtual void forget_marks() = 0;
-  // For a timeline: marks the clock's zero now (with the backend idle, so that the zeros of
-  // all clocks are the same moment), and reads a mark's seconds since then.
+  // For a timeline: marks the clock's zero now (with the backend idle), and reads a mark's
+  // seconds since then. share_origin() takes another clock's zero instead, where the two
+  // can be compared directly (the same host clock; events of one device): then calls on
+  // the two clocks keep their order exactly.
   virtual void set_origin() = 0;
+  virtual void share_origin(PhaseClock& other) {
+    (void)other;
+    set_origin();
+  }
   virtual double seconds_since_origin(Mark m) = 0;
 };
 
@@ -43,6 +49,12 @@ class HostClock final : public PhaseClock {
   double seconds_between(Mark earlier, Mark later) override;
   void forget_marks() override { marks_.clear(); }
   void set_origin() override { origin_ = std::chrono::steady_clock::now(); }
+  void share_origin(PhaseClock& other) override {
+    if (auto* host = dynamic_cast<HostClock*>(&other))
+      origin_ = host->origin_;
+    else
+      set_origin();
+  }
   double seconds_since_origin(Mark m) override {
     return std::chrono::duration<double>(marks_[m] - origin_).count();
   }

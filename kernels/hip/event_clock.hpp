@@ -40,17 +40,27 @@ class EventClock final : public PhaseClock {
   void set_origin() override {
     if (!origin_) HIP_CHECK(hipEventCreateWithFlags(&origin_, hipEventDefault));
     HIP_CHECK(hipEventRecord(origin_, stream_));
+    zero_ = origin_;
+  }
+  // Events of one device compare across streams: another stream's clock can count from
+  // this one's zero.
+  void share_origin(PhaseClock& other) override {
+    if (auto* events = dynamic_cast<EventClock*>(&other); events && events->zero_)
+      zero_ = events->zero_;
+    else
+      set_origin();
   }
   double seconds_since_origin(Mark m) override {
     HIP_CHECK(hipEventSynchronize(events_[m]));
     float ms = 0;
-    HIP_CHECK(hipEventElapsedTime(&ms, origin_, events_[m]));
+    HIP_CHECK(hipEventElapsedTime(&ms, zero_, events_[m]));
     return 1e-3 * ms;
   }
 
  private:
   hipStream_t stream_;
-  hipEvent_t origin_ = nullptr;
+  hipEvent_t origin_ = nullptr;  // this clock's own zero event
+  hipEvent_t zero_ = nullptr;    // the zero it counts from: its own or another clock's
   std::vector<hipEvent_t> events_;
   std::size_t next_ = 0;
 };
