@@ -143,6 +143,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
       Config c = load_deck(o.deck, deck_sets);
       for (const SweepAxis& axis : o.sweeps) apply_strategy_key(c, axis.key, row.values[axis.key]);
       c.max_steps = o.steps;
+      c.out_dir = o.out_dir + "/runs/" + std::to_string(index);  // a signal's checkpoint goes here
       c.checkpoint.every_steps = 0;
       c.checkpoint.every_seconds = 0;
       validate(c);
