@@ -164,7 +164,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
         row.step_s.push_back(step);
         row.fom.push_back(step > 0 ? static_cast<double>(r.grid.ninterior) / step : 0.0);
         row.cells = static_cast<double>(r.grid.ninterior);
-        row.effective_Bps = report["traffic"].value("bytes_per_step", 0.0);
+        row.bytes_per_step = report["traffic"].value("bytes_per_step", 0.0);
         row.checksum = r.checksum;
       }
     } catch (const DeckError& e) {
@@ -176,7 +176,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
       row.min_s = *std::min_element(row.step_s.begin(), row.step_s.end());
       row.max_s = *std::max_element(row.step_s.begin(), row.step_s.end());
       row.median_s = median_of(row.step_s);
-      row.effective_Bps = row.median_s > 0 ? row.effective_Bps / row.median_s : 0.0;
+      row.effective_Bps = row.median_s > 0 ? row.bytes_per_step / row.median_s : 0.0;
     } else if (progress) {
       *progress << "bench: " << row.name << " skipped: " << row.skipped << '\n';
     }

@@ -51,7 +51,8 @@ struct BenchRow {
   std::vector<double> run_s;                  // each repetition's whole time, set-up to freed
   double min_s = 0, median_s = 0, max_s = 0;  // over the repetitions
   double cells = 0;                           // interior cells
-  double effective_Bps = 0;                   // traffic at the median step time
+  double bytes_per_step = 0;                  // the traffic a step must move (report)
+  double effective_Bps = 0;                   // bytes_per_step / median step time
   double speedup = 0;                         // baseline median / this median (0: no baseline)
   std::string checksum;                       // of the last repetition
 };
