@@ -32,18 +32,28 @@ double median_of(std::vector<double> v) {
 // Why this build cannot run configuration `c` as asked, beyond what the deck's own checks
 // and the backend's construction say; empty when it can.
 std::string not_applicable(const Config& c, const std::map<std::string, std::string>& values) {
+  const MemoryStrategy defaults;
+  auto named = [](const char* key, const std::string& v) { return std::string(key) + "=" + v; };
+  // A step stages data through host memory only in the host owner model and in a halo
+  // exchange; prefetching moves managed memory only. Elsewhere these choices change no
+  // step, so only their defaults run (the others would repeat them).
+  if (values.count("host-mem") && c.memory.host_memory != defaults.host_memory &&
+      c.memory.owner != Owner::Host && c.halo == HaloStrategy::None)
+    return named("host-mem", values.at("host-mem")) + " has no effect with owner=" +
+           owner_name(c.memory.owner) + " and halo=none: no step stages data through host memory (same as " +
+           named("host-mem", host_memory_name(defaults.host_memory)) + ")";
+  if (values.count("prefetch") && c.memory.prefetch != defaults.prefetch && c.memory.owner != Owner::Managed)
+    return named("prefetch", values.at("prefetch")) + " has no effect with owner=" +
+           owner_name(c.memory.owner) + " (it moves managed memory only)";
   const std::string why = backend_unavailable(c.backend);
   if (!why.empty()) return why;
   if (c.backend == BackendKind::Kokkos) {
     // The Kokkos backend keeps its state in its execution space's memory and stages halos
-    // through its own mirrors: the host memory kind and prefetching change nothing, so
-    // only their default values run (the others would repeat them).
+    // through its own mirrors: the host memory kind and prefetching change nothing.
     if (c.memory.owner != Owner::Device)
       return std::string("owner=") + owner_name(c.memory.owner) +
              ": the kokkos backend has the device owner model only (its state lives in its "
              "execution space's memory)";
-    const MemoryStrategy defaults;
-    auto named = [](const char* key, const std::string& v) { return std::string(key) + "=" + v; };
     if (values.count("host-mem") && c.memory.host_memory != defaults.host_memory)
       return named("host-mem", values.at("host-mem")) + " has no effect on the kokkos backend (same as " +
              named("host-mem", host_memory_name(defaults.host_memory)) + ")";
@@ -107,6 +117,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
     if (!swept) throw DeckError("--baseline " + key + "=" + value + " is not one of the swept values");
   }
   if (o.repeat < 1) throw DeckError("--repeat must be at least 1");
+  if (o.steps < 1) throw DeckError("--steps must be at least 1");
   // A bad deck or a misspelt value is refused before any run (exit code 2); only whole
   // configurations that cannot run here are skipped.
   load_deck(o.deck, o.sets);
@@ -142,27 +153,36 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
       }
       Config c = load_deck(o.deck, deck_sets);
       for (const SweepAxis& axis : o.sweeps) apply_strategy_key(c, axis.key, row.values[axis.key]);
-      c.max_steps = o.steps;
+      // One run per configuration: the warm-up, the traced step and the one after it,
+      // then `repeat` blocks of `steps` steps, each block one repetition. The set-up and
+      // the final checks (seconds at 256^3) are paid once, not once per repetition.
+      c.max_steps = kWarmupSteps + kTracedStepsUnsampled + o.repeat * o.steps;
       c.out_dir = o.out_dir + "/runs/" + std::to_string(index);  // a signal's checkpoint goes here
       c.checkpoint.every_steps = 0;
       c.checkpoint.every_seconds = 0;
       validate(c);
       row.skipped = not_applicable(c, row.values);
-      for (int rep = 0; row.skipped.empty() && rep < o.repeat; ++rep) {
-        if (progress) *progress << "bench: " << row.name << " (" << rep + 1 << "/" << o.repeat << ")\n" << std::flush;
+      if (row.skipped.empty()) {
+        if (progress) *progress << "bench: " << row.name << '\n' << std::flush;
         RunOptions options;
         options.write_output = false;
         const auto started = std::chrono::steady_clock::now();
         const RunResult r = run_simulation(c, options);  // the backend is freed on return
-        row.run_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+        row.run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         const nlohmann::json report = make_report(c, r);
-        if (r.rank == 0) {
-          const std::string dir = o.out_dir + "/runs/" + std::to_string(index);
-          write_report(report, dir + "/report_" + std::to_string(rep) + ".json");
+        if (r.rank == 0) write_report(report, o.out_dir + "/runs/" + std::to_string(index) + "/report.json");
+        // The step-time samples after the warm-up, in order, cut into the blocks.
+        const std::vector<double> samples(r.step_times.begin() + std::min<std::size_t>(kWarmupSteps, r.step_times.size()),
+                                          r.step_times.end());
+        if (r.steps < c.max_steps || samples.size() < static_cast<std::size_t>(o.repeat * o.steps))
+          throw DeckError("the deck ended the run at step " + std::to_string(r.steps) + " of " +
+                          std::to_string(c.max_steps) + " (t_end): raise time.t_end to benchmark it");
+        for (int rep = 0; rep < o.repeat; ++rep) {
+          const auto first = samples.begin() + static_cast<std::ptrdiff_t>(rep) * o.steps;
+          const double step = median_of(std::vector<double>(first, first + o.steps));
+          row.step_s.push_back(step);
+          row.fom.push_back(step > 0 ? static_cast<double>(r.grid.ninterior) / step : 0.0);
         }
-        const double step = report["step_time_s"].value("median", 0.0);
-        row.step_s.push_back(step);
-        row.fom.push_back(step > 0 ? static_cast<double>(r.grid.ninterior) / step : 0.0);
         row.cells = static_cast<double>(r.grid.ninterior);
         row.bytes_per_step = report["traffic"].value("bytes_per_step", 0.0);
         row.checksum = r.checksum;
@@ -209,7 +229,7 @@ nlohmann::json bench_json(const BenchResult& r) {
     if (!row.skipped.empty()) {
       j["skipped"] = row.skipped;
     } else {
-      j["step_s"] = {{"min", row.min_s}, {"median", row.median_s}, {"max", row.max_s}, {"runs", row.step_s}};
+      j["step_s"] = {{"min", row.min_s}, {"median", row.median_s}, {"max", row.max_s}, {"repetitions", row.step_s}};
       j["fom_cell_updates_per_s"] = row.cells / row.median_s;
       j["effective_bandwidth_Bps"] = row.effective_Bps;
       j["speedup"] = r.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.speedup);
@@ -229,12 +249,13 @@ nlohmann::json bench_json(const BenchResult& r) {
           {"baseline", r.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.baseline)},
           {"rows", rows},
           {"definitions",
-           {{"step_s", "per repetition the median step time of the run, its first two steps "
-                       "(warm-up) left out; min, median and max over the repetitions"},
+           {{"step_s", "one run per configuration: after the warm-up (2 steps) and the traced step "
+                       "with the one after it, `repeat` blocks of `steps` steps; per block (repetition) "
+                       "the median step time; min, median and max over the repetitions"},
             {"fom_cell_updates_per_s", "interior cells / median step time"},
             {"effective_bandwidth_Bps", "the bytes a step must move (report traffic) / median step time"},
             {"speedup", "the baseline's median step time / this configuration's"},
-            {"run_s", "each repetition's whole time: set-up, steps, final checks, memory freed"}}}};
+            {"run_s", "the configuration's whole run: set-up, steps, final checks, memory freed"}}}};
 }
 
 std::string bench_csv(const BenchResult& r) {
@@ -272,8 +293,9 @@ void print_bench(std::ostream& os, const BenchResult& r) {
        << row.min_s * 1e3 << std::setw(10) << row.max_s * 1e3 << std::setw(12) << row.cells / row.median_s / 1e9
        << std::setw(9) << row.effective_Bps / 1e12 << std::setprecision(2) << std::setw(9) << row.speedup << '\n';
   }
-  os << std::defaultfloat << std::setprecision(6) << "repetitions " << r.options.repeat << ", " << r.options.steps
-     << " steps each (2 warm-up); baseline: " << (r.baseline.empty() ? "none (skipped)" : r.baseline) << '\n';
+  os << std::defaultfloat << std::setprecision(6) << "one run per configuration: " << r.options.repeat
+     << " repetitions of " << r.options.steps << " steps after " << kWarmupSteps + kTracedStepsUnsampled
+     << " untimed ones; baseline: " << (r.baseline.empty() ? "none (skipped)" : r.baseline) << '\n';
 }
 
 }  // namespace halocline

@@ -1,6 +1,7 @@
-// `halocline bench DECK --sweep key=v1,v2 ... --repeat N`: every combination of the swept
-// values run N times in one process, each run's warm-up left out, and the min, median and
-// max per configuration, with the speedup over a baseline configuration. A configuration
+// `halocline bench DECK --sweep key=v1,v2 ... --repeat N --steps S`: every combination of
+// the swept values in one process, each as one run whose steps after the warm-up are cut
+// into N repetitions of S steps; the min, median and max over the repetitions per
+// configuration, with the speedup over a baseline configuration. A configuration
 // this build or machine cannot run is listed as skipped with the reason, never dropped.
 #pragma once
 
@@ -27,7 +28,7 @@ struct BenchOptions {
   std::vector<SweepAxis> sweeps;
   std::map<std::string, std::string> baseline;  // key -> value; empty: the first configuration
   int repeat = 3;
-  long steps = 20;                  // per run (time.max_steps), warm-up included
+  long steps = 20;                  // timed steps per repetition
   std::string out_dir = "bench";
 };
 
@@ -46,15 +47,15 @@ struct BenchRow {
   std::map<std::string, std::string> values;  // the swept key -> value of this configuration
   std::string name;                           // "layout=soa precision=fp64"
   std::string skipped;                        // why it could not run; empty when it ran
-  std::vector<double> step_s;                 // median step time of each repetition
+  std::vector<double> step_s;                 // median step time of each repetition (block)
   std::vector<double> fom;                    // cell updates per second of each repetition
-  std::vector<double> run_s;                  // each repetition's whole time, set-up to freed
+  double run_s = 0;                           // the whole run, set-up to memory freed
   double min_s = 0, median_s = 0, max_s = 0;  // over the repetitions
   double cells = 0;                           // interior cells
   double bytes_per_step = 0;                  // the traffic a step must move (report)
   double effective_Bps = 0;                   // bytes_per_step / median step time
   double speedup = 0;                         // baseline median / this median (0: no baseline)
-  std::string checksum;                       // of the last repetition
+  std::string checksum;                       // of the final state
 };
 
 struct BenchResult {
@@ -63,7 +64,7 @@ struct BenchResult {
   std::string baseline;  // the baseline row's name; empty when it was skipped
 };
 
-// Runs the sweep: each configuration `repeat` times (no snapshots), in one process.
+// Runs the sweep: each configuration once (no snapshots), in one process.
 // `after_each` (optional) sees the result so far after every configuration, so that a
 // long sweep that is stopped keeps what it measured.
 BenchResult run_bench(const BenchOptions& options, std::ostream* progress,

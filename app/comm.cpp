@@ -159,6 +159,7 @@ Comm::Comm(const std::array<int, 3>& n, const std::array<int, 3>& requested,
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, pg_.rank, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, &node_rank_);
+  MPI_Comm_size(node, &node_size_);
   MPI_Comm_free(&node);
 #else
   for (int d = 0; d < 3; ++d) pg_.neighbour[d][0] = pg_.neighbour[d][1] = periodic[d] ? 0 : -1;

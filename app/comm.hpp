@@ -71,6 +71,7 @@ class Comm {
 
   // This rank's index among the ranks of its node: which GPU it takes.
   int node_rank() const { return node_rank_; }
+  int node_size() const { return node_size_; }  // the ranks on this rank's node
 
   // Exchanges the messages of direction d with both neighbours (non-blocking sends and
   // receives, then a wait), and returns when this rank's receives have arrived. A message
@@ -98,6 +99,7 @@ class Comm {
  private:
   ProcessGrid pg_;
   int node_rank_ = 0;
+  int node_size_ = 1;
   void* cart_ = nullptr;  // the MPI_Comm of the Cartesian grid (an opaque pointer here)
 };
 

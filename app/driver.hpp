@@ -38,6 +38,12 @@ struct Interrupted : std::runtime_error {
   std::string checkpoint;
 };
 
+// The first kWarmupSteps steps of a run are left out of the timers and of the step-time
+// samples (caches, clocks, lazy set-up; on a GPU the pipeline filling). The step after
+// them is traced (RunResult::timeline) and gives no sample, nor does the one after it.
+constexpr long kWarmupSteps = 2;
+constexpr long kTracedStepsUnsampled = 2;
+
 struct RunOptions {
   bool write_output = true;  // snapshots at the deck's interval and at the end
   bool progress = false;     // a progress line on stderr (app/progress.hpp)
@@ -58,8 +64,9 @@ struct RunResult {
   double loop_s = 0;       // the time-step loop without output: the FOM's time
   // Host seconds of each stretch of the run outside the step loop, in order.
   std::vector<std::pair<std::string, double>> outside_loop;
-  // Host wall time between step submissions (see driver), but for the traced step and the
-  // one after it (the pipeline refills after the trace's fence).
+  // Host wall time between step submissions (see driver): the warm-up steps first, then
+  // every later step but the traced step and the one after it (the pipeline refills after
+  // the trace's fence).
   std::vector<double> step_times;
   // The timeline of one step (the first timed one), each backend call on its stream
   // (compute, halo, host), from an idle device: see app/timers.hpp.

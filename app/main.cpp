@@ -109,7 +109,8 @@ struct BenchArgs {
 };
 
 // tools/plot.py on a bench's results: the sweep's bars, the probe's copies if there is one
-// in the directory, and the timeline of the baseline's first run. Exit status of python.
+// in the directory, and the timelines of the baseline's run and its halo variants. Exit
+// status of python.
 int plot_bench(const std::filesystem::path& out, const hc::BenchResult& r) {
   namespace fs = std::filesystem;
   const std::string python = hc::build::kPython;
@@ -119,8 +120,16 @@ int plot_bench(const std::filesystem::path& out, const hc::BenchResult& r) {
                         (out / "bench.json").string() + "' --out '" + (out / "plots").string() + "'";
   for (const auto& e : fs::directory_iterator(out))
     if (e.path().filename().string().rfind("probe-", 0) == 0) command += " --probe '" + e.path().string() + "'";
-  for (std::size_t i = 0; i < r.rows.size(); ++i)
-    if (r.rows[i].name == r.baseline) command += " --report '" + (out / "runs" / std::to_string(i) / "report_0.json").string() + "'";
+  // Timelines: the baseline's run and those that differ from it in the halo strategy only
+  // (so that sync and overlap can be set side by side).
+  const hc::BenchRow* base = nullptr;
+  for (const hc::BenchRow& row : r.rows)
+    if (row.name == r.baseline) base = &row;
+  for (std::size_t i = 0; base && i < r.rows.size(); ++i) {
+    bool same = r.rows[i].skipped.empty();
+    for (const auto& [key, value] : r.rows[i].values) same = same && (key == "halo" || base->values.at(key) == value);
+    if (same) command += " --report '" + (out / "runs" / std::to_string(i) / "report.json").string() + "'";
+  }
   return std::system(command.c_str());
 }
 
@@ -226,14 +235,16 @@ int main(int argc, char** argv) {
   CLI::App* verify = app.add_subcommand("verify", "run the verification problems");
 
   BenchArgs bench_args;
-  CLI::App* bench = app.add_subcommand("bench", "run a deck over a matrix of strategies, N times each");
+  CLI::App* bench = app.add_subcommand("bench", "run a deck over a matrix of strategies, N repetitions each");
   bench->add_option("deck", bench_args.deck, "TOML deck")->required();
   bench->add_option("--sweep", bench_args.sweeps,
                     "key=v1,v2,...: layout, precision, backend, owner, host-mem, prefetch, halo, "
                     "or a deck key (repeatable: the matrix of all)");
-  bench->add_option("--repeat", bench_args.repeat, "runs of each configuration")->check(CLI::PositiveNumber);
-  bench->add_option("--steps", bench_args.steps, "steps of each run, 2 of them warm-up")
-      ->check(CLI::Range(3L, 1000000L));
+  bench->add_option("--repeat", bench_args.repeat,
+                    "repetitions of each configuration: blocks of --steps steps in its one run")
+      ->check(CLI::PositiveNumber);
+  bench->add_option("--steps", bench_args.steps, "timed steps of each repetition (after 4 untimed ones)")
+      ->check(CLI::Range(1L, 1000000L));
   bench->add_option("--baseline", bench_args.baseline, "key=value,...: the configuration speedups are against");
   bench->add_option("--set", bench_args.sets, "override a deck key for every run (repeatable)");
   bench->add_option("--out", bench_args.out, "where bench.json, bench.csv and each run's report go");

@@ -4,9 +4,12 @@
 // take the value at the cell centre.
 #include "app/problems.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
+
+#include "kernels/host_parallel.hpp"
 
 namespace halocline {
 
@@ -184,44 +187,48 @@ std::vector<double> initial_state(const Config& c, const Grid& g) {
     sedov_pressure = (gamma - 1) * c.sedov.energy / volume;
   }
 
-  std::size_t cell = 0;
-  for (int k = 0; k < g.n[2]; ++k)
-    for (int j = 0; j < g.n[1]; ++j)
-      for (int i = 0; i < g.n[0]; ++i, ++cell) {
-        const double x[3] = {g.centre(0, i), g.centre(1, j), g.centre(2, k)};
-        const int global[3] = {g.offset[0] + i, g.offset[1] + j, g.offset[2] + k};
-        double w[5] = {0, 0, 0, 0, 0};
-        switch (c.problem) {
-          case ProblemKind::Riemann:
-            to_conserved(riemann_state(c, x), gamma, w);
-            break;
-          case ProblemKind::IsentropicVortex:
-            gauss_average(
-                g, [&](const double* p) { return vortex_state(c, p, 0.0); }, gamma, i, j, k, w);
-            break;
-          case ProblemKind::KelvinHelmholtz:
-            gauss_average(
-                g, [&](const double* p) { return kh_state(c, p); }, gamma, i, j, k, w);
-            break;
-          case ProblemKind::Sedov: {
-            PrimState s{c.sedov.rho, 0, 0, 0, c.sedov.p};
-            if (sedov_r2(global) < sedov_radius * sedov_radius) s.p = sedov_pressure;
-            to_conserved(s, gamma, w);
-            break;
+  // Every cell on its own (the planes of constant k split over host threads).
+  const std::size_t plane = static_cast<std::size_t>(g.n[0]) * g.n[1];
+  parallel_for(static_cast<std::size_t>(g.n[2]), [&](std::size_t k0, std::size_t k1) {
+    for (int k = static_cast<int>(k0); k < static_cast<int>(k1); ++k)
+      for (int j = 0; j < g.n[1]; ++j)
+        for (int i = 0; i < g.n[0]; ++i) {
+          const std::size_t cell = (k * static_cast<std::size_t>(g.n[1]) + j) * g.n[0] + i;
+          const double x[3] = {g.centre(0, i), g.centre(1, j), g.centre(2, k)};
+          const int global[3] = {g.offset[0] + i, g.offset[1] + j, g.offset[2] + k};
+          double w[5] = {0, 0, 0, 0, 0};
+          switch (c.problem) {
+            case ProblemKind::Riemann:
+              to_conserved(riemann_state(c, x), gamma, w);
+              break;
+            case ProblemKind::IsentropicVortex:
+              gauss_average(
+                  g, [&](const double* p) { return vortex_state(c, p, 0.0); }, gamma, i, j, k, w);
+              break;
+            case ProblemKind::KelvinHelmholtz:
+              gauss_average(
+                  g, [&](const double* p) { return kh_state(c, p); }, gamma, i, j, k, w);
+              break;
+            case ProblemKind::Sedov: {
+              PrimState s{c.sedov.rho, 0, 0, 0, c.sedov.p};
+              if (sedov_r2(global) < sedov_radius * sedov_radius) s.p = sedov_pressure;
+              to_conserved(s, gamma, w);
+              break;
+            }
+            case ProblemKind::Uniform: {
+              PrimState s = c.uniform.state;
+              const std::uint64_t index =
+                  static_cast<std::uint64_t>(global[0]) +
+                  static_cast<std::uint64_t>(g.n_global[0]) *
+                      (global[1] + static_cast<std::uint64_t>(g.n_global[1]) * global[2]);
+              s.rho *= 1.0 + c.uniform.perturbation * hashed_unit(index, c.uniform.seed);
+              to_conserved(s, gamma, w);
+              break;
+            }
           }
-          case ProblemKind::Uniform: {
-            PrimState s = c.uniform.state;
-            const std::uint64_t index =
-                static_cast<std::uint64_t>(global[0]) +
-                static_cast<std::uint64_t>(g.n_global[0]) *
-                    (global[1] + static_cast<std::uint64_t>(g.n_global[1]) * global[2]);
-            s.rho *= 1.0 + c.uniform.perturbation * hashed_unit(index, c.uniform.seed);
-            to_conserved(s, gamma, w);
-            break;
-          }
+          store(out, n, cell, w);
         }
-        store(out, n, cell, w);
-      }
+  }, 1 + (1u << 14) / std::max<std::size_t>(1, plane));
   return out;
 }
 

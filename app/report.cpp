@@ -55,7 +55,7 @@ nlohmann::json transfers_json(const TransferLog& log, long steps) {
 // and each later sample is the device time of the step two submissions back; on the CPU
 // the first two steps are the warm-up.
 nlohmann::json step_time_json(std::vector<double> t) {
-  t.erase(t.begin(), t.begin() + std::min<std::size_t>(2, t.size()));
+  t.erase(t.begin(), t.begin() + std::min<std::size_t>(kWarmupSteps, t.size()));
   if (t.empty()) return {{"samples", 0}};
   std::sort(t.begin(), t.end());
   const std::size_t n = t.size();

@@ -7,17 +7,25 @@
 #include <vector>
 
 #include "kernels/grid.hpp"
+#include "kernels/host_parallel.hpp"
 #include "layouts/layouts.hpp"
 
 namespace halocline {
 
-// Calls f(padded cell index, canonical interior index) for every interior cell, in order.
+// Calls f(padded cell index, canonical interior index) once for every interior cell; the
+// planes of constant k are split over host threads (kernels/host_parallel.hpp), so f must
+// only touch its own cell.
 template <class F>
 void for_each_interior(const Grid& g, F&& f) {
-  std::size_t n = 0;
-  for (int k = 0; k < g.n[2]; ++k)
-    for (int j = 0; j < g.n[1]; ++j)
-      for (int i = 0; i < g.n[0]; ++i) f(g.index(i + g.ng[0], j + g.ng[1], k + g.ng[2]), n++);
+  const std::size_t plane = static_cast<std::size_t>(g.n[0]) * g.n[1];
+  parallel_for(static_cast<std::size_t>(g.n[2]), [&](std::size_t k0, std::size_t k1) {
+    for (std::size_t k = k0; k < k1; ++k) {
+      std::size_t n = k * plane;
+      for (int j = 0; j < g.n[1]; ++j)
+        for (int i = 0; i < g.n[0]; ++i)
+          f(g.index(i + g.ng[0], j + g.ng[1], static_cast<int>(k) + g.ng[2]), n++);
+    }
+  }, 1 + (1u << 15) / std::max<std::size_t>(1, plane));
 }
 
 // Canonical doubles -> the interior of a state array in layout L and precision Real.
@@ -33,7 +41,7 @@ void from_canonical(const Grid& g, const std::vector<double>& canonical, Real* d
 template <class Real, class L>
 void to_canonical(const Grid& g, const Real* data, std::vector<double>& canonical) {
   const StateRef<Real, L> u{const_cast<Real*>(data), g.ncells};
-  canonical.resize(kNumVars * g.ninterior);
+  canonical.resize(kNumVars * g.ninterior);  // before the threads start
   for_each_interior(g, [&](std::size_t cell, std::size_t n) {
     for (int v = 0; v < kNumVars; ++v) canonical[v * g.ninterior + n] = static_cast<double>(u(v, cell));
   });

@@ -4,6 +4,10 @@
 #   tests/plot_sample.sh HALOCLINE PYTHON SOURCE_DIR
 set -euo pipefail
 bin=$1 python=$2 src=$3
+if ! "$python" -c "import matplotlib" 2>/dev/null; then
+  echo "SKIP: $python has no matplotlib (apt-get install python3-matplotlib)"
+  exit 77
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$bin" run --no-probe "$src/inputs/bench.toml" --set grid.n=16 --steps 4 --halo overlap \

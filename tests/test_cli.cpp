@@ -375,7 +375,7 @@ TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
     }
     ++ran;
     const auto& t = row["step_s"];
-    EXPECT_EQ(t["runs"].size(), 3u);
+    EXPECT_EQ(t["repetitions"].size(), 3u);  // blocks of 5 steps of one run
     EXPECT_LE(t["min"].get<double>(), t["median"].get<double>());
     EXPECT_LE(t["median"].get<double>(), t["max"].get<double>());
     EXPECT_NEAR(row["speedup"].get<double>(), j["rows"][5]["step_s"]["median"].get<double>() / t["median"].get<double>(), 1e-12);
@@ -392,8 +392,41 @@ TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 9);
   EXPECT_NE(csv.find("layout,owner,physics.limiter,status,"), std::string::npos) << csv;
   EXPECT_EQ(static_cast<int>(csv.find(",skipped,") != std::string::npos), static_cast<int>(skipped > 0));
-  EXPECT_TRUE(fs::exists(out / "runs" / "0" / "report_2.json"));
+  // One run per configuration: its report has every step (4 untimed, then 3 x 5).
+  const nlohmann::json report = read_json(out / "runs" / "0" / "report.json");
+  EXPECT_EQ(report["steps"], 19) << report.dump();
   EXPECT_NE(r.out.find("speedup"), std::string::npos) << r.out;
+}
+
+// Choices that change no step are listed as skipped with the reason, not run again: the
+// host memory kind without host owner or exchange, prefetching without managed memory. A
+// deck that ends before the repetitions are done is named, not measured short.
+TEST_F(Cli, BenchSkipsChoicesThatChangeNoStep) {
+  const fs::path out = dir_ / "bench_same";
+  const Result r = run({"bench", "inputs/bench.toml", "--set", "grid.n=8", "--sweep", "halo=none,sync",
+                        "--sweep", "host-mem=pinned,pageable", "--sweep", "prefetch=on,off",
+                        "--repeat", "2", "--steps", "2", "--out", out.string(), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = read_json(out / "bench.json");
+  ASSERT_EQ(j["rows"].size(), 8u);
+  for (const auto& row : j["rows"]) {
+    const auto& v = row["values"];
+    const std::string why = row.value("skipped", "");
+    if (v["halo"] == "none" && v["host-mem"] == "pageable")
+      EXPECT_NE(why.find("host-mem=pageable has no effect with owner=device and halo=none"), std::string::npos)
+          << row.dump();
+    else if (v["prefetch"] == "off")
+      EXPECT_NE(why.find("prefetch=off has no effect with owner=device"), std::string::npos) << row.dump();
+    else if (v["halo"] == "none")
+      EXPECT_EQ(why, "") << row.dump();  // the default choices run on every backend
+  }
+
+  const Result short_deck = run({"bench", "inputs/bench.toml", "--set", "grid.n=8", "--set", "time.t_end=1e-3",
+                                 "--sweep", "layout=soa", "--repeat", "2", "--steps", "3",
+                                 "--out", (dir_ / "bench_short").string(), "--quiet"});
+  ASSERT_EQ(short_deck.code, 0) << short_deck.err;
+  const nlohmann::json k = read_json(dir_ / "bench_short" / "bench.json");
+  EXPECT_NE(k["rows"][0].value("skipped", "").find("raise time.t_end"), std::string::npos) << k.dump();
 }
 
 TEST_F(Cli, BenchRefusesBadSweepsBeforeAnyRun) {
