@@ -111,6 +111,21 @@ TEST(Probe, RecordedH200OutputsMatchTheSchemas) {
   EXPECT_EQ(probe["transfers"].size(), 60u);
   EXPECT_EQ(hc::test::schema_violation(read("bench.json"), hc::test::load_schema("bench")), "");
   EXPECT_EQ(hc::test::schema_violation(read("report_soa_fp64.json"), hc::test::load_schema("run")), "");
+  // The strategy lab's full sweep (tests/data/h200/lab/README.md): every configuration of
+  // the matrix listed, the ones that ran with three repetitions.
+  const nlohmann::json lab = read("lab/bench.json");
+  EXPECT_EQ(hc::test::schema_violation(lab, hc::test::load_schema("bench")), "");
+  ASSERT_EQ(lab["rows"].size(), 108u);
+  int ran = 0;
+  for (const auto& row : lab["rows"])
+    if (!row.contains("skipped")) {
+      ++ran;
+      EXPECT_EQ(row["step_s"]["repetitions"].size(), 3u) << row["name"];
+    }
+  EXPECT_EQ(ran, 96);
+  EXPECT_EQ(hc::test::schema_violation(read("lab/probe.json"), hc::test::load_schema("probe")), "");
+  for (const char* name : {"lab/report_aos_fp64_device_sync.json", "lab/report_aos_fp64_device_overlap.json"})
+    EXPECT_EQ(hc::test::schema_violation(read(name), hc::test::load_schema("run")), "") << name;
 }
 
 // The traced step's timeline: every call of one step, each on the stream it ran in, all
