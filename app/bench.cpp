@@ -47,13 +47,13 @@ std::string not_applicable(const Config& c, const std::map<std::string, std::str
            owner_name(c.memory.owner) + " (it moves managed memory only)";
   const std::string why = backend_unavailable(c.backend);
   if (!why.empty()) return why;
-  if (c.backend == BackendKind::Kokkos) {
-    // The Kokkos backend keeps its state in its execution space's memory and stages halos
-    // through its own mirrors: the host memory kind and prefetching change nothing.
+  if (c.backend == BackendKind::Kokkos && !runs_on_gpu(c.backend)) {
+    // On a host execution space the Kokkos backend's memory is the host's: there is no other
+    // owner, and the host memory kind and prefetching change nothing.
     if (c.memory.owner != Owner::Device)
       return std::string("owner=") + owner_name(c.memory.owner) +
-             ": the kokkos backend has the device owner model only (its state lives in its "
-             "execution space's memory)";
+             ": the kokkos backend runs in host memory here (a CPU execution space): only the "
+             "device owner model applies";
     if (values.count("host-mem") && c.memory.host_memory != defaults.host_memory)
       return named("host-mem", values.at("host-mem")) + " has no effect on the kokkos backend (same as " +
              named("host-mem", host_memory_name(defaults.host_memory)) + ")";

@@ -33,11 +33,7 @@ std::unique_ptr<Backend> make_typed(const Config& c, const Grid& g, const Placem
   switch (c.backend) {
     case BackendKind::Kokkos:
 #if defined(HALOCLINE_HAVE_KOKKOS)
-      if (c.memory.owner != Owner::Device)
-        throw DeckError(std::string("--owner ") + owner_name(c.memory.owner) +
-                        ": the kokkos backend keeps its state in its execution space's memory "
-                        "(owner device); the host and managed owner models are the hip backend's");
-      return make_kokkos_backend<Real, L>(g, c.physics, bc);
+      return make_kokkos_backend<Real, L>(g, c.physics, bc, c.memory);
 #else
       break;
 #endif
@@ -87,6 +83,19 @@ std::string backend_unavailable(BackendKind b) {
 #endif
   }
   return "unknown backend";
+}
+
+bool runs_on_gpu(BackendKind b) {
+  switch (b) {
+    case BackendKind::Kokkos:
+#if defined(HALOCLINE_HAVE_KOKKOS)
+      return kokkos_on_gpu();
+#else
+      return false;
+#endif
+    case BackendKind::Hip: return true;
+  }
+  return false;
 }
 
 // The backend a probe or a description names, checked as a run's would be.

@@ -38,6 +38,10 @@ class RuntimeSession {
 // Why `backend` cannot run in this binary on this machine; empty when it can.
 std::string backend_unavailable(BackendKind backend);
 
+// Whether `backend` (built in) runs on a GPU: the hip backend always, the kokkos backend when
+// Kokkos was built for one (its owner models then mean what the hip backend's do).
+bool runs_on_gpu(BackendKind backend);
+
 // What `backend` (kokkos | hip) would run on here: GPU `device`, or the execution space.
 // Throws DeckError when that backend is not built in or has no device here.
 DeviceInfo describe_device(const std::string& backend, int device);

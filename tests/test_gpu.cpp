@@ -1,7 +1,9 @@
-// The HIP backend on a GPU. Every test here skips, saying why, when the binary has no HIP
-// backend or the machine no GPU; tools/gpu/check.sh runs them on one. The rest of the
-// suite runs on the GPU too when the HIP backend is the binary's default (a build without
-// Kokkos, as on the GPU machine).
+// The GPU backends: the native HIP backend, and the Kokkos backend when Kokkos is built for
+// a GPU. The test bodies are written once and instantiated per backend (OnEachGpuBackend,
+// parameter hip or kokkos); each skips, saying why, when the binary lacks the backend, the
+// machine has no GPU, or Kokkos runs on the CPU. tools/gpu/check.sh runs them on a GPU. The
+// rest of the suite runs on the GPU too when a GPU backend is the binary's default (hip in a
+// build without Kokkos; kokkos in a build with a GPU Kokkos).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +16,11 @@
 #include "app/verify.hpp"
 #include "layouts/layouts.hpp"
 #include "tests/test_support.hpp"
+
+namespace halocline {
+// Test names and messages say the backend's name, not its bytes.
+inline void PrintTo(BackendKind b, std::ostream* os) { *os << backend_name(b); }
+}  // namespace halocline
 
 namespace hc = halocline;
 namespace fs = std::filesystem;
@@ -74,18 +81,52 @@ void expect_states_agree(const std::vector<double>& gpu, const std::vector<doubl
 #endif
 }
 
+// Whether the Kokkos backend of this binary runs on the CPU (the reference the GPU is held to).
+bool cpu_kokkos_here() {
+  return hc::backend_unavailable(hc::BackendKind::Kokkos).empty() && !hc::runs_on_gpu(hc::BackendKind::Kokkos);
+}
+
+// A test body run on each GPU backend: GetParam() is the backend.
+class OnEachGpuBackend : public ::testing::TestWithParam<hc::BackendKind> {
+ protected:
+  void SetUp() override {
+    SKIP_WITHOUT(GetParam());
+    if (!hc::runs_on_gpu(GetParam())) GTEST_SKIP() << "the kokkos backend runs on the CPU in this build";
+  }
+  hc::BackendKind backend() const { return GetParam(); }
+};
+
 }  // namespace
 
+INSTANTIATE_TEST_SUITE_P(Gpu, OnEachGpuBackend, ::testing::Values(hc::BackendKind::Hip, hc::BackendKind::Kokkos),
+                         [](const ::testing::TestParamInfo<hc::BackendKind>& info) {
+                           return std::string(hc::backend_name(info.param));
+                         });
+
 // Each layout gives bitwise-identical checksums on the GPU, on every deck, both precisions.
-TEST(Gpu, LayoutsGiveIdenticalChecksums) {
-  SKIP_WITHOUT(hc::BackendKind::Hip);
+TEST_P(OnEachGpuBackend, LayoutsGiveIdenticalChecksums) {
   for (const std::string& deck : input_decks())
     for (hc::Precision prec : {hc::Precision::FP64, hc::Precision::FP32}) {
-      const std::string soa = run_on(short_run(deck), hc::BackendKind::Hip, hc::LayoutKind::SoA, prec).checksum;
+      const std::string soa = run_on(short_run(deck), backend(), hc::LayoutKind::SoA, prec).checksum;
       for (hc::LayoutKind l : {hc::LayoutKind::AoS, hc::LayoutKind::AoSoA})
-        EXPECT_EQ(run_on(short_run(deck), hc::BackendKind::Hip, l, prec).checksum, soa)
+        EXPECT_EQ(run_on(short_run(deck), backend(), l, prec).checksum, soa)
             << deck << " " << hc::layout_name(l) << " " << hc::precision_name(prec);
     }
+}
+
+// Portability at no cost in the answer: the Kokkos GPU backend and the native HIP backend,
+// built with the same floating-point rules, give the same checksum on every deck, layout
+// and precision.
+TEST(Gpu, KokkosMatchesHip) {
+  SKIP_WITHOUT(hc::BackendKind::Hip);
+  SKIP_WITHOUT(hc::BackendKind::Kokkos);
+  if (!hc::runs_on_gpu(hc::BackendKind::Kokkos)) GTEST_SKIP() << "the kokkos backend runs on the CPU in this build";
+  for (const std::string& deck : input_decks())
+    for (hc::Precision prec : {hc::Precision::FP64, hc::Precision::FP32})
+      for (hc::LayoutKind l : {hc::LayoutKind::AoS, hc::LayoutKind::SoA, hc::LayoutKind::AoSoA})
+        EXPECT_EQ(run_on(short_run(deck), hc::BackendKind::Kokkos, l, prec).checksum,
+                  run_on(short_run(deck), hc::BackendKind::Hip, l, prec).checksum)
+            << deck << " " << hc::layout_name(l) << " " << hc::precision_name(prec);
 }
 
 // Writes the CPU (Kokkos) reference states for GpuMatchesCpu on another machine:
@@ -93,22 +134,21 @@ TEST(Gpu, LayoutsGiveIdenticalChecksums) {
 TEST(CpuReference, Write) {
   const char* dir = std::getenv("HALOCLINE_WRITE_REFERENCE");
   if (!dir) GTEST_SKIP() << "set HALOCLINE_WRITE_REFERENCE=DIR to write CPU reference states";
-  SKIP_WITHOUT(hc::BackendKind::Kokkos);
+  if (!cpu_kokkos_here()) GTEST_SKIP() << "no CPU Kokkos backend in this binary";
   fs::create_directories(dir);
   for (const std::string& deck : input_decks())
     write_doubles(reference_file(dir, deck), run_on(short_run(deck), hc::BackendKind::Kokkos).final_state);
 }
 
 // GPU fp64 against the CPU Kokkos backend on every deck: in-process when this binary has
-// both, else against the reference states in HALOCLINE_CPU_REFERENCE.
-TEST(Gpu, MatchesCpuKokkos) {
-  SKIP_WITHOUT(hc::BackendKind::Hip);
-  const bool kokkos_here = hc::backend_unavailable(hc::BackendKind::Kokkos).empty();
+// a CPU Kokkos, else against the reference states in HALOCLINE_CPU_REFERENCE.
+TEST_P(OnEachGpuBackend, MatchesCpuKokkos) {
+  const bool kokkos_here = cpu_kokkos_here();
   const char* dir = std::getenv("HALOCLINE_CPU_REFERENCE");
   if (!kokkos_here && !dir)
-    GTEST_SKIP() << "no Kokkos backend in this binary and HALOCLINE_CPU_REFERENCE not set";
+    GTEST_SKIP() << "no CPU Kokkos backend in this binary and HALOCLINE_CPU_REFERENCE not set";
   for (const std::string& deck : input_decks()) {
-    const std::vector<double> gpu = run_on(short_run(deck), hc::BackendKind::Hip).final_state;
+    const std::vector<double> gpu = run_on(short_run(deck), backend()).final_state;
     const std::vector<double> cpu = kokkos_here
                                         ? run_on(short_run(deck), hc::BackendKind::Kokkos).final_state
                                         : read_doubles(reference_file(dir, deck));
@@ -134,10 +174,9 @@ TEST(Gpu, DeviceConservationSumsMatchHost) {
 // What crosses the bus per owner model: device, nothing between snapshots; host, two whole
 // states per step (there and back); managed with prefetch, one prefetch back to the
 // device after the host read the initial state. All give the same answer.
-TEST(Gpu, TransferCountsMatchOwnerModels) {
-  SKIP_WITHOUT(hc::BackendKind::Hip);
+TEST_P(OnEachGpuBackend, TransferCountsMatchOwnerModels) {
   hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/bench.toml", {"grid.n=32"});
-  c.backend = hc::BackendKind::Hip;
+  c.backend = backend();
   c.max_steps = 10;
   const std::size_t state_bytes = hc::SoA::storage_size(36u * 36u * 36u) * sizeof(double);
   using hc::Direction;
@@ -171,17 +210,16 @@ TEST(Gpu, TransferCountsMatchOwnerModels) {
   }
 }
 
-// Snapshots copied asynchronously (device owner, copy stream, while the next step runs)
-// hold the same states as the synchronous host owner's, and the runs end alike.
-TEST(Gpu, AsynchronousSnapshotsAreTheRightState) {
-  SKIP_WITHOUT(hc::BackendKind::Hip);
+// Snapshots of the device owner (on the HIP backend copied asynchronously, on a copy stream
+// while the next step runs) hold the same states as the host owner's, and the runs end alike.
+TEST_P(OnEachGpuBackend, SnapshotsAreTheRightState) {
   const fs::path dir = fs::temp_directory_path() / "halocline_gpu_snap";
   std::vector<std::vector<double>> rho[2];
   std::string checksum[2];
   for (int run = 0; run < 2; ++run) {
     fs::remove_all(dir);
     hc::Config c = hc::sod_config(256);
-    c.backend = hc::BackendKind::Hip;
+    c.backend = backend();
     c.memory.owner = run == 0 ? hc::Owner::Device : hc::Owner::Host;
     c.out_dir = dir.string();
     c.output_interval = 0.05;

@@ -1,20 +1,36 @@
-// The Kokkos backend: state and flux arrays as Kokkos Views in the default memory space,
-// accessed through the layout accessor; the loops are in the headers beside this file
-// (one per kernel). Instantiated below for every layout and precision.
+// The Kokkos backend: the state, stage and flux arrays in the memory the owner model puts
+// them in (kernels/kokkos/memory.hpp), reached through the layout accessor; the loops are
+// in the headers beside this file (one per kernel). Instantiated below for every layout and
+// precision.
 //
-// Streams are execution-space instances: `compute_` runs the stage kernels and `halo_` the
-// exchange's kernels and copies; fences stand where the HIP backend records and waits for
-// events. On the host execution spaces (Serial, OpenMP) both are the default instance, so
-// the overlap strategy runs in the same order as on a GPU but does not overlap.
+// Owner models, as in the native HIP backend (app/strategy.hpp):
+//   device   everything in the execution space's memory; the host's copy (pinned or
+//            pageable staging) only at set-up and output.
+//   host     the host owns u0 between steps: each step copies it to the device and back.
+//   managed  the arrays in managed memory (Kokkos::SharedSpace), prefetched to whichever
+//            side touches them next.
+// On the host execution spaces (Serial, OpenMP) the execution space's memory is the host's:
+// only the device owner model means anything there, and nothing is copied.
+//
+// Streams are execution-space instances: `compute` runs the stage kernels and `halo` the
+// exchange's kernels and copies; events order them on a GPU (kernels/kokkos/gpu.hpp). On
+// the host execution spaces both are the default instance, so the overlap strategy runs in
+// the same order as on a GPU but does not overlap.
+//
+// The time-step controller lives on the host: the signal-rate reduction returns its result
+// there (Kokkos waits for it), so the host never runs more than one step ahead.
 #include "kernels/kokkos/kokkos_backend.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <fstream>
 #include <string>
 
+#include "io/deck.hpp"
 #include "kernels/kokkos/fluxes.hpp"
 #include "kernels/kokkos/ghost_fill.hpp"
+#include "kernels/kokkos/gpu.hpp"
 #include "kernels/kokkos/halo.hpp"
+#include "kernels/kokkos/memory.hpp"
 #include "kernels/kokkos/update.hpp"
 #include "layouts/canonical.hpp"
 #include "layouts/layouts.hpp"
@@ -46,41 +62,87 @@ void check_host_memory(std::size_t needed) {
 template <class Real, class L>
 class KokkosBackend final : public Backend {
  public:
-  using View = Kokkos::View<Real*>;
-
-  KokkosBackend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary)
-      : grid_(grid), physics_(physics), boundary_(boundary) {
-    const std::size_t size = L::storage_size(grid.ncells);
+  KokkosBackend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
+                const MemoryStrategy& memory)
+      : grid_(grid), physics_(physics), boundary_(boundary), memory_(memory) {
+    using kokkos_detail::Where;
+    const std::size_t bytes = L::storage_size(grid.ncells) * sizeof(Real);
     int arrays = 3;
     for (int d = 0; d < 3; ++d) arrays += grid.active(d);
-    if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible)
-      check_host_memory(arrays * size * sizeof(Real));
-    solution_[0] = View("u0", size);
-    solution_[1] = View("unew", size);
-    stage_ = View("u1", size);
+    const bool managed = memory.owner == Owner::Managed;
+    if (kokkos_detail::kHostExecution)
+      check_host_memory(arrays * bytes);
+    else
+      kokkos_detail::check_device_fits(arrays * bytes, managed ? "the managed owner model" : "this grid");
+    const Where where = managed ? Where::Managed : Where::Device;
+    solution_[0] = Buffer("u0", bytes, where);
+    solution_[1] = Buffer("unew", bytes, where);
+    stage_ = Buffer("u1", bytes, where);
     for (int d = 0; d < 3; ++d)
-      if (grid.active(d)) flux_[d] = View("flux_" + std::string(1, "xyz"[d]), size);
+      if (grid.active(d)) flux_[d] = Buffer(std::string("flux_") + "xyz"[d], bytes, where);
+    // The host's copy of the state: the host owner's u0 between steps, otherwise what
+    // set-up and output copy through. Managed memory is read in place; so is the state on
+    // a host execution space.
+    if (!managed && !kokkos_detail::kHostExecution)
+      staging_ = Buffer("state_host", bytes, host_where(memory.host_memory));
   }
 
   std::string description() const override {
-    return std::string("kokkos (") + Kokkos::DefaultExecutionSpace::name() + ")";
+    return std::string("kokkos (") + Kokkos::DefaultExecutionSpace::name() +
+           (kokkos_detail::kHostExecution ? "" : std::string(", owner ") + owner_name(memory_.owner)) + ")";
   }
 
+  // ---- State in and out -------------------------------------------------------------
   void set_state(const std::vector<double>& canonical) override {
-    auto host = Kokkos::create_mirror_view(solution_[current_]);
-    from_canonical<Real, L>(grid_, canonical, host.data());
-    Kokkos::deep_copy(solution_[current_], host);
+    Buffer& u0 = solution_[current_];
+    if (!staging_.get()) {  // the host writes the arrays in place (managed, or a host space)
+      exec().compute.fence();
+      from_canonical<Real, L>(grid_, canonical, static_cast<Real*>(u0.get()));
+      // Every array's pages go to the device now, not by page faults in the first step.
+      if (memory_.prefetch)
+        for (const Buffer* b : {&solution_[0], &solution_[1], &stage_, &flux_[0], &flux_[1], &flux_[2]})
+          prefetch(*b, true, Purpose::Setup);
+    } else {
+      from_canonical<Real, L>(grid_, canonical, static_cast<Real*>(staging_.get()));
+      copy(u0, staging_, Purpose::Setup, exec().compute);
+    }
+    exec().compute.fence();
   }
 
-  void get_state(std::vector<double>& canonical, Purpose /*purpose*/) override {
-    auto host = Kokkos::create_mirror_view(solution_[current_]);
-    Kokkos::deep_copy(host, solution_[current_]);
-    to_canonical<Real, L>(grid_, host.data(), canonical);
+  void get_state(std::vector<double>& canonical, Purpose purpose) override {
+    const Buffer* source = &solution_[current_];
+    if (memory_.owner == Owner::Host) {
+      source = &staging_;  // the host's copy is the state
+    } else if (staging_.get()) {
+      copy(staging_, solution_[current_], purpose, exec().compute);
+      source = &staging_;
+    } else if (memory_.prefetch) {
+      host_touched_ = prefetch(solution_[current_], false, purpose);
+    }
+    exec().compute.fence();
+    to_canonical<Real, L>(grid_, static_cast<const Real*>(source->get()), canonical);
   }
 
-  // The controller lives on the host: a CPU execution space shares its memory, and the
-  // reduction's result is on the host anyway. (A Kokkos GPU build will keep it in device
-  // memory like the HIP backend.)
+  bool moves_state_each_step() const override {
+    return memory_.owner == Owner::Host || (memory_.owner == Owner::Managed && memory_.prefetch);
+  }
+  // Host owner: the step starts by sending the host's state to the device. Managed with
+  // prefetch: after the host touched the state (a snapshot), its pages go back first.
+  void upload_state() override {
+    if (memory_.owner == Owner::Host)
+      copy(solution_[current_], staging_, Purpose::Step, exec().compute);
+    else if (host_touched_)
+      prefetch(solution_[current_], true, Purpose::Step);
+    host_touched_ = false;
+  }
+  // Host owner: the step ends with the state back on the host, which owns it again.
+  void download_state() override {
+    if (memory_.owner != Owner::Host) return;
+    copy(staging_, solution_[current_], Purpose::Step, exec().compute);
+    exec().compute.fence();
+  }
+
+  // ---- Time-step controller (on the host) -------------------------------------------
   void reset_control(const StepControl& initial) override { control_ = initial; }
   void set_stop(double t_stop, long step_limit) override {
     control_.t_stop = t_stop;
@@ -88,7 +150,7 @@ class KokkosBackend final : public Backend {
   }
   void plan_step() override {
     double rate = static_cast<double>(
-        kokkos_detail::max_signal_rate(compute_, grid_, physics_, state(Slot::U0)));
+        kokkos_detail::max_signal_rate(exec().compute, grid_, physics_, state(Slot::U0)));
     if (global_max_) rate = global_max_(rate);
     halocline::plan_step(control_, rate, current_);
   }
@@ -99,9 +161,15 @@ class KokkosBackend final : public Backend {
   void select_after_fault(AfterFault which) override {
     Kokkos::fence();
     current_ = which == AfterFault::Broken ? control_.failed_array : 1 - control_.failed_array;
+    // The host owner's state is its host copy: bring the chosen state there.
+    if (memory_.owner == Owner::Host) {
+      copy(staging_, solution_[current_], Purpose::Output, exec().compute);
+      exec().compute.fence();
+    }
   }
   StepControl step_status(bool /*exact*/) override { return control_; }
 
+  // ---- One stage ----------------------------------------------------------------------
   void fill_boundary(int d, Slot slot) override {
     if (!(control_.dt > 0)) return;
     kokkos_detail::fill_ghosts_along(stream_of_halo(), grid_, boundary_, state(slot), d);
@@ -109,7 +177,7 @@ class KokkosBackend final : public Backend {
 
   void compute_fluxes(int d, Slot slot, const CellBox& cells) override {
     if (!(control_.dt > 0) || cells.empty()) return;
-    kokkos_detail::compute_fluxes_along(compute_, grid_, physics_, cells, state(slot),
+    kokkos_detail::compute_fluxes_along(exec().compute, grid_, physics_, cells, state(slot),
                                         ref_of(flux_[d]), d);
   }
 
@@ -118,7 +186,7 @@ class KokkosBackend final : public Backend {
     if (!(control_.dt > 0)) {
       // A step past a stop carries u0 over; after a fault u0 is the last good state.
       if (stage == 2 && !control_.failed)
-        kokkos_detail::carry_stage(compute_, grid_, cells, state(Slot::U0), next_solution());
+        kokkos_detail::carry_stage(exec().compute, grid_, cells, state(Slot::U0), next_solution());
       return;
     }
     StageUpdate st{};
@@ -128,117 +196,138 @@ class KokkosBackend final : public Backend {
       st.dt_over_dx[d] = st.active[d] ? control_.dt / grid_.dx[d] : 0.0;
     }
     const StateRef<Real, L> flux[3] = {ref_of(flux_[0]), ref_of(flux_[1]), ref_of(flux_[2])};
-    kokkos_detail::update_stage(compute_, grid_, cells, st, state(Slot::U0), state(Slot::U1),
+    kokkos_detail::update_stage(exec().compute, grid_, cells, st, state(Slot::U0), state(Slot::U1),
                                 stage == 1 ? state(Slot::U1) : next_solution(), flux);
   }
 
-  // ---- Halo exchange ------------------------------------------------------------------
+  // ---- Halo exchange: device messages per face, host staging of the run's memory kind --
   void configure_halo(const HaloSetup& setup) override {
+    using kokkos_detail::Where;
     halo_setup_ = setup;
     for (int d = 0; d < 3; ++d) {
       if (!setup.any(d)) continue;
-      const std::size_t size = halo_message_size(grid_, d);
+      const std::size_t bytes = halo_message_size(grid_, d) * sizeof(Real);
       for (int side = 0; side < 2; ++side) {
-        send_[d][side] = View("halo_send", size);
-        receive_[d][side] = View("halo_receive", size);
-        // Kokkos::create_mirror always allocates: the staging buffers are distinct from
-        // the device buffers even where the execution space is the host.
-        send_host_[d][side] = Kokkos::create_mirror(send_[d][side]);
-        receive_host_[d][side] = Kokkos::create_mirror(receive_[d][side]);
+        send_[d][side] = Buffer("halo_send", bytes, Where::Device);
+        receive_[d][side] = Buffer("halo_receive", bytes, Where::Device);
+        // Staged through the host: separate host buffers even where the execution space
+        // is the host, so that the strategies do the same work on every execution space.
+        if (setup.staged()) {
+          send_host_[d][side] = Buffer("halo_send_host", bytes, host_where(setup.host_memory));
+          receive_host_[d][side] = Buffer("halo_receive_host", bytes, host_where(setup.host_memory));
+        }
       }
     }
   }
-  void begin_halo() override { compute_.fence(); }
-  void end_halo() override { halo_.fence(); }
+  void begin_halo() override {
+    if (halo_setup_.strategy == HaloStrategy::Overlap) halo_ready_.after(exec().halo, exec().compute);
+  }
+  void end_halo() override {
+    if (halo_setup_.strategy == HaloStrategy::Overlap) halo_done_.after(exec().compute, exec().halo);
+  }
   void pack_halo(int d, Slot slot) override {
-    kokkos_detail::halo_loop<true>(stream_of_halo(), grid_, state(slot), d,
-                                   halo_setup_.exchanged[d], send_[d][0].data(), send_[d][1].data());
+    kokkos_detail::halo_loop<true>(stream_of_halo(), grid_, state(slot), d, halo_setup_.exchanged[d],
+                                   static_cast<Real*>(send_[d][0].get()), static_cast<Real*>(send_[d][1].get()));
   }
   void halo_to_host(int d) override {
     for (int side = 0; side < 2; ++side)
       if (halo_setup_.exchanged[d][side])
-        copy(send_host_[d][side], send_[d][side], Direction::DeviceToHost);
+        copy(send_host_[d][side], send_[d][side], Purpose::Halo, stream_of_halo());
   }
-  void wait_halo_sent(int) override { stream_of_halo().fence(); }
+  void wait_halo_sent(int) override { stream_of_halo().fence(); }  // MPI reads them next
   HaloMessages halo_messages(int d) override {
     const bool staged = halo_setup_.staged();
     void* send[2];
     void* receive[2];
     for (int side = 0; side < 2; ++side) {
-      send[side] = staged ? send_host_[d][side].data() : send_[d][side].data();
-      receive[side] = staged ? receive_host_[d][side].data() : receive_[d][side].data();
+      send[side] = staged ? send_host_[d][side].get() : send_[d][side].get();
+      receive[side] = staged ? receive_host_[d][side].get() : receive_[d][side].get();
     }
     return halo_setup_.messages(d, send, receive, halo_message_size(grid_, d) * sizeof(Real));
   }
   void halo_to_device(int d) override {
     for (int side = 0; side < 2; ++side)
       if (halo_setup_.exchanged[d][side])
-        copy(receive_[d][side], receive_host_[d][side], Direction::HostToDevice);
+        copy(receive_[d][side], receive_host_[d][side], Purpose::Halo, stream_of_halo());
   }
   void unpack_halo(int d, Slot slot) override {
-    kokkos_detail::halo_loop<false>(stream_of_halo(), grid_, state(slot), d,
-                                    halo_setup_.exchanged[d], receive_[d][0].data(),
-                                    receive_[d][1].data());
+    kokkos_detail::halo_loop<false>(stream_of_halo(), grid_, state(slot), d, halo_setup_.exchanged[d],
+                                    static_cast<Real*>(receive_[d][0].get()),
+                                    static_cast<Real*>(receive_[d][1].get()));
   }
 
   void fence() override { Kokkos::fence(); }
 
-  // Host clock with a fence at each mark: free on host execution spaces; on a Kokkos GPU
-  // build it synchronizes, which the GPU issue replaces with events on the instance.
+  // Device events on the instance's stream on a GPU; the host clock after a fence of the
+  // instance on the host execution spaces (free there: they run in the call).
   std::unique_ptr<PhaseClock> make_clock(Stream stream) override {
-    const kokkos_detail::Exec exec = stream == Stream::Halo ? stream_of_halo() : compute_;
-    return std::make_unique<HostClock>([exec] { exec.fence(); });
+    return kokkos_detail::make_clock_for(stream == Stream::Halo ? stream_of_halo() : exec().compute);
   }
 
   DeviceInfo device_info() const override { return kokkos_device_info(); }
 
-  // State and fluxes live in the execution space's own memory: nothing is copied. (A
-  // Kokkos GPU build counts its deep copies here.)
+  // Every copy between host and device memory, by purpose and host memory kind; none on a
+  // host execution space.
   const TransferLog& transfers() const override { return transfers_; }
 
   std::size_t bytes_allocated() const override {
-    std::size_t bytes = 0;
-    for (const View& v : solution_) bytes += v.span() * sizeof(Real);
-    bytes += stage_.span() * sizeof(Real);
-    for (const View& v : flux_) bytes += v.span() * sizeof(Real);
+    std::size_t bytes = stage_.bytes();
+    for (const Buffer& b : solution_) bytes += b.bytes();
+    for (const Buffer& b : flux_) bytes += b.bytes();
     return bytes;
   }
 
  private:
-  template <class V>
-  StateRef<Real, L> ref_of(const V& view) const {
-    return StateRef<Real, L>{view.data(), grid_.ncells};
+  using Buffer = kokkos_detail::Buffer;
+
+  static kokkos_detail::Where host_where(HostMemory kind) {
+    return kind == HostMemory::Pinned ? kokkos_detail::Where::Pinned : kokkos_detail::Where::Pageable;
   }
-  StateRef<Real, L> state(Slot slot) const {
-    return slot == Slot::U0 ? ref_of(solution_[current_]) : ref_of(stage_);
-  }
+
+  StateRef<Real, L> ref_of(const Buffer& b) const { return StateRef<Real, L>{static_cast<Real*>(b.get()), grid_.ncells}; }
+  StateRef<Real, L> state(Slot slot) const { return slot == Slot::U0 ? ref_of(solution_[current_]) : ref_of(stage_); }
   StateRef<Real, L> next_solution() const { return ref_of(solution_[1 - current_]); }
 
+  kokkos_detail::Instances& exec() { return instances_; }
+  const kokkos_detail::Instances& exec() const { return instances_; }
   // Where the exchange's work runs: the halo instance when the strategy overlaps.
   const kokkos_detail::Exec& stream_of_halo() const {
-    return halo_setup_.strategy == HaloStrategy::Overlap ? halo_ : compute_;
+    return halo_setup_.strategy == HaloStrategy::Overlap ? instances_.halo : instances_.compute;
   }
 
-  // A deep copy between device and staging memory on the halo instance, counted where the
-  // two are different memory (a GPU execution space).
-  template <class Dst, class Src>
-  void copy(const Dst& dst, const Src& src, Direction direction) {
-    Kokkos::deep_copy(stream_of_halo(), dst, src);
-    if (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible)
-      transfers_.add(direction, HostKind::Pageable, Purpose::Halo, src.span() * sizeof(Real));
+  // A copy between two buffers on instance `on`, counted where it crosses between host and
+  // device memory.
+  void copy(const Buffer& dst, const Buffer& src, Purpose purpose, const kokkos_detail::Exec& on) {
+    kokkos_detail::copy_bytes(on, dst.get(), dst.where(), src.get(), src.where(), src.bytes());
+    if (kokkos_detail::kHostExecution) return;
+    const bool to_host = kokkos_detail::on_host(dst.where()), from_host = kokkos_detail::on_host(src.where());
+    if (to_host != from_host)
+      transfers_.add(to_host ? Direction::DeviceToHost : Direction::HostToDevice,
+                     kokkos_detail::host_kind(to_host ? dst.where() : src.where()), purpose, src.bytes());
+  }
+  // A managed array's pages to the device or the host, counted as a managed transfer.
+  bool prefetch(const Buffer& b, bool to_device, Purpose purpose) {
+    if (!kokkos_detail::prefetch(exec().compute, b, to_device)) return false;
+    transfers_.add(to_device ? Direction::HostToDevice : Direction::DeviceToHost, HostKind::Managed, purpose,
+                   b.bytes());
+    return true;
   }
 
   Grid grid_;
   Physics physics_;
   BoundaryFaces boundary_;
-  View solution_[2];  // u0 and unew, by turns (see Slot in app/backend.hpp)
-  int current_ = 0;   // which of solution_ is u0
-  View stage_;        // u1
-  View flux_[3];  // empty for inactive directions
-  kokkos_detail::Exec compute_, halo_;
+  MemoryStrategy memory_;
+  kokkos_detail::Instances instances_;
+  Buffer solution_[2];  // u0 and unew, by turns (see Slot in app/backend.hpp)
+  int current_ = 0;     // which of solution_ is u0
+  Buffer stage_;        // u1
+  Buffer flux_[3];      // empty for inactive directions
+  Buffer staging_;      // the host's copy of the state (see the constructor)
+  bool host_touched_ = false;  // managed: the host has the state's pages since the last step
   HaloSetup halo_setup_;
-  View send_[3][2], receive_[3][2];                          // device messages
-  typename View::HostMirror send_host_[3][2], receive_host_[3][2];  // host staging
+  Buffer send_[3][2], receive_[3][2];            // device messages
+  Buffer send_host_[3][2], receive_host_[3][2];  // host staging
+  kokkos_detail::StreamOrder halo_ready_, halo_done_;
   StepControl control_;
   TransferLog transfers_;
 };
@@ -247,25 +336,35 @@ class KokkosBackend final : public Backend {
 
 template <class Real, class L>
 std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics,
-                                             const BoundaryFaces& boundary) {
-  return std::make_unique<KokkosBackend<Real, L>>(grid, physics, boundary);
+                                             const BoundaryFaces& boundary, const MemoryStrategy& memory) {
+  if (kokkos_detail::kHostExecution && memory.owner != Owner::Device)
+    throw DeckError(std::string("--owner ") + owner_name(memory.owner) + ": the kokkos backend runs on " +
+                    Kokkos::DefaultExecutionSpace::name() +
+                    ", whose memory is the host's: only the device owner model applies there");
+  return std::make_unique<KokkosBackend<Real, L>>(grid, physics, boundary, memory);
 }
 
+bool kokkos_on_gpu() { return !kokkos_detail::kHostExecution; }
+
 #define HALOCLINE_INSTANTIATE(REAL, LAYOUT)                                              \
-  template std::unique_ptr<Backend> make_kokkos_backend<REAL, LAYOUT>(const Grid&,       \
-                                                                      const Physics&,    \
-                                                                      const BoundaryFaces&);
+  template std::unique_ptr<Backend> make_kokkos_backend<REAL, LAYOUT>(                   \
+      const Grid&, const Physics&, const BoundaryFaces&, const MemoryStrategy&);
 HALOCLINE_FOR_EACH_PRECISION_AND_LAYOUT(HALOCLINE_INSTANTIATE)
 #undef HALOCLINE_INSTANTIATE
 
 DeviceInfo kokkos_device_info() {
-  DeviceInfo info;
+  DeviceInfo info = kokkos_detail::gpu_info();
+  const std::string version = "Kokkos " + std::to_string(KOKKOS_VERSION / 10000) + "." +
+                              std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
+                              std::to_string(KOKKOS_VERSION % 100);
+  if (!info.kind.empty()) {  // a GPU: the runtime's description, and which Kokkos drives it
+    info.runtime_version = version + " on " + info.runtime_version;
+    return info;
+  }
   info.kind = "cpu";
   info.name = Kokkos::DefaultExecutionSpace::name();
   info.compute_units = Kokkos::DefaultExecutionSpace().concurrency();
-  info.runtime_version = "Kokkos " + std::to_string(KOKKOS_VERSION / 10000) + "." +
-                         std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
-                         std::to_string(KOKKOS_VERSION % 100);
+  info.runtime_version = version;
   // The host's last-level cache, as Linux tells (the probe sizes its arrays past it).
   for (int index = 4; index >= 0 && info.cache_bytes == 0; --index) {
     std::ifstream size_file("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");

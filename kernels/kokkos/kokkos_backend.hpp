@@ -13,10 +13,14 @@
 
 namespace halocline {
 
-// Layout L is AoS, SoA or AoSoA (layouts/layouts.hpp); Real is double or float.
+// Layout L is AoS, SoA or AoSoA (layouts/layouts.hpp); Real is double or float. The owner
+// models other than device need a GPU build of Kokkos (DeckError, exit code 2, otherwise).
 template <class Real, class L>
 std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics,
-                                             const BoundaryFaces& boundary);
+                                             const BoundaryFaces& boundary, const MemoryStrategy& memory);
+
+// Whether Kokkos' default execution space is a GPU's (CUDA, HIP).
+bool kokkos_on_gpu();
 
 // What Kokkos says about its default execution space.
 DeviceInfo kokkos_device_info();

@@ -6,12 +6,27 @@
 
 namespace halocline::kokkos_detail {
 
+// What the loops below capture, as plain aggregates: a device lambda (CUDA, HIP) cannot
+// capture a C array or a type local to its function.
+template <class Real, class L>
+struct FluxArrays {
+  StateRef<Real, L> f[3];
+};
+struct Strides {
+  std::size_t s[3];
+};
+template <class Real>
+struct RateParams {
+  Real inv_dx[3];
+  bool active[3];
+};
+
 template <class Real, class L>
 void update_stage(const Exec& exec, const Grid& g, const CellBox& box, const StageUpdate& st,
                   const StateRef<Real, L>& u0, const StateRef<Real, L>& u1,
                   const StateRef<Real, L>& out, const StateRef<Real, L> (&flux)[3]) {
-  struct Fluxes { StateRef<Real, L> f[3]; } fl{{flux[0], flux[1], flux[2]}};
-  struct Strides { std::size_t s[3]; } str{{g.stride[0], g.stride[1], g.stride[2]}};
+  const FluxArrays<Real, L> fl{{flux[0], flux[1], flux[2]}};
+  const Strides str{{g.stride[0], g.stride[1], g.stride[2]}};
   const std::size_t sy = g.stride[1], sz = g.stride[2];
   Kokkos::parallel_for(
       "update", cells_of(exec, box), KOKKOS_LAMBDA(int i, int j, int k) {
@@ -35,7 +50,7 @@ void carry_stage(const Exec& exec, const Grid& g, const CellBox& box, const Stat
 template <class Real, class L>
 Real max_signal_rate(const Exec& exec, const Grid& g, const Physics& ph,
                      const StateRef<Real, L>& u) {
-  struct Params { Real inv_dx[3]; bool active[3]; } p{};
+  RateParams<Real> p{};
   for (int d = 0; d < 3; ++d) {
     p.inv_dx[d] = static_cast<Real>(1.0 / g.dx[d]);
     p.active[d] = g.active(d);

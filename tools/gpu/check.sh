@@ -5,7 +5,7 @@
 # (tools/gpu/halo_bench.sh; with two GPUs also 2-rank weak scaling). Run tools/gpu/prepare.sh on
 # the CPU machine first and bring .gpu-deps/ along.
 #
-#   tools/gpu/check.sh OUTDIR [tests|bench|halo|tests+halo|lab|all]
+#   tools/gpu/check.sh OUTDIR [tests|bench|halo|tests+halo|lab|kokkos|all]
 #
 # lab: `halocline info` and `halocline probe`, then the strategy lab's full sweep of
 # bench.toml at LAB_N^3 (default 256): layout x precision x owner x halo x host-mem, one run per
@@ -13,11 +13,15 @@
 # (tools/plot.py) where matplotlib is installed;
 # everything in OUTDIR/lab.tgz (draw the plots on the CPU machine otherwise).
 #
+# kokkos: with KOKKOS_ROOT, the test suite on the Kokkos GPU backend (MPI tests left out)
+# and bench.toml at KOKKOS_SIZES (default "256 512") for both backends, every layout and
+# precision, in one bench run (OUTDIR/kokkos).
+#
 # Writes configure/build/test logs, the benchmark's JSON reports and summary.md to OUTDIR.
 # With KOKKOS_ROOT set to a Kokkos GPU install, the Kokkos backend is built too; without
 # it the Kokkos GPU runs are skipped, and this says so.
 set -uo pipefail
-out=${1:?usage: tools/gpu/check.sh OUTDIR [tests|bench|halo|tests+halo|lab|all]}
+out=${1:?usage: tools/gpu/check.sh OUTDIR [tests|bench|halo|tests+halo|lab|kokkos|all]}
 what=${2:-all}
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -78,6 +82,29 @@ if [ "$what" = all ] || [ "$what" = halo ] || [ "$what" = tests+halo ]; then
   cat "$out/halo.md"
   # One archive: the device tool brings back a limited number of files.
   tar czf "$out/halo.tgz" -C "$out" halo && rm -rf "$out/halo"
+fi
+if [ "$what" = kokkos ]; then
+  # The Kokkos GPU backend beside the native one (needs KOKKOS_ROOT): the GPU tests of both
+  # and the rest of the suite on Kokkos (the binary's default backend then), MPI runs left
+  # out; then bench.toml at KOKKOS_SIZES side by side: backend x layout x precision.
+  if [ -z "${KOKKOS_ROOT:-}" ]; then
+    echo "check.sh: kokkos: set KOKKOS_ROOT to a Kokkos install built for this GPU" >&2
+    exit 2
+  fi
+  kdir=$out/kokkos
+  mkdir -p "$kdir"
+  "$build/bin/halocline" info --backend kokkos > "$kdir/info.txt" 2>&1 || status=1
+  HALOCLINE_CPU_REFERENCE="$deps/reference" timeout "${KOKKOS_TEST_TIMEOUT:-200}" \
+    ctest --test-dir "$build" -j 8 -E "Mpi|Reliability" --output-on-failure > "$kdir/ctest.log" 2>&1 || status=1
+  tail -5 "$kdir/ctest.log"
+  grep -E "\*\*\*Failed|Failed |Skipped" "$kdir/ctest.log" | head -30
+  sizes=$(echo "${KOKKOS_SIZES:-256 512}" | tr ' ' ',')
+  GLIBC_TUNABLES=glibc.malloc.hugetlb=1 timeout "${KOKKOS_BENCH_TIMEOUT:-300}" "$build/bin/halocline" bench \
+    inputs/bench.toml --sweep grid.n="$sizes" --sweep backend=hip,kokkos \
+    --sweep layout=soa,aos,aosoa --sweep precision=fp64,fp32 --repeat 3 --steps 12 \
+    --baseline backend=hip --out "$kdir/bench" > "$kdir/bench.txt" 2> "$kdir/bench.log" || status=1
+  cat "$kdir/bench.txt"
+  rm -rf "$kdir/bench/runs"  # each run's report: not needed for the comparison, many files
 fi
 if [ "$what" = all ] || [ "$what" = lab ]; then
   lab=$out/lab

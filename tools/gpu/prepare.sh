@@ -4,7 +4,7 @@
 #   root/      the header-only libraries the GPU machine lacks, from Debian's packages
 #              (apt-get download + dpkg -x: nothing is installed here)
 #   reference/ the CPU (Kokkos) backend's final states of short runs of every deck, which
-#              the GPU tests compare with (tests/test_gpu.cpp, Gpu.MatchesCpuKokkos)
+#              the GPU tests compare with (tests/test_gpu.cpp, Gpu/OnEachGpuBackend.MatchesCpuKokkos)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 deps=.gpu-deps

@@ -1,0 +1,145 @@
+// What Kokkos has no portable name for, on a GPU build of Kokkos: execution-space instances
+// on streams of a chosen priority, device events for the phase timers, managed-memory
+// prefetches and the device's description. Written for CUDA (through the HIP-to-CUDA
+// mapping of kernels/hip/, the same calls the native backend makes); on the host execution
+// spaces there is nothing to do: default instances, a host clock, no prefetch.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <memory>
+#include <type_traits>
+
+#include "app/backend.hpp"
+#include "app/timers.hpp"
+#include "kernels/kokkos/memory.hpp"
+#include "kernels/kokkos/policies.hpp"
+#if defined(KOKKOS_ENABLE_CUDA)
+#include "kernels/hip/device_info.hpp"
+#include "kernels/hip/event_clock.hpp"
+#include "kernels/hip/memory.hpp"
+#endif
+
+namespace halocline::kokkos_detail {
+
+#if defined(KOKKOS_ENABLE_CUDA)
+static_assert(std::is_same_v<Exec, Kokkos::Cuda>, "a CUDA build of Kokkos runs the backend on Kokkos::Cuda");
+constexpr bool kCudaExecution = true;
+#else
+constexpr bool kCudaExecution = false;
+#endif
+
+// The compute and halo instances. On CUDA each has a stream of its own and the halo stream
+// the highest priority, as in the native backend: its short pack and unpack kernels then run
+// as soon as blocks of the long interior kernels retire, instead of queueing behind them.
+class Instances {
+ public:
+  Instances() {
+#if defined(KOKKOS_ENABLE_CUDA)
+    int least = 0, greatest = 0;
+    HIP_CHECK(hipDeviceGetStreamPriorityRange(&least, &greatest));
+    HIP_CHECK(hipStreamCreateWithPriority(&streams_[0], hipStreamNonBlocking, least));
+    HIP_CHECK(hipStreamCreateWithPriority(&streams_[1], hipStreamNonBlocking, greatest));
+    compute = Exec(streams_[0]);
+    halo = Exec(streams_[1]);
+#endif
+  }
+  ~Instances() {
+#if defined(KOKKOS_ENABLE_CUDA)
+    compute.fence();
+    halo.fence();
+    compute = Exec();  // the instances let go of the streams before they are destroyed
+    halo = Exec();
+    for (hipStream_t s : streams_) (void)hipStreamDestroy(s);
+#endif
+  }
+  Instances(const Instances&) = delete;
+  Instances& operator=(const Instances&) = delete;
+
+  Exec compute, halo;
+
+ private:
+#if defined(KOKKOS_ENABLE_CUDA)
+  hipStream_t streams_[2] = {nullptr, nullptr};
+#endif
+};
+
+// Work submitted to one instance from now on waits for the work submitted to another so
+// far, and the host does not wait: an event recorded on one stream and waited for on the
+// other on a GPU; a fence on the host execution spaces.
+class StreamOrder {
+ public:
+  StreamOrder() {
+#if defined(KOKKOS_ENABLE_CUDA)
+    HIP_CHECK(hipEventCreateWithFlags(&event_, hipEventDisableTiming));
+#endif
+  }
+  ~StreamOrder() {
+#if defined(KOKKOS_ENABLE_CUDA)
+    (void)hipEventDestroy(event_);
+#endif
+  }
+  StreamOrder(const StreamOrder&) = delete;
+  StreamOrder& operator=(const StreamOrder&) = delete;
+
+  void after(const Exec& later, const Exec& earlier) {
+#if defined(KOKKOS_ENABLE_CUDA)
+    HIP_CHECK(hipEventRecord(event_, earlier.cuda_stream()));
+    HIP_CHECK(hipStreamWaitEvent(later.cuda_stream(), event_, 0));
+#else
+    (void)later;
+    earlier.fence();
+#endif
+  }
+
+ private:
+#if defined(KOKKOS_ENABLE_CUDA)
+  hipEvent_t event_ = nullptr;
+#endif
+};
+
+// The phase timers' clock for instance `exec`: device events on its stream on a GPU (no
+// synchronization inside a step), the host clock after a fence of the instance elsewhere.
+inline std::unique_ptr<PhaseClock> make_clock_for(const Exec& exec) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return std::make_unique<hip::EventClock>(exec.cuda_stream());
+#else
+  return std::make_unique<HostClock>([exec] { exec.fence(); });
+#endif
+}
+
+// Moves the pages of a managed array to the device (to_device) or to the host on `exec`'s
+// stream, so that the side about to touch them does not take page faults. False where there
+// is nothing to move (host execution spaces).
+inline bool prefetch(const Exec& exec, const Buffer& b, bool to_device) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (b.where() != Where::Managed || b.bytes() == 0) return false;
+  HIP_CHECK(hipMemPrefetchAsync(b.get(), b.bytes(), to_device ? exec.cuda_device() : hipCpuDeviceId,
+                                exec.cuda_stream()));
+  return true;
+#else
+  (void)exec, (void)b, (void)to_device;
+  return false;
+#endif
+}
+
+// Refuses, before allocating, arrays that would not fit in the GPU's free memory: one clear
+// line and exit code 2 (ResourceError) rather than an allocation failure inside Kokkos.
+inline void check_device_fits(std::size_t needed, const char* what) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  hip::check_fits(needed, what);
+#else
+  (void)needed, (void)what;
+#endif
+}
+
+// The GPU Kokkos runs on, as the runtime describes it (kind "gpu"); on the host execution
+// spaces kind stays empty and the caller describes the CPU.
+inline DeviceInfo gpu_info() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return hip::describe_device(Exec().cuda_device());
+#else
+  return {};
+#endif
+}
+
+}  // namespace halocline::kokkos_detail
