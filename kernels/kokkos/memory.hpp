@@ -23,10 +23,6 @@
 
 namespace halocline::kokkos_detail {
 
-// The execution space runs in host memory (Serial, OpenMP): nothing is ever copied.
-constexpr bool kHostExecution =
-    Kokkos::SpaceAccessibility<Kokkos::HostSpace, Exec::memory_space>::accessible;
-
 enum class Where { Device, Managed, Pinned, Pageable };
 
 #if defined(KOKKOS_HAS_SHARED_SPACE)
