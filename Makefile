@@ -53,7 +53,7 @@ plots: build
 	  --sweep precision=fp64,fp32 --repeat 3 --baseline layout=aos,precision=fp64 --out $(OUT)/lab --plot
 
 clean:
-	rm -rf build build-debug build-kokkos4 build-hip-nvidia build-hip-amd build-asan build-fuzz out
+	rm -rf build build-debug build-kokkos4 build-kokkos-gpu build-hip-nvidia build-hip-amd build-asan build-fuzz out
 
 # Hardened input and memory safety (CI runs both):
 #   make fuzz       the deck fuzzer (libFuzzer, clang) for FUZZ_SECONDS, seeded with inputs/;
@@ -87,6 +87,7 @@ sanitize: deps
 # installed (its clang 15 knows gfx90a, not gfx942). Their test suites run on the CPU
 # backend; the GPU tests skip, saying there is no GPU.
 NVCC     ?= /usr/local/cuda/bin/nvcc
+KOKKOS_GPU_ROOT ?=
 HIP_PACKAGES := hipcc libamdhip64-dev librocprim-dev
 
 .PHONY: gpu-builds
@@ -111,3 +112,8 @@ gpu-builds: deps
 	  ctest --preset hip-amd -j $(JOBS) || exit 1; \
 	  build-hip-amd/bin/halocline_tests --gtest_filter='Gpu.*' | grep -A1 -m1 ': Skipped' || true; \
 	else echo "== hip-amd: skipped, hipcc could not be installed"; fi
+	@if [ -n "$(KOKKOS_GPU_ROOT)" ]; then \
+	  echo "== kokkos-gpu: Kokkos at $(KOKKOS_GPU_ROOT), compile and link (its tests need the GPU)"; \
+	  Kokkos_ROOT=$(KOKKOS_GPU_ROOT) cmake --preset kokkos-gpu -DCMAKE_CUDA_COMPILER=$(NVCC) && \
+	  cmake --build --preset kokkos-gpu -j $(JOBS) || exit 1; \
+	else echo "== kokkos-gpu: skipped, KOKKOS_GPU_ROOT not set (a Kokkos install built for the GPU, docs/kokkos.md)"; fi

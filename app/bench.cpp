@@ -45,6 +45,9 @@ std::string not_applicable(const Config& c, const std::map<std::string, std::str
   if (values.count("prefetch") && c.memory.prefetch != defaults.prefetch && c.memory.owner != Owner::Managed)
     return named("prefetch", values.at("prefetch")) + " has no effect with owner=" +
            owner_name(c.memory.owner) + " (it moves managed memory only)";
+  if (values.count("kokkos-tile") && c.backend != BackendKind::Kokkos && c.kokkos_tile != Config().kokkos_tile)
+    return named("kokkos-tile", values.at("kokkos-tile")) + " has no effect on the " + backend_name(c.backend) +
+           " backend";
   const std::string why = backend_unavailable(c.backend);
   if (!why.empty()) return why;
   if (c.backend == BackendKind::Kokkos && !runs_on_gpu(c.backend)) {
@@ -73,6 +76,7 @@ bool apply_strategy_key(Config& c, const std::string& key, const std::string& va
   else if (key == "owner") c.memory.owner = parse_owner(value, option);
   else if (key == "host-mem") c.memory.host_memory = parse_host_memory(value, option);
   else if (key == "halo") c.halo = parse_halo(value, option);
+  else if (key == "kokkos-tile") c.kokkos_tile = parse_kokkos_tile(value, option);
   else if (key == "prefetch") {
     if (value != "on" && value != "off") throw DeckError(option + " must be on or off, not '" + value + "'");
     c.memory.prefetch = value == "on";
@@ -185,6 +189,10 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
         }
         row.cells = static_cast<double>(r.grid.ninterior);
         row.bytes_per_step = report["traffic"].value("bytes_per_step", 0.0);
+        // Where a step's time goes: each timed phase's seconds per timed step.
+        if (r.timed_steps > 0)
+          for (const PhaseStats& p : r.timers)
+            if (p.name != "output") row.phases_per_step_s[p.name] = p.total_s / static_cast<double>(r.timed_steps);
         row.checksum = r.checksum;
       }
     } catch (const DeckError& e) {
@@ -235,6 +243,7 @@ nlohmann::json bench_json(const BenchResult& r) {
       j["speedup"] = r.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.speedup);
       j["checksum"] = row.checksum;
       j["run_s"] = row.run_s;
+      j["phases_per_step_s"] = row.phases_per_step_s;
     }
     rows.push_back(j);
   }
@@ -255,7 +264,9 @@ nlohmann::json bench_json(const BenchResult& r) {
             {"fom_cell_updates_per_s", "interior cells / median step time"},
             {"effective_bandwidth_Bps", "the bytes a step must move (report traffic) / median step time"},
             {"speedup", "the baseline's median step time / this configuration's"},
-            {"run_s", "the configuration's whole run: set-up, steps, final checks, memory freed"}}}};
+            {"run_s", "the configuration's whole run: set-up, steps, final checks, memory freed"},
+            {"phases_per_step_s", "each timed phase's total over the run's timed steps (all but the "
+                                  "warm-up) / their number (the report's timers)"}}}};
 }
 
 std::string bench_csv(const BenchResult& r) {

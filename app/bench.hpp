@@ -33,7 +33,7 @@ struct BenchOptions {
 };
 
 // Sets a choice the command line makes outside the deck (layout, precision, backend, owner,
-// host-mem, prefetch, halo: the value as `halocline run --KEY VALUE` takes it). False when
+// host-mem, prefetch, halo, kokkos-tile: the value as `halocline run --KEY VALUE` takes it). False when
 // `key` is not one of them; DeckError (exit code 2) for a value it does not know.
 bool apply_strategy_key(Config& config, const std::string& key, const std::string& value);
 
@@ -56,6 +56,7 @@ struct BenchRow {
   double effective_Bps = 0;                   // bytes_per_step / median step time
   double speedup = 0;                         // baseline median / this median (0: no baseline)
   std::string checksum;                       // of the final state
+  std::map<std::string, double> phases_per_step_s;  // timed phase -> seconds per timed step
 };
 
 struct BenchResult {

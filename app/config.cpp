@@ -1,8 +1,35 @@
 // Names of the Config enums, as written in decks, reports and snapshots. io/deck.cpp
-// parses the same words, so a name printed here can always be read back.
+// parses the same words, so a name printed here can always be read back. The Kokkos tile is
+// a command-line choice only: its parser is here, beside its name.
 #include "app/config.hpp"
 
+#include <sstream>
+
+#include "io/deck.hpp"
+
 namespace halocline {
+
+std::array<int, 3> parse_kokkos_tile(const std::string& text, const std::string& option) {
+  if (text == "auto") return {0, 0, 0};
+  if (text == "kokkos") return {-1, -1, -1};
+  std::array<int, 3> tile{};
+  std::istringstream in(text);
+  char x1 = 0, x2 = 0;
+  std::string rest;
+  const bool read = static_cast<bool>(in >> tile[0] >> x1 >> tile[1] >> x2 >> tile[2]) && x1 == 'x' && x2 == 'x' &&
+                    !(in >> rest);
+  const long cells = static_cast<long>(tile[0]) * tile[1] * tile[2];
+  if (!read || tile[0] < 1 || tile[1] < 1 || tile[2] < 1 || cells > 1024)
+    throw DeckError(option + " '" + text + "': expected auto, kokkos or AxBxC (positive, at most 1024 cells, " +
+                    "e.g. 64x4x1)");
+  return tile;
+}
+
+std::string kokkos_tile_name(const std::array<int, 3>& tile) {
+  if (tile[0] == 0) return "auto";
+  if (tile[0] < 0) return "kokkos";
+  return std::to_string(tile[0]) + "x" + std::to_string(tile[1]) + "x" + std::to_string(tile[2]);
+}
 
 const char* precision_name(Precision p) {
   switch (p) {

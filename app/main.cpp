@@ -34,7 +34,7 @@ namespace {
 
 struct RunArgs {
   std::string deck;
-  std::string layout, precision, backend, owner, host_mem, prefetch, halo;
+  std::string layout, precision, backend, owner, host_mem, prefetch, halo, kokkos_tile;
   std::vector<int> ranks_grid;
   long steps = -1;
   std::vector<std::string> sets;
@@ -60,7 +60,7 @@ int do_run(const RunArgs& a) {
   hc::Config config = hc::load_deck(a.deck, a.sets);
   const std::pair<const char*, const std::string*> choices[] = {
       {"layout", &a.layout}, {"precision", &a.precision}, {"backend", &a.backend}, {"owner", &a.owner},
-      {"host-mem", &a.host_mem}, {"prefetch", &a.prefetch}, {"halo", &a.halo}};
+      {"host-mem", &a.host_mem}, {"prefetch", &a.prefetch}, {"halo", &a.halo}, {"kokkos-tile", &a.kokkos_tile}};
   for (const auto& [key, value] : choices)
     if (!value->empty()) hc::apply_strategy_key(config, key, *value);
   if (!a.ranks_grid.empty()) {
@@ -220,6 +220,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"on", "off"}));
   run->add_option("--halo", run_args.halo,
                   "halo exchange: auto | none | sync | overlap | gpu-aware (docs/halo.md)");
+  run->add_option("--kokkos-tile", run_args.kokkos_tile,
+                  "kokkos backend on a GPU: cells per thread block: auto | kokkos | AxBxC (docs/kokkos.md)");
   run->add_option("--ranks-grid", run_args.ranks_grid, "MPI ranks per direction: PX,PY,PZ")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
@@ -238,7 +240,7 @@ int main(int argc, char** argv) {
   CLI::App* bench = app.add_subcommand("bench", "run a deck over a matrix of strategies, N repetitions each");
   bench->add_option("deck", bench_args.deck, "TOML deck")->required();
   bench->add_option("--sweep", bench_args.sweeps,
-                    "key=v1,v2,...: layout, precision, backend, owner, host-mem, prefetch, halo, "
+                    "key=v1,v2,...: layout, precision, backend, owner, host-mem, prefetch, halo, kokkos-tile, "
                     "or a deck key (repeatable: the matrix of all)");
   bench->add_option("--repeat", bench_args.repeat,
                     "repetitions of each configuration: blocks of --steps steps in its one run")

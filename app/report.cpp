@@ -128,6 +128,7 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
       {"ranks_grid", {r.ranks_grid[0], r.ranks_grid[1], r.ranks_grid[2]}},
       {"output_mode", r.output_mode},
   };
+  if (c.backend == BackendKind::Kokkos) j["config"]["kokkos_tile"] = kokkos_tile_name(c.kokkos_tile);
   j["device"] = {{"kind", r.device.kind},
                  {"name", r.device.name},
                  {"memory_bytes", r.device.memory_bytes},

@@ -33,7 +33,7 @@ std::unique_ptr<Backend> make_typed(const Config& c, const Grid& g, const Placem
   switch (c.backend) {
     case BackendKind::Kokkos:
 #if defined(HALOCLINE_HAVE_KOKKOS)
-      return make_kokkos_backend<Real, L>(g, c.physics, bc, c.memory);
+      return make_kokkos_backend<Real, L>(g, c.physics, bc, c.memory, c.kokkos_tile);
 #else
       break;
 #endif

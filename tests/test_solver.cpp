@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "app/driver.hpp"
+#include "app/select.hpp"
 #include "app/verify.hpp"
 #include "io/deck.hpp"
 #include "tests/test_support.hpp"
@@ -129,4 +130,25 @@ TEST(Solver, SnapshotHoldsTheStateAtItsTime) {
   const std::vector<double> rho = hc::test::read_dataset(dir / "snapshot_0001.h5", "rho");
   const std::vector<double> expected(half.final_state.begin(), half.final_state.begin() + 64);
   EXPECT_EQ(rho, expected);
+}
+
+// The Kokkos backend's thread-block tiles (--kokkos-tile) change how the cells are walked,
+// never a bit of the answer: auto, Kokkos' own, the native 64 x 4 x 1, and an odd shape that
+// does not divide the grid, in every layout.
+TEST(Kokkos, TilesChangeNoBit) {
+  if (!hc::backend_unavailable(hc::BackendKind::Kokkos).empty()) GTEST_SKIP() << "no kokkos backend";
+  for (hc::LayoutKind layout : {hc::LayoutKind::AoS, hc::LayoutKind::SoA, hc::LayoutKind::AoSoA}) {
+    hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/kh.toml", {"grid.n=24"});
+    c.backend = hc::BackendKind::Kokkos;
+    c.layout = layout;
+    c.max_steps = 6;
+    c.kokkos_tile = hc::parse_kokkos_tile("auto", "--kokkos-tile");
+    const std::string expected = hc::run_quietly(c).checksum;
+    for (const char* tile : {"kokkos", "64x4x1", "7x3x2"}) {
+      c.kokkos_tile = hc::parse_kokkos_tile(tile, "--kokkos-tile");
+      EXPECT_EQ(hc::run_quietly(c).checksum, expected) << tile << " " << hc::layout_name(layout);
+    }
+  }
+  for (const char* bad : {"0x4x1", "64x4", "64x4x1x1", "64*4*1", "64x32x1", "auto2"})
+    EXPECT_THROW(hc::parse_kokkos_tile(bad, "--kokkos-tile"), hc::DeckError) << bad;
 }

@@ -22,6 +22,7 @@
 #include "kernels/kokkos/kokkos_backend.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <array>
 #include <fstream>
 #include <string>
 
@@ -63,8 +64,8 @@ template <class Real, class L>
 class KokkosBackend final : public Backend {
  public:
   KokkosBackend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
-                const MemoryStrategy& memory)
-      : grid_(grid), physics_(physics), boundary_(boundary), memory_(memory) {
+                const MemoryStrategy& memory, const std::array<int, 3>& tile)
+      : grid_(grid), physics_(physics), boundary_(boundary), memory_(memory), tile_(tile) {
     using kokkos_detail::Where;
     const std::size_t bytes = L::storage_size(grid.ncells) * sizeof(Real);
     int arrays = 3;
@@ -150,7 +151,7 @@ class KokkosBackend final : public Backend {
   }
   void plan_step() override {
     double rate = static_cast<double>(
-        kokkos_detail::max_signal_rate(exec().compute, grid_, physics_, state(Slot::U0)));
+        kokkos_detail::max_signal_rate(compute_launch(), grid_, physics_, state(Slot::U0)));
     if (global_max_) rate = global_max_(rate);
     halocline::plan_step(control_, rate, current_);
   }
@@ -177,7 +178,7 @@ class KokkosBackend final : public Backend {
 
   void compute_fluxes(int d, Slot slot, const CellBox& cells) override {
     if (!(control_.dt > 0) || cells.empty()) return;
-    kokkos_detail::compute_fluxes_along(exec().compute, grid_, physics_, cells, state(slot),
+    kokkos_detail::compute_fluxes_along(compute_launch(), grid_, physics_, cells, state(slot),
                                         ref_of(flux_[d]), d);
   }
 
@@ -186,7 +187,7 @@ class KokkosBackend final : public Backend {
     if (!(control_.dt > 0)) {
       // A step past a stop carries u0 over; after a fault u0 is the last good state.
       if (stage == 2 && !control_.failed)
-        kokkos_detail::carry_stage(exec().compute, grid_, cells, state(Slot::U0), next_solution());
+        kokkos_detail::carry_stage(compute_launch(), grid_, cells, state(Slot::U0), next_solution());
       return;
     }
     StageUpdate st{};
@@ -196,7 +197,7 @@ class KokkosBackend final : public Backend {
       st.dt_over_dx[d] = st.active[d] ? control_.dt / grid_.dx[d] : 0.0;
     }
     const StateRef<Real, L> flux[3] = {ref_of(flux_[0]), ref_of(flux_[1]), ref_of(flux_[2])};
-    kokkos_detail::update_stage(exec().compute, grid_, cells, st, state(Slot::U0), state(Slot::U1),
+    kokkos_detail::update_stage(compute_launch(), grid_, cells, st, state(Slot::U0), state(Slot::U1),
                                 stage == 1 ? state(Slot::U1) : next_solution(), flux);
   }
 
@@ -289,6 +290,8 @@ class KokkosBackend final : public Backend {
   StateRef<Real, L> next_solution() const { return ref_of(solution_[1 - current_]); }
 
   kokkos_detail::Instances& exec() { return instances_; }
+  // The cell loops of a stage: on the compute instance, in the tiles the run asked for.
+  kokkos_detail::Launch compute_launch() const { return {instances_.compute, tile_}; }
   const kokkos_detail::Instances& exec() const { return instances_; }
   // Where the exchange's work runs: the halo instance when the strategy overlaps.
   const kokkos_detail::Exec& stream_of_halo() const {
@@ -317,6 +320,7 @@ class KokkosBackend final : public Backend {
   Physics physics_;
   BoundaryFaces boundary_;
   MemoryStrategy memory_;
+  std::array<int, 3> tile_;  // --kokkos-tile (see kokkos_detail::Launch)
   kokkos_detail::Instances instances_;
   Buffer solution_[2];  // u0 and unew, by turns (see Slot in app/backend.hpp)
   int current_ = 0;     // which of solution_ is u0
@@ -336,19 +340,20 @@ class KokkosBackend final : public Backend {
 
 template <class Real, class L>
 std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics,
-                                             const BoundaryFaces& boundary, const MemoryStrategy& memory) {
+                                             const BoundaryFaces& boundary, const MemoryStrategy& memory,
+                                             const std::array<int, 3>& tile) {
   if (kokkos_detail::kHostExecution && memory.owner != Owner::Device)
     throw DeckError(std::string("--owner ") + owner_name(memory.owner) + ": the kokkos backend runs on " +
                     Kokkos::DefaultExecutionSpace::name() +
                     ", whose memory is the host's: only the device owner model applies there");
-  return std::make_unique<KokkosBackend<Real, L>>(grid, physics, boundary, memory);
+  return std::make_unique<KokkosBackend<Real, L>>(grid, physics, boundary, memory, tile);
 }
 
 bool kokkos_on_gpu() { return !kokkos_detail::kHostExecution; }
 
 #define HALOCLINE_INSTANTIATE(REAL, LAYOUT)                                              \
   template std::unique_ptr<Backend> make_kokkos_backend<REAL, LAYOUT>(                   \
-      const Grid&, const Physics&, const BoundaryFaces&, const MemoryStrategy&);
+      const Grid&, const Physics&, const BoundaryFaces&, const MemoryStrategy&, const std::array<int, 3>&);
 HALOCLINE_FOR_EACH_PRECISION_AND_LAYOUT(HALOCLINE_INSTANTIATE)
 #undef HALOCLINE_INSTANTIATE
 

@@ -3,6 +3,7 @@
 // a GPU).
 #pragma once
 
+#include <array>
 #include <memory>
 
 #include "app/backend.hpp"
@@ -15,9 +16,11 @@ namespace halocline {
 
 // Layout L is AoS, SoA or AoSoA (layouts/layouts.hpp); Real is double or float. The owner
 // models other than device need a GPU build of Kokkos (DeckError, exit code 2, otherwise).
+// `tile`: the cells per thread block of the cell loops (Config::kokkos_tile).
 template <class Real, class L>
 std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics,
-                                             const BoundaryFaces& boundary, const MemoryStrategy& memory);
+                                             const BoundaryFaces& boundary, const MemoryStrategy& memory,
+                                             const std::array<int, 3>& tile);
 
 // Whether Kokkos' default execution space is a GPU's (CUDA, HIP).
 bool kokkos_on_gpu();

@@ -22,14 +22,14 @@ struct RateParams {
 };
 
 template <class Real, class L>
-void update_stage(const Exec& exec, const Grid& g, const CellBox& box, const StageUpdate& st,
+void update_stage(const Launch& on, const Grid& g, const CellBox& box, const StageUpdate& st,
                   const StateRef<Real, L>& u0, const StateRef<Real, L>& u1,
                   const StateRef<Real, L>& out, const StateRef<Real, L> (&flux)[3]) {
   const FluxArrays<Real, L> fl{{flux[0], flux[1], flux[2]}};
   const Strides str{{g.stride[0], g.stride[1], g.stride[2]}};
   const std::size_t sy = g.stride[1], sz = g.stride[2];
   Kokkos::parallel_for(
-      "update", cells_of(exec, box), KOKKOS_LAMBDA(int i, int j, int k) {
+      "update", cells_of(on, box), KOKKOS_LAMBDA(int i, int j, int k) {
         const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
         update_cell(u0, u1, out, fl.f, str.s, st, c);
       });
@@ -37,18 +37,18 @@ void update_stage(const Exec& exec, const Grid& g, const CellBox& box, const Sta
 
 // The second stage of a step that does nothing: u0 carried over into unew (see carry_cell).
 template <class Real, class L>
-void carry_stage(const Exec& exec, const Grid& g, const CellBox& box, const StateRef<Real, L>& u0,
+void carry_stage(const Launch& on, const Grid& g, const CellBox& box, const StateRef<Real, L>& u0,
                  const StateRef<Real, L>& unew) {
   const std::size_t sy = g.stride[1], sz = g.stride[2];
   Kokkos::parallel_for(
-      "carry", cells_of(exec, box), KOKKOS_LAMBDA(int i, int j, int k) {
+      "carry", cells_of(on, box), KOKKOS_LAMBDA(int i, int j, int k) {
         carry_cell(u0, unew, static_cast<std::size_t>(i) + sy * j + sz * k);
       });
 }
 
 // max over interior cells of sum_d (|u_d| + c) / dx_d.
 template <class Real, class L>
-Real max_signal_rate(const Exec& exec, const Grid& g, const Physics& ph,
+Real max_signal_rate(const Launch& on, const Grid& g, const Physics& ph,
                      const StateRef<Real, L>& u) {
   RateParams<Real> p{};
   for (int d = 0; d < 3; ++d) {
@@ -59,7 +59,7 @@ Real max_signal_rate(const Exec& exec, const Grid& g, const Physics& ph,
   const std::size_t sy = g.stride[1], sz = g.stride[2];
   Real result = 0;
   Kokkos::parallel_reduce(
-      "signal_rate", cells_of(exec, interior_cells(g)),
+      "signal_rate", cells_of(on, interior_cells(g)),
       KOKKOS_LAMBDA(int i, int j, int k, Real& local_max) {
         const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
         Cons<Real> w;
