@@ -5,13 +5,16 @@
 # (tools/gpu/halo_bench.sh; with two GPUs also 2-rank weak scaling). Run tools/gpu/prepare.sh on
 # the CPU machine first and bring .gpu-deps/ along.
 #
-#   tools/gpu/check.sh OUTDIR [tests|bench|halo|tests+halo|lab|kokkos|all]
+#   tools/gpu/check.sh OUTDIR [tests|bench|halo|tests+halo|lab|kokkos|scale|all]
 #
 # lab: `halocline info` and `halocline probe`, then the strategy lab's full sweep of
 # bench.toml at LAB_N^3 (default 256): layout x precision x owner x halo x host-mem, one run per
 # configuration with LAB_REPEAT repetitions of LAB_STEPS steps each, and the plots
 # (tools/plot.py) where matplotlib is installed;
 # everything in OUTDIR/lab.tgz (draw the plots on the CPU machine otherwise).
+#
+# scale: tools/gpu/scale.sh over the GPUs of this machine (1, 2, 4, 8 ranks, one per GPU):
+# weak and strong scaling of sync and overlap, the tables in OUTDIR/scale.md (issue 8).
 #
 # kokkos: with KOKKOS_ROOT, the test suite on the Kokkos GPU backend (MPI tests left out;
 # KOKKOS_SKIP_TESTS=1 skips it) and bench.toml at KOKKOS_SIZES (default "256 512") for both
@@ -23,7 +26,7 @@
 # With KOKKOS_ROOT set to a Kokkos GPU install, the Kokkos backend is built too; without
 # it the Kokkos GPU runs are skipped, and this says so.
 set -uo pipefail
-out=${1:?usage: tools/gpu/check.sh OUTDIR [tests|bench|halo|tests+halo|lab|kokkos|all]}
+out=${1:?usage: tools/gpu/check.sh OUTDIR [tests|bench|halo|tests+halo|lab|kokkos|scale|all]}
 what=${2:-all}
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -85,6 +88,14 @@ if [ "$what" = all ] || [ "$what" = halo ] || [ "$what" = tests+halo ]; then
   cat "$out/halo.md"
   # One archive: the device tool brings back a limited number of files.
   tar czf "$out/halo.tgz" -C "$out" halo && rm -rf "$out/halo"
+fi
+if [ "$what" = scale ]; then
+  # Weak and strong scaling over the GPUs of this machine (tools/gpu/scale.sh; SCALE_* as
+  # documented there), the tables in scale.md, the reports in scale.tgz.
+  tools/gpu/scale.sh "$build/bin/halocline" "$out/scale" > "$out/scale.log" 2>&1 || status=1
+  python3 tools/gpu/summarize_scaling.py "$out/scale" > "$out/scale.md" 2>&1 || status=1
+  cat "$out/scale.md"
+  tar czf "$out/scale.tgz" -C "$out" scale && rm -rf "$out/scale"
 fi
 if [ "$what" = kokkos ]; then
   # The Kokkos GPU backend beside the native one (needs KOKKOS_ROOT): the GPU tests of both

@@ -12,7 +12,7 @@
 #   strong: SCALE_STRONG_N^3 cells in all (default "512 1024"), split over the ranks; a
 #           configuration that does not fit in the ranks' GPUs exits 2 and is listed as such
 #
-# Rehearsal on a CPU machine (the Kokkos backend, many ranks on few cores: the numbers say
+# MPIRUN names the launcher (default mpirun). Rehearsal on a CPU machine (the Kokkos backend, many ranks on few cores: the numbers say
 # nothing about a GPU, the script and the reports are what is checked):
 #   SCALE_BACKEND=kokkos SCALE_RANKS="1 2 4 8" SCALE_WEAK_N=24 SCALE_STRONG_N=48 \
 #     tools/gpu/scale.sh build/bin/halocline out/scale
@@ -45,7 +45,7 @@ run() {
   local name=$1 p=$2 nx=$3 ny=$4 nz=$5 halo=$6
   read -r px py pz <<< "$(grid_of "$p")" || return
   echo "== $name: $p ranks ($px,$py,$pz), ${nx}x${ny}x${nz}, halo $halo"
-  mpirun --oversubscribe -n "$p" --bind-to none "$bin" run inputs/bench.toml --backend "$backend" \
+  "${MPIRUN:-mpirun}" --oversubscribe -n "$p" --bind-to none "$bin" run inputs/bench.toml --backend "$backend" \
     --set grid.nx="$nx" --set grid.ny="$ny" --set grid.nz="$nz" --ranks-grid "$px,$py,$pz" \
     --layout soa --precision fp64 --owner device --host-mem pinned --halo "$halo" \
     --steps "$steps" --no-probe --quiet --out "$out/tmp_$name" --report "$out/$name.json" \

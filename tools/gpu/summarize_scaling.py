@@ -49,6 +49,10 @@ def per_step(report, phase):
 
 
 def table(kind, n, halo, by_p):
+    for r in by_p.values():  # too few steps for a step-time sample
+        if "report" in r and "median" not in r["report"]["step_time_s"]:
+            r["why"] = "no step-time samples: more steps needed (SCALE_STEPS)"
+            del r["report"]
     ran = {p: r["report"] for p, r in by_p.items() if "report" in r}
     p0 = min(ran) if ran else None
     what = f"{n}^3 per rank" if kind == "weak" else f"{n}^3 in all"
@@ -58,7 +62,7 @@ def table(kind, n, halo, by_p):
     for p in sorted(by_p):
         r = by_p[p]
         if "report" not in r:
-            lines.append(f"| {p} | did not run (exit {r['rc']}): {r['why']} | | | | |")
+            lines.append(f"| {p} | not measured (exit {r['rc']}): {r['why']} | | | | |")
             continue
         t = r["report"]["step_time_s"]
         step = t["median"]
