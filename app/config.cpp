@@ -12,6 +12,7 @@ namespace halocline {
 std::array<int, 3> parse_kokkos_tile(const std::string& text, const std::string& option) {
   if (text == "auto") return {0, 0, 0};
   if (text == "kokkos") return {-1, -1, -1};
+  if (text == "flat") return {-2, -2, -2};
   std::array<int, 3> tile{};
   std::istringstream in(text);
   char x1 = 0, x2 = 0;
@@ -20,13 +21,14 @@ std::array<int, 3> parse_kokkos_tile(const std::string& text, const std::string&
                     !(in >> rest);
   const long cells = static_cast<long>(tile[0]) * tile[1] * tile[2];
   if (!read || tile[0] < 1 || tile[1] < 1 || tile[2] < 1 || cells > 1024)
-    throw DeckError(option + " '" + text + "': expected auto, kokkos or AxBxC (positive, at most 1024 cells, " +
+    throw DeckError(option + " '" + text + "': expected auto, kokkos, flat or AxBxC (positive, at most 1024 cells, " +
                     "e.g. 64x4x1)");
   return tile;
 }
 
 std::string kokkos_tile_name(const std::array<int, 3>& tile) {
   if (tile[0] == 0) return "auto";
+  if (tile[0] == -2) return "flat";
   if (tile[0] < 0) return "kokkos";
   return std::to_string(tile[0]) + "x" + std::to_string(tile[1]) + "x" + std::to_string(tile[2]);
 }

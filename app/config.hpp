@@ -110,11 +110,11 @@ struct Config {
   std::array<int, 3> ranks_grid{0, 0, 0};  // ranks per direction; all 0: MPI chooses
   // The Kokkos backend's cells per thread block (i, j, k) on a GPU (--kokkos-tile):
   // {0, 0, 0} auto (the native backend's 64 x 4 x 1; Kokkos' own on the host), {-1, -1, -1}
-  // Kokkos' own tiling.
+  // Kokkos' own tiling, {-2, -2, -2} flat (one 1-D range over the cells, no tiles).
   std::array<int, 3> kokkos_tile{0, 0, 0};
 };
 
-// --kokkos-tile: "auto", "kokkos" or "AxBxC" (positive, at most 1024 cells) -> Config's form.
+// --kokkos-tile: "auto", "kokkos", "flat" or "AxBxC" (positive, at most 1024 cells) -> Config's form.
 // DeckError (exit code 2) otherwise.
 std::array<int, 3> parse_kokkos_tile(const std::string& text, const std::string& option);
 std::string kokkos_tile_name(const std::array<int, 3>& tile);

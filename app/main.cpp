@@ -221,7 +221,7 @@ int main(int argc, char** argv) {
   run->add_option("--halo", run_args.halo,
                   "halo exchange: auto | none | sync | overlap | gpu-aware (docs/halo.md)");
   run->add_option("--kokkos-tile", run_args.kokkos_tile,
-                  "kokkos backend on a GPU: cells per thread block: auto | kokkos | AxBxC (docs/kokkos.md)");
+                  "kokkos backend: cells per thread block: auto | kokkos | flat | AxBxC (docs/kokkos.md)");
   run->add_option("--ranks-grid", run_args.ranks_grid, "MPI ranks per direction: PX,PY,PZ")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);

@@ -20,10 +20,12 @@ constexpr bool kHostExecution =
 
 // Where and how a cell loop runs: the instance, and the tile of cells (i, j, k) that one
 // thread block takes on a GPU (--kokkos-tile): {0, 0, 0} the backend's choice, {-1, -1, -1}
-// Kokkos' own tiling, otherwise the tile given.
+// Kokkos' own tiling, {-2, -2, -2} no tiles at all (one flat range, see for_cells), otherwise
+// the tile given.
 struct Launch {
   Exec exec;
   std::array<int, 3> tile{0, 0, 0};
+  bool flat() const { return tile[0] == -2; }
 };
 
 // The cells of `box`, extended by `extra` cells on the high side of direction d (for the
@@ -35,10 +37,75 @@ struct Launch {
 inline Box3 cells_of(const Launch& on, const CellBox& box, int d = -1, int extra = 0) {
   int hi[3];
   for (int a = 0; a < 3; ++a) hi[a] = box.hi[a] + (a == d ? extra : 0);
-  const bool kokkos_tiles = on.tile[0] < 0 || (on.tile[0] == 0 && kHostExecution);
+  const bool kokkos_tiles = on.tile[0] < 0 || (on.tile[0] == 0 && kHostExecution);  // (flat: unused)
   if (kokkos_tiles) return Box3(on.exec, {box.lo[0], box.lo[1], box.lo[2]}, {hi[0], hi[1], hi[2]});
   const std::array<int, 3> t = on.tile[0] > 0 ? on.tile : std::array<int, 3>{64, 4, 1};
   return Box3(on.exec, {box.lo[0], box.lo[1], box.lo[2]}, {hi[0], hi[1], hi[2]}, {t[0], t[1], t[2]});
+}
+
+// A cell functor f(i, j, k) (or f(i, j, k, value) for a reduction) over one flat index of
+// the box's cells, i fastest: the mapping a hand-written kernel makes from a 1-D thread index.
+template <class F>
+struct FlatCells {
+  F f;
+  int lo[3], n0, n1;
+  KOKKOS_INLINE_FUNCTION void cell(long idx, int& i, int& j, int& k) const {
+    const long row = idx / n0;
+    i = lo[0] + static_cast<int>(idx - row * n0);
+    j = lo[1] + static_cast<int>(row % n1);
+    k = lo[2] + static_cast<int>(row / n1);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(long idx) const {
+    int i, j, k;
+    cell(idx, i, j, k);
+    f(i, j, k);
+  }
+};
+
+// The same for a reduction of values of type T (one operator(), as Kokkos deduces T from it).
+template <class F, class T>
+struct FlatReduce {
+  FlatCells<F> cells;
+  KOKKOS_INLINE_FUNCTION void operator()(long idx, T& value) const {
+    int i, j, k;
+    cells.cell(idx, i, j, k);
+    cells.f(i, j, k, value);
+  }
+};
+
+// The functor that decodes the flat index of the box of cells_of(on, box, d, extra), and
+// that box's flat range.
+template <class F>
+FlatCells<F> flat_cells(const CellBox& box, int d, int extra, const F& f) {
+  return FlatCells<F>{f, {box.lo[0], box.lo[1], box.lo[2]}, box.hi[0] + (d == 0 ? extra : 0) - box.lo[0],
+                      box.hi[1] + (d == 1 ? extra : 0) - box.lo[1]};
+}
+inline Kokkos::RangePolicy<Exec, Kokkos::IndexType<long>> flat_range(const Launch& on, const CellBox& box, int d,
+                                                                     int extra) {
+  long count = 1;
+  for (int a = 0; a < 3; ++a) count *= box.hi[a] + (a == d ? extra : 0) - box.lo[a];
+  return Kokkos::RangePolicy<Exec, Kokkos::IndexType<long>>(on.exec, 0, count);
+}
+
+// Runs f(i, j, k) over the cells of cells_of(on, box, d, extra): as a tiled rank-3 range,
+// or with --kokkos-tile flat as one flat range.
+template <class F>
+void for_cells(const char* name, const Launch& on, const CellBox& box, int d, int extra, const F& f) {
+  if (box.empty()) return;
+  if (on.flat())
+    Kokkos::parallel_for(name, flat_range(on, box, d, extra), flat_cells(box, d, extra, f));
+  else
+    Kokkos::parallel_for(name, cells_of(on, box, d, extra), f);
+}
+
+// The same for a reduction f(i, j, k, value) with Kokkos reducer `reducer`.
+template <class F, class Reducer>
+void reduce_cells(const char* name, const Launch& on, const CellBox& box, const F& f, const Reducer& reducer) {
+  if (on.flat())
+    Kokkos::parallel_reduce(name, flat_range(on, box, -1, 0),
+                            FlatReduce<F, typename Reducer::value_type>{flat_cells(box, -1, 0, f)}, reducer);
+  else
+    Kokkos::parallel_reduce(name, cells_of(on, box), f, reducer);
 }
 
 }  // namespace halocline::kokkos_detail

@@ -28,8 +28,8 @@ void update_stage(const Launch& on, const Grid& g, const CellBox& box, const Sta
   const FluxArrays<Real, L> fl{{flux[0], flux[1], flux[2]}};
   const Strides str{{g.stride[0], g.stride[1], g.stride[2]}};
   const std::size_t sy = g.stride[1], sz = g.stride[2];
-  Kokkos::parallel_for(
-      "update", cells_of(on, box), KOKKOS_LAMBDA(int i, int j, int k) {
+  for_cells(
+      "update", on, box, -1, 0, KOKKOS_LAMBDA(int i, int j, int k) {
         const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
         update_cell(u0, u1, out, fl.f, str.s, st, c);
       });
@@ -40,8 +40,8 @@ template <class Real, class L>
 void carry_stage(const Launch& on, const Grid& g, const CellBox& box, const StateRef<Real, L>& u0,
                  const StateRef<Real, L>& unew) {
   const std::size_t sy = g.stride[1], sz = g.stride[2];
-  Kokkos::parallel_for(
-      "carry", cells_of(on, box), KOKKOS_LAMBDA(int i, int j, int k) {
+  for_cells(
+      "carry", on, box, -1, 0, KOKKOS_LAMBDA(int i, int j, int k) {
         carry_cell(u0, unew, static_cast<std::size_t>(i) + sy * j + sz * k);
       });
 }
@@ -58,8 +58,8 @@ Real max_signal_rate(const Launch& on, const Grid& g, const Physics& ph,
   const Real gamma = static_cast<Real>(ph.gamma);
   const std::size_t sy = g.stride[1], sz = g.stride[2];
   Real result = 0;
-  Kokkos::parallel_reduce(
-      "signal_rate", cells_of(on, interior_cells(g)),
+  reduce_cells(
+      "signal_rate", on, interior_cells(g),
       KOKKOS_LAMBDA(int i, int j, int k, Real& local_max) {
         const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
         Cons<Real> w;
