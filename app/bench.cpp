@@ -199,14 +199,21 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
       row.skipped = e.what();
     } catch (const ResourceError& e) {
       row.skipped = e.what();
+    } catch (const Interrupted&) {
+      throw;  // SIGINT, SIGTERM: the sweep ends (bench.json holds what it measured)
+    } catch (const std::exception& e) {
+      // This configuration failed (a numerical fault, a runtime's refusal): it is listed
+      // as failed, and the sweep goes on to the others.
+      row.failed = e.what();
     }
-    if (row.skipped.empty()) {
+    if (row.ran()) {
       row.min_s = *std::min_element(row.step_s.begin(), row.step_s.end());
       row.max_s = *std::max_element(row.step_s.begin(), row.step_s.end());
       row.median_s = median_of(row.step_s);
       row.effective_Bps = row.median_s > 0 ? row.bytes_per_step / row.median_s : 0.0;
     } else if (progress) {
-      *progress << "bench: " << row.name << " skipped: " << row.skipped << '\n';
+      *progress << "bench: " << row.name << (row.failed.empty() ? " skipped: " + row.skipped : " FAILED: " + row.failed)
+                << '\n';
     }
     result.rows.push_back(row);
     if (after_each) after_each(result);
@@ -222,10 +229,10 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
       break;
     }
   }
-  if (base && base->skipped.empty()) {
+  if (base && base->ran()) {
     result.baseline = base->name;
     for (BenchRow& row : result.rows)
-      if (row.skipped.empty() && row.median_s > 0) row.speedup = base->median_s / row.median_s;
+      if (row.ran() && row.median_s > 0) row.speedup = base->median_s / row.median_s;
   }
   return result;
 }
@@ -236,6 +243,8 @@ nlohmann::json bench_json(const BenchResult& r) {
     nlohmann::json j = {{"name", row.name}, {"values", row.values}};
     if (!row.skipped.empty()) {
       j["skipped"] = row.skipped;
+    } else if (!row.failed.empty()) {
+      j["failed"] = row.failed;
     } else {
       j["step_s"] = {{"min", row.min_s}, {"median", row.median_s}, {"max", row.max_s}, {"repetitions", row.step_s}};
       j["fom_cell_updates_per_s"] = row.cells / row.median_s;
@@ -276,10 +285,10 @@ std::string bench_csv(const BenchResult& r) {
   os << std::setprecision(9);
   for (const BenchRow& row : r.rows) {
     for (const SweepAxis& a : r.options.sweeps) os << row.values.at(a.key) << ',';
-    if (!row.skipped.empty()) {
-      std::string reason = row.skipped;
+    if (!row.ran()) {
+      std::string reason = row.failed.empty() ? row.skipped : row.failed;
       std::replace(reason.begin(), reason.end(), '"', '\'');
-      os << "skipped,,,,,,,\"" << reason << "\"\n";
+      os << (row.failed.empty() ? "skipped" : "failed") << ",,,,,,,\"" << reason << "\"\n";
     } else {
       os << "ran," << row.min_s << ',' << row.median_s << ',' << row.max_s << ',' << row.cells / row.median_s
          << ',' << row.effective_Bps << ',' << row.speedup << ",\n";
@@ -296,8 +305,8 @@ void print_bench(std::ostream& os, const BenchResult& r) {
      << std::setw(9) << "TB/s" << std::setw(9) << "speedup" << '\n';
   for (const BenchRow& row : r.rows) {
     os << std::left << std::setw(static_cast<int>(width)) << row.name << std::right;
-    if (!row.skipped.empty()) {
-      os << "skipped: " << row.skipped << '\n';
+    if (!row.ran()) {
+      os << (row.failed.empty() ? "skipped: " + row.skipped : "FAILED: " + row.failed) << '\n';
       continue;
     }
     os << std::fixed << std::setprecision(3) << std::setw(11) << row.median_s * 1e3 << std::setw(10)
@@ -306,7 +315,7 @@ void print_bench(std::ostream& os, const BenchResult& r) {
   }
   os << std::defaultfloat << std::setprecision(6) << "one run per configuration: " << r.options.repeat
      << " repetitions of " << r.options.steps << " steps after " << kWarmupSteps + kTracedStepsUnsampled
-     << " untimed ones; baseline: " << (r.baseline.empty() ? "none (skipped)" : r.baseline) << '\n';
+     << " untimed ones; baseline: " << (r.baseline.empty() ? "none (not run)" : r.baseline) << '\n';
 }
 
 }  // namespace halocline

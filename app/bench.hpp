@@ -46,7 +46,9 @@ std::map<std::string, std::string> parse_baseline(const std::string& text);
 struct BenchRow {
   std::map<std::string, std::string> values;  // the swept key -> value of this configuration
   std::string name;                           // "layout=soa precision=fp64"
-  std::string skipped;                        // why it could not run; empty when it ran
+  std::string skipped;                        // why it could not run here; empty when it ran
+  std::string failed;                         // what went wrong when it ran and failed
+  bool ran() const { return skipped.empty() && failed.empty(); }
   std::vector<double> step_s;                 // median step time of each repetition (block)
   std::vector<double> fom;                    // cell updates per second of each repetition
   double run_s = 0;                           // the whole run, set-up to memory freed

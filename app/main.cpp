@@ -126,7 +126,7 @@ int plot_bench(const std::filesystem::path& out, const hc::BenchResult& r) {
   for (const hc::BenchRow& row : r.rows)
     if (row.name == r.baseline) base = &row;
   for (std::size_t i = 0; base && i < r.rows.size(); ++i) {
-    bool same = r.rows[i].skipped.empty();
+    bool same = r.rows[i].ran();
     for (const auto& [key, value] : r.rows[i].values) same = same && (key == "halo" || base->values.at(key) == value);
     if (same) command += " --report '" + (out / "runs" / std::to_string(i) / "report.json").string() + "'";
   }
@@ -157,6 +157,11 @@ int do_bench(const BenchArgs& a) {
   hc::print_bench(std::cout, r);
   std::cout << "bench " << (out / "bench.json").string() << ", " << (out / "bench.csv").string() << '\n';
   if (a.plot && plot_bench(out, r) != 0) throw std::runtime_error("--plot: tools/plot.py failed");
+  const long failed = std::count_if(r.rows.begin(), r.rows.end(), [](const hc::BenchRow& row) { return !row.failed.empty(); });
+  if (failed > 0) {
+    std::cerr << "halocline: bench: " << failed << " configuration(s) failed (listed in bench.json)\n";
+    return 1;
+  }
   return 0;
 }
 

@@ -43,7 +43,7 @@ def label(values, keys):
 
 def bench_plots(bench, out):
     """Per swept key, its values with the other keys at the baseline; then every run."""
-    rows = [r for r in bench["rows"] if "skipped" not in r]
+    rows = [r for r in bench["rows"] if "step_s" in r]  # those that ran (not skipped, not failed)
     if not rows:
         return
     keys = [s["key"] for s in bench["sweeps"]]
