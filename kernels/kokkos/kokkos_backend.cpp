@@ -44,15 +44,8 @@ namespace {
 // kernel says is available (MemAvailable): a clear message and exit code 2 rather than the
 // out-of-memory killer in the middle of a run.
 void check_host_memory(std::size_t needed) {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  std::size_t kib = 0;
-  while (meminfo >> key >> kib) {
-    if (key == "MemAvailable:") break;
-    meminfo.ignore(256, '\n');
-  }
-  if (key != "MemAvailable:") return;  // not Linux: nothing to compare with
-  const std::size_t available = kib * 1024;
+  const std::size_t available = available_host_bytes();
+  if (available == 0) return;  // not Linux: nothing to compare with
   if (needed > available)
     throw ResourceError("this grid needs " + std::to_string(needed) + " bytes (" +
                         std::to_string(needed >> 30) + " GiB) of host memory for its arrays; " +
@@ -97,7 +90,7 @@ class KokkosBackend final : public Backend {
   void set_state(const std::vector<double>& canonical) override {
     Buffer& u0 = solution_[current_];
     if (!staging_.get()) {  // the host writes the arrays in place (managed, or a host space)
-      exec().compute.fence();
+      instances_.compute.fence();
       from_canonical<Real, L>(grid_, canonical, static_cast<Real*>(u0.get()));
       // Every array's pages go to the device now, not by page faults in the first step.
       if (memory_.prefetch)
@@ -105,9 +98,9 @@ class KokkosBackend final : public Backend {
           prefetch(*b, true, Purpose::Setup);
     } else {
       from_canonical<Real, L>(grid_, canonical, static_cast<Real*>(staging_.get()));
-      copy(u0, staging_, Purpose::Setup, exec().compute);
+      copy(u0, staging_, Purpose::Setup, instances_.compute);
     }
-    exec().compute.fence();
+    instances_.compute.fence();
   }
 
   void get_state(std::vector<double>& canonical, Purpose purpose) override {
@@ -115,12 +108,12 @@ class KokkosBackend final : public Backend {
     if (memory_.owner == Owner::Host) {
       source = &staging_;  // the host's copy is the state
     } else if (staging_.get()) {
-      copy(staging_, solution_[current_], purpose, exec().compute);
+      copy(staging_, solution_[current_], purpose, instances_.compute);
       source = &staging_;
     } else if (memory_.prefetch) {
       host_touched_ = prefetch(solution_[current_], false, purpose);
     }
-    exec().compute.fence();
+    instances_.compute.fence();
     to_canonical<Real, L>(grid_, static_cast<const Real*>(source->get()), canonical);
   }
 
@@ -131,7 +124,7 @@ class KokkosBackend final : public Backend {
   // prefetch: after the host touched the state (a snapshot), its pages go back first.
   void upload_state() override {
     if (memory_.owner == Owner::Host)
-      copy(solution_[current_], staging_, Purpose::Step, exec().compute);
+      copy(solution_[current_], staging_, Purpose::Step, instances_.compute);
     else if (host_touched_)
       prefetch(solution_[current_], true, Purpose::Step);
     host_touched_ = false;
@@ -139,8 +132,8 @@ class KokkosBackend final : public Backend {
   // Host owner: the step ends with the state back on the host, which owns it again.
   void download_state() override {
     if (memory_.owner != Owner::Host) return;
-    copy(staging_, solution_[current_], Purpose::Step, exec().compute);
-    exec().compute.fence();
+    copy(staging_, solution_[current_], Purpose::Step, instances_.compute);
+    instances_.compute.fence();
   }
 
   // ---- Time-step controller (on the host) -------------------------------------------
@@ -164,8 +157,8 @@ class KokkosBackend final : public Backend {
     current_ = which == AfterFault::Broken ? control_.failed_array : 1 - control_.failed_array;
     // The host owner's state is its host copy: bring the chosen state there.
     if (memory_.owner == Owner::Host) {
-      copy(staging_, solution_[current_], Purpose::Output, exec().compute);
-      exec().compute.fence();
+      copy(staging_, solution_[current_], Purpose::Output, instances_.compute);
+      instances_.compute.fence();
     }
   }
   StepControl step_status(bool /*exact*/) override { return control_; }
@@ -221,10 +214,10 @@ class KokkosBackend final : public Backend {
     }
   }
   void begin_halo() override {
-    if (halo_setup_.strategy == HaloStrategy::Overlap) halo_ready_.after(exec().halo, exec().compute);
+    if (halo_setup_.strategy == HaloStrategy::Overlap) halo_ready_.after(instances_.halo, instances_.compute);
   }
   void end_halo() override {
-    if (halo_setup_.strategy == HaloStrategy::Overlap) halo_done_.after(exec().compute, exec().halo);
+    if (halo_setup_.strategy == HaloStrategy::Overlap) halo_done_.after(instances_.compute, instances_.halo);
   }
   void pack_halo(int d, Slot slot) override {
     kokkos_detail::halo_loop<true>(stream_of_halo(), grid_, state(slot), d, halo_setup_.exchanged[d],
@@ -262,7 +255,7 @@ class KokkosBackend final : public Backend {
   // Device events on the instance's stream on a GPU; the host clock after a fence of the
   // instance on the host execution spaces (free there: they run in the call).
   std::unique_ptr<PhaseClock> make_clock(Stream stream) override {
-    return kokkos_detail::make_clock_for(stream == Stream::Halo ? stream_of_halo() : exec().compute);
+    return kokkos_detail::make_clock_for(stream == Stream::Halo ? stream_of_halo() : instances_.compute);
   }
 
   DeviceInfo device_info() const override { return kokkos_device_info(); }
@@ -289,10 +282,8 @@ class KokkosBackend final : public Backend {
   StateRef<Real, L> state(Slot slot) const { return slot == Slot::U0 ? ref_of(solution_[current_]) : ref_of(stage_); }
   StateRef<Real, L> next_solution() const { return ref_of(solution_[1 - current_]); }
 
-  kokkos_detail::Instances& exec() { return instances_; }
   // The cell loops of a stage: on the compute instance, in the tiles the run asked for.
   kokkos_detail::Launch compute_launch() const { return {instances_.compute, tile_}; }
-  const kokkos_detail::Instances& exec() const { return instances_; }
   // Where the exchange's work runs: the halo instance when the strategy overlaps.
   const kokkos_detail::Exec& stream_of_halo() const {
     return halo_setup_.strategy == HaloStrategy::Overlap ? instances_.halo : instances_.compute;
@@ -310,7 +301,7 @@ class KokkosBackend final : public Backend {
   }
   // A managed array's pages to the device or the host, counted as a managed transfer.
   bool prefetch(const Buffer& b, bool to_device, Purpose purpose) {
-    if (!kokkos_detail::prefetch(exec().compute, b, to_device)) return false;
+    if (!kokkos_detail::prefetch(instances_.compute, b, to_device)) return false;
     transfers_.add(to_device ? Direction::HostToDevice : Direction::DeviceToHost, HostKind::Managed, purpose,
                    b.bytes());
     return true;
@@ -337,6 +328,17 @@ class KokkosBackend final : public Backend {
 };
 
 }  // namespace
+
+std::size_t available_host_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::size_t kib = 0;
+  while (meminfo >> key >> kib) {
+    if (key == "MemAvailable:") return kib * 1024;
+    meminfo.ignore(256, '\n');
+  }
+  return 0;
+}
 
 template <class Real, class L>
 std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <memory>
 
 #include "app/backend.hpp"
@@ -24,6 +25,10 @@ std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& ph
 
 // Whether Kokkos' default execution space is a GPU's (CUDA, HIP).
 bool kokkos_on_gpu();
+
+// Host memory Linux says is available now (MemAvailable; 0: unknown), which the backend
+// checks its arrays against and the probe sizes its arrays by.
+std::size_t available_host_bytes();
 
 // What Kokkos says about its default execution space.
 DeviceInfo kokkos_device_info();

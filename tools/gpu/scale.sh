@@ -40,10 +40,11 @@ grid_of() {
   esac
 }
 
-# run NAME P NX NY NZ HALO: one run; its report is NAME.json, its exit code NAME.rc.
+# run NAME PX PY PZ NX NY NZ HALO: one run on a PX x PY x PZ process grid; its report is
+# NAME.json, its exit code NAME.rc.
 run() {
-  local name=$1 p=$2 nx=$3 ny=$4 nz=$5 halo=$6
-  read -r px py pz <<< "$(grid_of "$p")" || return
+  local name=$1 px=$2 py=$3 pz=$4 nx=$5 ny=$6 nz=$7 halo=$8
+  local p=$((px * py * pz))
   echo "== $name: $p ranks ($px,$py,$pz), ${nx}x${ny}x${nz}, halo $halo"
   "${MPIRUN:-mpirun}" --oversubscribe -n "$p" --bind-to none "$bin" run inputs/bench.toml --backend "$backend" \
     --set grid.nx="$nx" --set grid.ny="$ny" --set grid.nz="$nz" --ranks-grid "$px,$py,$pz" \
@@ -58,9 +59,9 @@ run() {
 for p in $SCALE_RANKS; do
   read -r px py pz <<< "$(grid_of "$p")" || continue
   for halo in overlap sync; do
-    run "weak_n${weak_n}_p${p}_${halo}" "$p" $((weak_n * px)) $((weak_n * py)) $((weak_n * pz)) "$halo"
+    run "weak_n${weak_n}_p${p}_${halo}" "$px" "$py" "$pz" $((weak_n * px)) $((weak_n * py)) $((weak_n * pz)) "$halo"
     for n in $strong_sizes; do
-      run "strong_n${n}_p${p}_${halo}" "$p" "$n" "$n" "$n" "$halo"
+      run "strong_n${n}_p${p}_${halo}" "$px" "$py" "$pz" "$n" "$n" "$n" "$halo"
     done
   done
 done
