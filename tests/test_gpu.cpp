@@ -213,7 +213,8 @@ TEST_P(OnEachGpuBackend, TransferCountsMatchOwnerModels) {
 // Snapshots of the device owner (on the HIP backend copied asynchronously, on a copy stream
 // while the next step runs) hold the same states as the host owner's, and the runs end alike.
 TEST_P(OnEachGpuBackend, SnapshotsAreTheRightState) {
-  const fs::path dir = fs::temp_directory_path() / "halocline_gpu_snap";
+  // One folder per backend: ctest runs the backends' cases side by side.
+  const fs::path dir = fs::temp_directory_path() / ("halocline_gpu_snap_" + std::string(hc::backend_name(backend())));
   std::vector<std::vector<double>> rho[2];
   std::string checksum[2];
   for (int run = 0; run < 2; ++run) {

@@ -128,6 +128,31 @@ TEST(Probe, RecordedH200OutputsMatchTheSchemas) {
     EXPECT_EQ(hc::test::schema_violation(read(name), hc::test::load_schema("run")), "") << name;
 }
 
+// The 2-GPU scaling runs (tests/data/h200/scale/README.md): every report matches the run
+// schema, and a grid gives one checksum whatever the rank count and halo strategy.
+TEST(Probe, RecordedH200ScalingRunsAgreeAcrossRanks) {
+  const std::string dir = std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/h200/scale/";
+  const nlohmann::json schema = hc::test::load_schema("run");
+  auto checksum = [&](const std::string& name) {
+    std::ifstream in(dir + name + ".json");
+    const nlohmann::json report = nlohmann::json::parse(in);
+    EXPECT_EQ(hc::test::schema_violation(report, schema), "") << name;
+    EXPECT_EQ(report["timed_steps"]["count"], 29) << name;
+    return report["checksum"].get<std::string>();
+  };
+  for (const char* halo : {"overlap", "sync"}) {
+    SCOPED_TRACE(halo);
+    const std::string h = halo;
+    EXPECT_EQ(checksum("strong_n512_p1_" + h), checksum("strong_n512_p2_" + h));
+    EXPECT_EQ(checksum("strong_n512_p1_" + h), checksum("strong_n512_p1_overlap"));
+    EXPECT_EQ(checksum("strong_n1024_p2_" + h), checksum("strong_n1024_p2_overlap"));
+    EXPECT_EQ(checksum("weak_n256_p1_" + h), checksum("weak_n256_p1_overlap"));
+    EXPECT_EQ(checksum("weak_n256_p2_" + h), checksum("weak_n256_p2_overlap"));
+  }
+  // Weak scaling doubles the grid: the 2-rank run is another problem.
+  EXPECT_NE(checksum("weak_n256_p1_overlap"), checksum("weak_n256_p2_overlap"));
+}
+
 // The traced step's timeline: every call of one step, each on the stream it ran in, all
 // within the step and in submission order on each stream; with overlap the exchange is on
 // the halo stream, otherwise everything device-side is on the compute stream.

@@ -8,7 +8,8 @@ exchange hidden behind compute (report halo.hidden_fraction), and the mpi phase 
 over the ranks (min-max of timers_over_ranks: a max far above the min means ranks wait for
 each other). Weak efficiency = T(1 rank) / T(P); strong efficiency = T(P0) P0 / (T(P) P),
 P0 the fewest ranks that ran. A run that did not finish is listed with its exit code and
-the last line it printed (2: it did not fit, or bad input).
+Halocline's own error line (or else the last line it printed; 2: it did not fit, or bad
+input).
 """
 import glob
 import json
@@ -35,7 +36,9 @@ def load(outdir):
         else:
             log = os.path.join(outdir, name + ".log")
             lines = open(log).read().strip().splitlines() if os.path.exists(log) else []
-            run["why"] = lines[-1] if lines else "no output"
+            # mpirun adds its own lines after the program's: halocline's error line says why.
+            ours = [line for line in lines if line.startswith("halocline: ")]
+            run["why"] = ours[-1] if ours else (lines[-1] if lines else "no output")
         runs.setdefault((kind, n, halo), {})[p] = run
     return runs
 
