@@ -153,6 +153,27 @@ TEST(Probe, RecordedH200ScalingRunsAgreeAcrossRanks) {
   EXPECT_NE(checksum("weak_n256_p1_overlap"), checksum("weak_n256_p2_overlap"));
 }
 
+// The Kokkos GPU backend beside the native one (tests/data/h200/kokkos/README.md): for
+// every size, layout and precision both ran and gave the same checksum.
+TEST(Probe, RecordedH200KokkosRunsMatchTheNativeBackend) {
+  std::ifstream in(std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/h200/kokkos/bench_256_512_flat.json");
+  const nlohmann::json bench = nlohmann::json::parse(in);
+  EXPECT_EQ(hc::test::schema_violation(bench, hc::test::load_schema("bench")), "");
+  std::map<std::string, std::map<std::string, std::string>> checksums;  // config -> backend -> checksum
+  for (const auto& row : bench["rows"]) {
+    ASSERT_FALSE(row.contains("skipped")) << row["name"];
+    const auto& v = row["values"];
+    const std::string config = v["grid.n"].get<std::string>() + " " + v["layout"].get<std::string>() + " " +
+                               v["precision"].get<std::string>();
+    checksums[config][v["backend"].get<std::string>()] = row["checksum"].get<std::string>();
+  }
+  EXPECT_EQ(checksums.size(), 12u);  // 2 sizes x 3 layouts x 2 precisions
+  for (const auto& [config, by_backend] : checksums) {
+    ASSERT_EQ(by_backend.size(), 2u) << config;
+    EXPECT_EQ(by_backend.at("hip"), by_backend.at("kokkos")) << config;
+  }
+}
+
 // The traced step's timeline: every call of one step, each on the stream it ran in, all
 // within the step and in submission order on each stream; with overlap the exchange is on
 // the halo stream, otherwise everything device-side is on the compute stream.

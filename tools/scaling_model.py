@@ -30,6 +30,12 @@ B_D2H = 57e9                   # pinned staging, bytes/s
 B_H2D = 56e9
 B_PACK = 268e6 / 1.07e-3       # pack + unpack at 512^3: bytes of messages per second
 B_MPI_HOST = 9.8e9             # MPI between host buffers in one node (self and shared memory)
+# From tools/gpu/scale.sh on 2 GPUs (tests/data/h200/scale/, weak 256^3, overlap): the mpi
+# phase per step was 6.07 ms with 1 rank (64.9 MB to itself: 10.7 GB/s) and 9.33 ms with 2
+# ranks (x and y faces to itself, 43.3 MB, at 10.7 GB/s; the z faces, 21.6 MB, to the
+# other process in the rest: 4.1 GB/s).
+B_MPI_SELF = 64.9e6 / 6.07e-3
+B_MPI_OTHER = 21.6e6 / (9.33e-3 - 43.3e6 / B_MPI_SELF)
 COMPUTE_ONLY = {256: 7.09e-3, 512: 60.34e-3}   # --halo none, measured
 
 # Assumed (not measurable here: one node, no network):
@@ -38,19 +44,34 @@ ALPHA = 10e-6     # per message step: MPI latency between nodes, copy and launch
 ALPHA_AR = 5e-6   # per level of an allreduce tree
 
 
-def halo_bytes(n):
-    return 2 * 6 * 5 * 2 * (n + 4) ** 2 * 8
+def halo_bytes_per_direction(nx, ny, nz):
+    """Both stages, the 2 faces of each direction, 5 variables, 2 ghost layers, fp64."""
+    face_cells = ((ny + 4) * (nz + 4), (nx + 4) * (nz + 4), (nx + 4) * (ny + 4))
+    return [2 * 5 * 2 * 8 * 2 * f for f in face_cells]
+
+
+def halo_bytes(nx, ny, nz):
+    return sum(halo_bytes_per_direction(nx, ny, nz))
+
+
+def step_box(nx, ny, nz, ranks, b_mpi):
+    """The model's step for a block of nx x ny x nz cells per rank. b_mpi: one MPI rate, or
+    one per direction (x, y, z): a rank's faces to itself and to another rank differ."""
+    cells = nx * ny * nz
+    interior = (nx - 4) * (ny - 4) * (nz - 4)
+    t_int = C_INT * interior
+    t_shell = C_SHELL * (cells - interior)
+    rates = b_mpi if isinstance(b_mpi, tuple) else (b_mpi,) * 3
+    t_chain = sum(b * (1 / B_D2H + 1 / B_H2D + 1 / r + 1 / B_PACK)
+                  for b, r in zip(halo_bytes_per_direction(nx, ny, nz), rates)) + 2 * 3 * 2 * ALPHA
+    t_ar = ALPHA_AR * math.log2(ranks) if ranks > 1 else 0.0
+    total = C_DT * cells + t_ar + max(t_int, t_chain) + t_shell
+    hidden = min(1.0, t_int / t_chain) if t_chain > 0 else 1.0
+    return total, t_int, t_chain, hidden
 
 
 def step(n, ranks, b_mpi):
-    t_int = C_INT * (n - 4) ** 3
-    t_shell = C_SHELL * (n**3 - (n - 4) ** 3)
-    b = halo_bytes(n)
-    t_chain = b * (1 / B_D2H + 1 / B_H2D + 1 / b_mpi + 1 / B_PACK) + 2 * 3 * 2 * ALPHA
-    t_ar = ALPHA_AR * math.log2(ranks) if ranks > 1 else 0.0
-    total = C_DT * n**3 + t_ar + max(t_int, t_chain) + t_shell
-    hidden = min(1.0, t_int / t_chain) if t_chain > 0 else 1.0
-    return total, t_int, t_chain, hidden
+    return step_box(n, n, n, ranks, b_mpi)
 
 
 def weak():
@@ -94,6 +115,39 @@ def check():
             ("512^3 per GPU, 2 GPUs, overlap", 512, 2, 66.81e-3)]
     for name, n, p, measured in rows:
         print(f"| {name} | {measured*1e3:.2f} | {step(n, p, B_MPI_HOST)[0]*1e3:.2f} |")
+    # tools/gpu/scale.sh on the 2-GPU machine, commit 6f6a781 (tests/data/h200/scale/):
+    # overlap, median step over 29 steps; blocks per rank.
+    print("\nscale.sh runs (overlap; tests/data/h200/scale/)\n")
+    print("| run | block per rank | measured median ms | model ms | measured efficiency | model efficiency |")
+    print("|---|---|---|---|---|---|")
+    runs = [("weak 256^3 per rank, 1 rank", (256, 256, 256), 1, 11.335e-3, None),
+            ("weak 256^3 per rank, 2 ranks", (256, 256, 256), 2, 14.591e-3, ("weak", 11.335e-3)),
+            ("strong 512^3, 1 rank", (512, 512, 512), 1, 64.113e-3, None),
+            ("strong 512^3, 2 ranks", (512, 512, 256), 2, 48.714e-3, ("strong", 64.113e-3)),
+            ("strong 1024^3, 2 ranks", (1024, 1024, 512), 2, 251.097e-3, None)]
+    print("\nWith the 2-rank rates (a rank's faces to itself at "
+          f"{B_MPI_SELF / 1e9:.1f} GB/s, to another process at {B_MPI_OTHER / 1e9:.1f} GB/s), "
+          "weak 256^3 per GPU in scale.sh's process grids, one node:\n")
+    print("| GPUs | process grid | step ms | exchange chain ms | chain hidden | weak efficiency |")
+    print("|---|---|---|---|---|---|")
+    t1 = None
+    for p, grid in ((1, (1, 1, 1)), (2, (1, 1, 2)), (4, (1, 2, 2)), (8, (2, 2, 2))):
+        rates = tuple(B_MPI_OTHER if g > 1 else B_MPI_SELF for g in grid)
+        t, ti, tc, h = step_box(256, 256, 256, p, rates)
+        t1 = t1 or t
+        print(f"| {p} | {grid[0]},{grid[1]},{grid[2]} | {t*1e3:.2f} | {tc*1e3:.2f} | {h:.2f} | {t1 / t:.3f} |")
+    model_1 = {}
+    for name, box, p, measured, ref in runs:
+        t = step_box(*box, p, B_MPI_HOST)[0]
+        model_1.setdefault(name.split(",")[0], t)
+        eff_m = eff_model = "-"
+        if ref:
+            kind, t_ref = ref
+            base = model_1[name.split(",")[0]]
+            scale = 1 if kind == "weak" else p
+            eff_m = f"{t_ref / (measured * scale):.3f}"
+            eff_model = f"{base / (t * scale):.3f}"
+        print(f"| {name} | {box[0]}x{box[1]}x{box[2]} | {measured*1e3:.2f} | {t*1e3:.2f} | {eff_m} | {eff_model} |")
 
 
 if __name__ == "__main__":

@@ -81,20 +81,28 @@ FlatCells<F> flat_cells(const CellBox& box, int d, int extra, const F& f) {
   return FlatCells<F>{f, {box.lo[0], box.lo[1], box.lo[2]}, box.hi[0] + (d == 0 ? extra : 0) - box.lo[0],
                       box.hi[1] + (d == 1 ? extra : 0) - box.lo[1]};
 }
-inline Kokkos::RangePolicy<Exec, Kokkos::IndexType<long>> flat_range(const Launch& on, const CellBox& box, int d,
-                                                                     int extra) {
+template <class Bounds = Kokkos::LaunchBounds<>>
+Kokkos::RangePolicy<Exec, Kokkos::IndexType<long>, Bounds> flat_range(const Launch& on, const CellBox& box, int d,
+                                                                      int extra) {
   long count = 1;
   for (int a = 0; a < 3; ++a) count *= box.hi[a] + (a == d ? extra : 0) - box.lo[a];
-  return Kokkos::RangePolicy<Exec, Kokkos::IndexType<long>>(on.exec, 0, count);
+  return Kokkos::RangePolicy<Exec, Kokkos::IndexType<long>, Bounds>(on.exec, 0, count);
 }
 
+// The launch bounds of the flux loops on a GPU, the native flux kernel's (kernels/hip/
+// kernels.hpp): at most 256 threads a block and at least 4 blocks resident per
+// multiprocessor, which caps the registers at 64. Without them nvcc gave the Kokkos flux
+// kernels 72-76 registers in fp64 and the step was 1.05x the native one (docs/kokkos.md).
+// Only the flat range takes them: a tile of more than 256 cells could not run under them.
+using FluxBounds = Kokkos::LaunchBounds<256, 4>;
+
 // Runs f(i, j, k) over the cells of cells_of(on, box, d, extra): as a tiled rank-3 range,
-// or with --kokkos-tile flat as one flat range.
-template <class F>
+// or with --kokkos-tile flat as one flat range under the launch bounds `Bounds`.
+template <class Bounds = Kokkos::LaunchBounds<>, class F>
 void for_cells(const char* name, const Launch& on, const CellBox& box, int d, int extra, const F& f) {
   if (box.empty()) return;
   if (on.flat())
-    Kokkos::parallel_for(name, flat_range(on, box, d, extra), flat_cells(box, d, extra, f));
+    Kokkos::parallel_for(name, flat_range<Bounds>(on, box, d, extra), flat_cells(box, d, extra, f));
   else
     Kokkos::parallel_for(name, cells_of(on, box, d, extra), f);
 }
