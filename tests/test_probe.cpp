@@ -153,19 +153,25 @@ TEST(Probe, RecordedH200ScalingRunsAgreeAcrossRanks) {
   EXPECT_NE(checksum("weak_n256_p1_overlap"), checksum("weak_n256_p2_overlap"));
 }
 
-// The Kokkos GPU backend beside the native one (tests/data/h200/kokkos/README.md): for
-// every size, layout and precision both ran and gave the same checksum.
+// The Kokkos GPU backend beside the native one (tests/data/h200/kokkos/README.md): in both
+// runs, for every size, layout and precision both backends ran and gave the same checksum.
 TEST(Probe, RecordedH200KokkosRunsMatchTheNativeBackend) {
-  std::ifstream in(std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/h200/kokkos/bench_256_512_flat.json");
-  const nlohmann::json bench = nlohmann::json::parse(in);
-  EXPECT_EQ(hc::test::schema_violation(bench, hc::test::load_schema("bench")), "");
   std::map<std::string, std::map<std::string, std::string>> checksums;  // config -> backend -> checksum
-  for (const auto& row : bench["rows"]) {
-    ASSERT_FALSE(row.contains("skipped")) << row["name"];
-    const auto& v = row["values"];
-    const std::string config = v["grid.n"].get<std::string>() + " " + v["layout"].get<std::string>() + " " +
-                               v["precision"].get<std::string>();
-    checksums[config][v["backend"].get<std::string>()] = row["checksum"].get<std::string>();
+  for (const char* name : {"bench_256_512_flat.json", "bench_256_512_flat_bounds.json"}) {
+    std::ifstream in(std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/h200/kokkos/" + name);
+    const nlohmann::json bench = nlohmann::json::parse(in);
+    EXPECT_EQ(hc::test::schema_violation(bench, hc::test::load_schema("bench")), "") << name;
+    ASSERT_EQ(bench["rows"].size(), 24u) << name;
+    for (const auto& row : bench["rows"]) {
+      ASSERT_FALSE(row.contains("skipped")) << row["name"];
+      const auto& v = row["values"];
+      const std::string config = v["grid.n"].get<std::string>() + " " + v["layout"].get<std::string>() + " " +
+                                 v["precision"].get<std::string>();
+      const std::string checksum = row["checksum"].get<std::string>();
+      std::string& seen = checksums[config][v["backend"].get<std::string>()];
+      if (!seen.empty()) EXPECT_EQ(checksum, seen) << name << " " << row["name"];  // the run before
+      seen = checksum;
+    }
   }
   EXPECT_EQ(checksums.size(), 12u);  // 2 sizes x 3 layouts x 2 precisions
   for (const auto& [config, by_backend] : checksums) {

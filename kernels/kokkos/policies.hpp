@@ -4,6 +4,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <array>
+#include <type_traits>
 
 #include "kernels/grid.hpp"
 #include "kernels/halo.hpp"
@@ -89,12 +90,16 @@ Kokkos::RangePolicy<Exec, Kokkos::IndexType<long>, Bounds> flat_range(const Laun
   return Kokkos::RangePolicy<Exec, Kokkos::IndexType<long>, Bounds>(on.exec, 0, count);
 }
 
-// The launch bounds of the flux loops on a GPU, the native flux kernel's (kernels/hip/
-// kernels.hpp): at most 256 threads a block and at least 4 blocks resident per
-// multiprocessor, which caps the registers at 64. Without them nvcc gave the Kokkos flux
-// kernels 72-76 registers in fp64 and the step was 1.05x the native one (docs/kokkos.md).
-// Only the flat range takes them: a tile of more than 256 cells could not run under them.
-using FluxBounds = Kokkos::LaunchBounds<256, 4>;
+// The launch bounds of the flux loops on a GPU. In fp64 the native flux kernel's
+// (kernels/hip/kernels.hpp): at most 256 threads a block and at least 4 blocks resident per
+// multiprocessor, which caps the registers at 64 (nvcc gave the Kokkos fp64 flux kernels
+// 72-76 without them). On the H200 that made the fp64 flux kernels up to 9% faster (AoS,
+// AoSoA), and the fp32 ones 2-6% slower: in fp32 (40-48 registers) Kokkos' own choice of
+// block stays (docs/kokkos.md). Only the flat range takes them: a tile of more than 256
+// cells could not run under them.
+template <class Real>
+using FluxBounds =
+    std::conditional_t<std::is_same_v<Real, double>, Kokkos::LaunchBounds<256, 4>, Kokkos::LaunchBounds<>>;
 
 // Runs f(i, j, k) over the cells of cells_of(on, box, d, extra): as a tiled rank-3 range,
 // or with --kokkos-tile flat as one flat range under the launch bounds `Bounds`.
