@@ -244,6 +244,27 @@ std::string Comm::broadcast(const std::string& s) const {
 #endif
 }
 
+std::vector<std::string> Comm::gather(const std::string& s) const {
+#if defined(HALOCLINE_HAVE_MPI)
+  int length = static_cast<int>(s.size());
+  std::vector<int> lengths(root() ? pg_.size : 0), offsets(root() ? pg_.size : 0);
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, as_mpi(cart_));
+  int total = 0;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    offsets[r] = total;
+    total += lengths[r];
+  }
+  std::string all(total, '\0');
+  MPI_Gatherv(s.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
+              as_mpi(cart_));
+  std::vector<std::string> out;
+  for (std::size_t r = 0; r < lengths.size(); ++r) out.push_back(all.substr(offsets[r], lengths[r]));
+  return out;
+#else
+  return {s};
+#endif
+}
+
 void Comm::barrier() const {
 #if defined(HALOCLINE_HAVE_MPI)
   MPI_Barrier(as_mpi(cart_));

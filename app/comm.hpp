@@ -85,6 +85,8 @@ class Comm {
                     std::vector<double>& max, std::vector<double>& mean) const;
   // The same string on every rank: rank 0's.
   std::string broadcast(const std::string& s) const;
+  // Every rank's string, in rank order, on rank 0 (other ranks get an empty vector).
+  std::vector<std::string> gather(const std::string& s) const;
   void barrier() const;
 
   // Assembles the subdomains' canonical states (variable-major, interior, x fastest) into

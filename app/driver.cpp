@@ -29,6 +29,8 @@
 #include <limits>
 #include <memory>
 
+#include <unistd.h>  // gethostname
+
 #include "app/checkpoints.hpp"
 #include "app/comm.hpp"
 #include "app/problems.hpp"
@@ -42,6 +44,14 @@
 namespace halocline {
 
 namespace {
+
+// The device this rank runs on, as the report lists it per rank: the host's name and the
+// GPU's PCI bus (or, on a CPU backend, the CPU's name).
+std::string device_identity(const DeviceInfo& d) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return std::string(host) + " " + (d.pci_bus_id.empty() ? d.kind + " " + d.name : d.pci_bus_id);
+}
 
 // Where a state stops being physical: the first cell, in index order, with a non-finite
 // value or a non-positive density or pressure; n when there is none.
@@ -488,6 +498,7 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   std::vector<double> totals;
   for (const PhaseStats& p : r.timers) totals.push_back(p.total_s);
   comm.min_max_mean(totals, r.timers_min_s, r.timers_max_s, r.timers_mean_s);
+  r.devices_over_ranks = comm.gather(device_identity(r.device));
   r.transfers = backend->transfers();
   lap("timers");
   r.wall_s = seconds_since(t_start);

@@ -83,6 +83,8 @@ struct RunResult {
   std::vector<PhaseStats> timers;  // this rank's (rank 0's in the report)
   // Each phase's total seconds over the ranks: min, max and mean (aligned with `timers`).
   std::vector<double> timers_min_s, timers_max_s, timers_mean_s;
+  // Each rank's device in rank order (host name, then PCI bus or CPU name): on rank 0 only.
+  std::vector<std::string> devices_over_ranks;
   int rank = 0, ranks = 1;
   std::array<int, 3> ranks_grid{1, 1, 1};
   HaloStrategy halo = HaloStrategy::None;  // as resolved for this run

@@ -182,6 +182,7 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
                                     {"max_s", r.timers_max_s[i]},
                                     {"mean_s", r.timers_mean_s[i]}};
   j["timers_over_ranks"] = over_ranks;
+  j["devices_over_ranks"] = r.devices_over_ranks;  // rank order: one GPU per rank shows here
   j["halo"] = halo_json(r, median_step);
   nlohmann::json events = nlohmann::json::array();
   for (const TraceEvent& e : r.timeline)

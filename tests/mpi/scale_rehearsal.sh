@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tools/gpu/scale.sh rehearsed on the CPU (the Kokkos backend, 1 and 2 ranks, small grids):
 # every run finishes; the weak runs' global grid grows with the process grid and the strong
-# runs' does not; a strong run on 2 ranks ends with the 1-rank checksum bit for bit; and
-# tools/gpu/summarize_scaling.py makes every table, the 1-rank rows at efficiency 1.
+# runs' does not; a strong run on 2 ranks ends with the 1-rank checksum bit for bit; the
+# reports list each rank's device; and tools/gpu/summarize_scaling.py makes every table,
+# the 1-rank rows at efficiency 1, every row on one device (the 2 ranks share the CPU).
 #   tests/mpi/scale_rehearsal.sh HALOCLINE MPIEXEC SOURCE_DIR
 set -euo pipefail
 bin=$1 mpiexec=$2 src=$3
@@ -28,11 +29,15 @@ for halo in ("overlap", "sync"):
         fail.append(f"strong {halo}: grid {s2['config']['grid']}, ranks grid {s2['config']['ranks_grid']}")
     if s1["checksum"] != s2["checksum"]:
         fail.append(f"strong {halo}: 1 rank {s1['checksum']}, 2 ranks {s2['checksum']}")
+    # Each rank's device, in rank order: here both ranks share the host's CPU.
+    devices = [w1.get("devices_over_ranks"), w2.get("devices_over_ranks")]
+    if [len(d or []) for d in devices] != [1, 2] or len(set(devices[1])) != 1 or not devices[1][0].endswith(w2["device"]["name"]):
+        fail.append(f"weak {halo}: devices over ranks {devices}")
 for title in ("weak scaling, 12^3 per rank, halo overlap", "weak scaling, 12^3 per rank, halo sync",
               "strong scaling, 16^3 in all, halo overlap", "strong scaling, 16^3 in all, halo sync"):
     if title not in summary:
         fail.append("summary lacks: " + title)
-if summary.count("| 1 | ") != 4 or summary.count(" | 1.000 | ") < 4:
+if summary.count("| 1 | ") != 4 or summary.count(" | 1.000 | ") < 4 or summary.count("| 1 |\n") != 8:
     fail.append("summary: the 1-rank rows are not at efficiency 1.000:\n" + summary)
 print("\n".join(fail) if fail else "ok: 8 runs, grids, checksums and tables as expected")
 sys.exit(1 if fail else 0)

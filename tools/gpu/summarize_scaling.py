@@ -6,7 +6,8 @@
 For every run: the median step (report step_time_s), the efficiency, the part of the
 exchange hidden behind compute (report halo.hidden_fraction), and the mpi phase per step
 over the ranks (min-max of timers_over_ranks: a max far above the min means ranks wait for
-each other). Weak efficiency = T(1 rank) / T(P); strong efficiency = T(P0) P0 / (T(P) P),
+each other), and how many distinct devices the ranks ran on (report devices_over_ranks:
+one GPU per rank gives as many as ranks). Weak efficiency = T(1 rank) / T(P); strong efficiency = T(P0) P0 / (T(P) P),
 P0 the fewest ranks that ran. A run that did not finish is listed with its exit code and
 Halocline's own error line (or else the last line it printed; 2: it did not fit, or bad
 input).
@@ -60,12 +61,13 @@ def table(kind, n, halo, by_p):
     p0 = min(ran) if ran else None
     what = f"{n}^3 per rank" if kind == "weak" else f"{n}^3 in all"
     lines = [f"### {kind} scaling, {what}, halo {halo}", "",
-             "| ranks | median step ms | min-max ms | efficiency | hidden | mpi per step ms (min-max over ranks) |",
-             "|---|---|---|---|---|---|"]
+             "| ranks | median step ms | min-max ms | efficiency | hidden | mpi per step ms (min-max over ranks) "
+             "| devices |",
+             "|---|---|---|---|---|---|---|"]
     for p in sorted(by_p):
         r = by_p[p]
         if "report" not in r:
-            lines.append(f"| {p} | not measured (exit {r['rc']}): {r['why']} | | | | |")
+            lines.append(f"| {p} | not measured (exit {r['rc']}): {r['why']} | | | | | |")
             continue
         t = r["report"]["step_time_s"]
         step = t["median"]
@@ -77,8 +79,11 @@ def table(kind, n, halo, by_p):
         mpi_text = ""
         if mpi and mpi2:
             mpi_text = f"{(mpi[0] + mpi2[0]) * 1e3:.2f}-{(mpi[1] + mpi2[1]) * 1e3:.2f}"
+        # Distinct devices the ranks ran on (reports before devices_over_ranks: unknown).
+        devices = r["report"].get("devices_over_ranks")
+        devices_text = str(len(set(devices))) if devices else "-"
         lines.append(f"| {p} | {step * 1e3:.3f} | {t['min'] * 1e3:.3f}-{t['max'] * 1e3:.3f} | {eff:.3f} | "
-                     f"{'' if hidden is None else f'{hidden:.2f}'} | {mpi_text} |")
+                     f"{'' if hidden is None else f'{hidden:.2f}'} | {mpi_text} | {devices_text} |")
     return "\n".join(lines) + "\n"
 
 
