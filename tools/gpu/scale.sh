@@ -66,3 +66,13 @@ for p in $SCALE_RANKS; do
   done
 done
 echo "backend=$backend steps=$steps weak_n=$weak_n strong=\"$strong_sizes\" ranks=\"$SCALE_RANKS\"" > "$out/settings.txt"
+# The MPI that carried the halos, and how Open MPI's shared-memory transport copies between
+# processes of a node (its single-copy mechanism: cma, xpmem or none, the last copying in
+# and out of a shared segment); the rate between ranks depends on it (docs/scaling.md).
+{
+  "${MPIRUN:-mpirun}" --version 2>&1 | head -1
+  if command -v ompi_info > /dev/null; then
+    ompi_info --parsable --level 9 --param btl vader 2>/dev/null |
+      sed -n 's/^mca:btl:vader:param:btl_vader_single_copy_mechanism:\(value\|source\):/single_copy_mechanism \1: /p'
+  fi
+} > "$out/mpi.txt" || true

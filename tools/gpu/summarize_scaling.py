@@ -97,6 +97,9 @@ def main():
     settings = os.path.join(outdir, "settings.txt")
     if os.path.exists(settings):
         print("settings: " + open(settings).read().strip() + "\n")
+    mpi = os.path.join(outdir, "mpi.txt")
+    if os.path.exists(mpi):
+        print("mpi: " + "; ".join(open(mpi).read().split("\n")).strip("; ") + "\n")
     for key in sorted(runs, key=lambda k: (k[0] != "weak", k[1], k[2])):
         print(table(*key, runs[key]))
 
