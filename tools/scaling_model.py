@@ -116,39 +116,46 @@ def check():
     for name, n, p, measured in rows:
         print(f"| {name} | {measured*1e3:.2f} | {step(n, p, B_MPI_HOST)[0]*1e3:.2f} |")
     # tools/gpu/scale.sh on the 2-GPU machine, commit 6f6a781 (tests/data/h200/scale/):
-    # overlap, median step over 29 steps; blocks per rank.
-    print("\nscale.sh runs (overlap; tests/data/h200/scale/)\n")
-    print("| run | block per rank | measured median ms | model ms | measured efficiency | model efficiency |")
-    print("|---|---|---|---|---|---|")
-    runs = [("weak 256^3 per rank, 1 rank", (256, 256, 256), 1, 11.335e-3, None),
-            ("weak 256^3 per rank, 2 ranks", (256, 256, 256), 2, 14.591e-3, ("weak", 11.335e-3)),
-            ("strong 512^3, 1 rank", (512, 512, 512), 1, 64.113e-3, None),
-            ("strong 512^3, 2 ranks", (512, 512, 256), 2, 48.714e-3, ("strong", 64.113e-3)),
-            ("strong 1024^3, 2 ranks", (1024, 1024, 512), 2, 251.097e-3, None)]
-    print("\nWith the 2-rank rates (a rank's faces to itself at "
-          f"{B_MPI_SELF / 1e9:.1f} GB/s, to another process at {B_MPI_OTHER / 1e9:.1f} GB/s), "
-          "weak 256^3 per GPU in scale.sh's process grids, one node:\n")
-    print("| GPUs | process grid | step ms | exchange chain ms | chain hidden | weak efficiency |")
-    print("|---|---|---|---|---|---|")
-    t1 = None
-    for p, grid in ((1, (1, 1, 1)), (2, (1, 1, 2)), (4, (1, 2, 2)), (8, (2, 2, 2))):
-        rates = tuple(B_MPI_OTHER if g > 1 else B_MPI_SELF for g in grid)
-        t, ti, tc, h = step_box(256, 256, 256, p, rates)
-        t1 = t1 or t
-        print(f"| {p} | {grid[0]},{grid[1]},{grid[2]} | {t*1e3:.2f} | {tc*1e3:.2f} | {h:.2f} | {t1 / t:.3f} |")
-    model_1 = {}
-    for name, box, p, measured, ref in runs:
-        t = step_box(*box, p, B_MPI_HOST)[0]
-        model_1.setdefault(name.split(",")[0], t)
-        eff_m = eff_model = "-"
-        if ref:
-            kind, t_ref = ref
-            base = model_1[name.split(",")[0]]
-            scale = 1 if kind == "weak" else p
-            eff_m = f"{t_ref / (measured * scale):.3f}"
-            eff_model = f"{base / (t * scale):.3f}"
-        print(f"| {name} | {box[0]}x{box[1]}x{box[2]} | {measured*1e3:.2f} | {t*1e3:.2f} | {eff_m} | {eff_model} |")
+    # overlap, median step over 29 steps. Each run: block per rank, process grid, measured
+    # step, and the 1-rank run it is scaled against (weak: same block; strong: same grid).
+    def two_rates(grid):  # a direction split over processes sends to another process
+        return tuple(B_MPI_OTHER if g > 1 else B_MPI_SELF for g in grid)
 
+    print("\nscale.sh runs (overlap; tests/data/h200/scale/); two rates: a rank's faces to itself at "
+          f"{B_MPI_SELF / 1e9:.1f} GB/s, to another process at {B_MPI_OTHER / 1e9:.1f} GB/s\n")
+    print("| run | block per rank | measured ms | model ms (one rate) | model ms (two rates) "
+          "| measured efficiency | model efficiency (one rate) | model efficiency (two rates) |")
+    print("|---|---|---|---|---|---|---|---|")
+    runs = [("weak 256^3 per rank, 1 rank", (256, 256, 256), (1, 1, 1), 11.335e-3, None),
+            ("weak 256^3 per rank, 2 ranks", (256, 256, 256), (1, 1, 2), 14.591e-3, 0),
+            ("strong 512^3, 1 rank", (512, 512, 512), (1, 1, 1), 64.113e-3, None),
+            ("strong 512^3, 2 ranks", (512, 512, 256), (1, 1, 2), 48.714e-3, 2),
+            ("strong 1024^3, 2 ranks", (1024, 1024, 512), (1, 1, 2), 251.097e-3, None)]
+    models = []
+    for name, box, grid, measured, ref in runs:
+        p = grid[0] * grid[1] * grid[2]
+        one = step_box(*box, p, B_MPI_HOST)[0]
+        two = step_box(*box, p, two_rates(grid))[0]
+        models.append((one, two))
+        effs = ["-"] * 3
+        if ref is not None:
+            scale = 1 if name.startswith("weak") else p  # strong: T(1) / (P T(P))
+            effs = [f"{runs[ref][3] / (measured * scale):.3f}", f"{models[ref][0] / (one * scale):.3f}",
+                    f"{models[ref][1] / (two * scale):.3f}"]
+        print(f"| {name} | {box[0]}x{box[1]}x{box[2]} | {measured*1e3:.2f} | {one*1e3:.2f} | {two*1e3:.2f} | "
+              + " | ".join(effs) + " |")
+
+    print("\nPrediction with the two rates: weak scaling in scale.sh's process grids, one node:\n")
+    print("| n per GPU | GPUs | process grid | step ms | exchange chain ms | chain hidden | weak efficiency |")
+    print("|---|---|---|---|---|---|---|")
+    for n in (256, 512):
+        t1 = None
+        for grid in ((1, 1, 1), (1, 1, 2), (1, 2, 2), (2, 2, 2)):
+            p = grid[0] * grid[1] * grid[2]
+            t, ti, tc, h = step_box(n, n, n, p, two_rates(grid))
+            t1 = t1 or t
+            print(f"| {n}^3 | {p} | {grid[0]},{grid[1]},{grid[2]} | {t*1e3:.2f} | {tc*1e3:.2f} | {h:.2f} | "
+                  f"{t1 / t:.3f} |")
 
 if __name__ == "__main__":
     if "--check" in sys.argv:
