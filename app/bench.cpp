@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "app/driver.hpp"
+#include "app/failures.hpp"
 #include "app/report.hpp"
 #include "app/select.hpp"
 #include "io/deck.hpp"
@@ -86,13 +87,29 @@ bool apply_strategy_key(Config& c, const std::string& key, const std::string& va
   return true;
 }
 
+std::string canonical_key(const std::string& key) {
+  // The deck's run.* keys and the command line's options name the same choices.
+  static const std::map<std::string, std::string> aliases = {
+      {"run.layout", "layout"},       {"run.precision", "precision"}, {"run.backend", "backend"},
+      {"run.owner", "owner"},         {"run.host_mem", "host-mem"},   {"host_mem", "host-mem"},
+      {"run.prefetch", "prefetch"},   {"run.halo", "halo"},           {"kokkos_tile", "kokkos-tile"},
+      {"run.kokkos_tile", "kokkos-tile"}};
+  const auto it = aliases.find(key);
+  return it == aliases.end() ? key : it->second;
+}
+
 SweepAxis parse_sweep(const std::string& text) {
   const std::size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
     throw DeckError("--sweep '" + text + "': expected key=value1,value2,...");
-  SweepAxis axis{text.substr(0, eq), split(text.substr(eq + 1), ',')};
-  for (const std::string& v : axis.values)
-    if (v.empty()) throw DeckError("--sweep '" + text + "': an empty value");
+  SweepAxis axis{canonical_key(text.substr(0, eq)), split(text.substr(eq + 1), ',')};
+  if (text.back() == ',') axis.values.push_back("");
+  for (std::size_t i = 0; i < axis.values.size(); ++i) {
+    if (axis.values[i].empty()) throw DeckError("--sweep '" + text + "': an empty value");
+    for (std::size_t j = 0; j < i; ++j)
+      if (axis.values[j] == axis.values[i])
+        throw DeckError("--sweep '" + text + "': the value '" + axis.values[i] + "' is given twice");
+  }
   return axis;
 }
 
@@ -102,61 +119,96 @@ std::map<std::string, std::string> parse_baseline(const std::string& text) {
     const std::size_t eq = part.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == part.size())
       throw DeckError("--baseline '" + text + "': expected key=value,key=value");
-    baseline[part.substr(0, eq)] = part.substr(eq + 1);
+    const std::string key = canonical_key(part.substr(0, eq));
+    if (baseline.count(key)) throw DeckError("--baseline '" + text + "': '" + key + "' is given twice");
+    baseline[key] = part.substr(eq + 1);
   }
   return baseline;
 }
 
-BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
-                      const std::function<void(const BenchResult&)>& after_each) {
-  BenchResult result;
-  result.options = o;
+namespace {
+
+// The configuration of one row: the deck with the swept deck keys set, then the swept
+// strategy keys (which are not deck keys) applied.
+Config row_config(const BenchOptions& o, const std::map<std::string, std::string>& values) {
+  std::vector<std::string> deck_sets = o.sets;
+  for (const auto& [key, value] : values) {
+    Config scratch;
+    if (!apply_strategy_key(scratch, key, value)) deck_sets.push_back(key + "=" + value);
+  }
+  Config c = load_deck(o.deck, deck_sets);
+  for (const auto& [key, value] : values) apply_strategy_key(c, key, value);
+  return c;
+}
+
+// The swept values of row `index` of the matrix, the first axis slowest.
+std::map<std::string, std::string> row_values(const BenchOptions& o, std::size_t index) {
+  std::map<std::string, std::string> values;
+  for (std::size_t a = o.sweeps.size(); a-- > 0;) {
+    const SweepAxis& axis = o.sweeps[a];
+    values[axis.key] = axis.values[index % axis.values.size()];
+    index /= axis.values.size();
+  }
+  return values;
+}
+
+std::size_t row_count(const BenchOptions& o) {
+  std::size_t total = 1;
+  for (const SweepAxis& axis : o.sweeps) total *= axis.values.size();
+  return total;
+}
+
+std::string row_name(const BenchOptions& o, const std::map<std::string, std::string>& values) {
+  std::string name;
+  for (const SweepAxis& axis : o.sweeps) name += (name.empty() ? "" : " ") + axis.key + "=" + values.at(axis.key);
+  return name;
+}
+
+}  // namespace
+
+void check_bench_options(const BenchOptions& o) {
   for (std::size_t a = 0; a < o.sweeps.size(); ++a)
     for (std::size_t b = 0; b < a; ++b)
-      if (o.sweeps[a].key == o.sweeps[b].key) throw DeckError("--sweep " + o.sweeps[a].key + " given twice");
+      if (o.sweeps[a].key == o.sweeps[b].key)
+        throw DeckError("--sweep " + o.sweeps[a].key + " is given twice (under any of its names)");
   for (const auto& [key, value] : o.baseline) {
     bool swept = false;
     for (const SweepAxis& axis : o.sweeps)
       swept = swept || (axis.key == key && std::count(axis.values.begin(), axis.values.end(), value));
     if (!swept) throw DeckError("--baseline " + key + "=" + value + " is not one of the swept values");
   }
-  if (o.repeat < 1) throw DeckError("--repeat must be at least 1");
-  if (o.steps < 1) throw DeckError("--steps must be at least 1");
+  if (o.repeat < 1) throw DeckError("--repeat must be >= 1");
+  if (o.steps < 1) throw DeckError("--steps must be >= 1");
   // A bad deck or a misspelt value is refused before any run (exit code 2); only whole
   // configurations that cannot run here are skipped.
   load_deck(o.deck, o.sets);
   for (const SweepAxis& axis : o.sweeps)
-    for (const std::string& value : axis.values) {
-      Config scratch;
-      if (!apply_strategy_key(scratch, axis.key, value)) {
-        std::vector<std::string> sets = o.sets;
-        sets.push_back(axis.key + "=" + value);
-        load_deck(o.deck, sets);
-      }
-    }
+    for (const std::string& value : axis.values) row_config(o, {{axis.key, value}});
+  // Two rows that resolve to one configuration (0.5 and 0.50) would each claim to be
+  // something the other is not.
+  std::map<std::string, std::string> seen;  // configuration -> the first row's name
+  const std::size_t total = row_count(o);
+  for (std::size_t index = 0; index < total && total <= 4096; ++index) {
+    const std::map<std::string, std::string> values = row_values(o, index);
+    const auto [it, fresh] = seen.emplace(configuration_lines(row_config(o, values)), row_name(o, values));
+    if (!fresh)
+      throw DeckError("--sweep: rows '" + it->second + "' and '" + row_name(o, values) +
+                      "' are the same configuration (a value repeated under another spelling)");
+  }
+}
 
-  // Every combination, the first axis slowest.
-  std::size_t total = 1;
-  for (const SweepAxis& axis : o.sweeps) total *= axis.values.size();
+BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
+                      const std::function<void(const BenchResult&)>& after_each) {
+  BenchResult result;
+  result.options = o;
+  check_bench_options(o);
+  const std::size_t total = row_count(o);
   for (std::size_t index = 0; index < total; ++index) {
     BenchRow row;
-    std::size_t rest = index;
-    std::vector<std::string> deck_sets = o.sets;
-    for (std::size_t a = o.sweeps.size(); a-- > 0;) {
-      const SweepAxis& axis = o.sweeps[a];
-      row.values[axis.key] = axis.values[rest % axis.values.size()];
-      rest /= axis.values.size();
-    }
-    for (const SweepAxis& axis : o.sweeps)
-      row.name += (row.name.empty() ? "" : " ") + axis.key + "=" + row.values[axis.key];
+    row.values = row_values(o, index);
+    row.name = row_name(o, row.values);
     try {
-      for (const SweepAxis& axis : o.sweeps) {
-        Config scratch;  // strategy keys are not deck keys: the rest go through the deck
-        if (!apply_strategy_key(scratch, axis.key, row.values[axis.key]))
-          deck_sets.push_back(axis.key + "=" + row.values[axis.key]);
-      }
-      Config c = load_deck(o.deck, deck_sets);
-      for (const SweepAxis& axis : o.sweeps) apply_strategy_key(c, axis.key, row.values[axis.key]);
+      Config c = row_config(o, row.values);
       // One run per configuration: the warm-up, the traced step and the one after it,
       // then `repeat` blocks of `steps` steps, each block one repetition. The set-up and
       // the final checks (seconds at 256^3) are paid once, not once per repetition.
@@ -199,6 +251,9 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
       row.skipped = e.what();
     } catch (const ResourceError& e) {
       row.skipped = e.what();
+    } catch (const AgreedExit& e) {
+      // A set-up step of the run refused it on some rank: bad input is a skip, the rest a failure.
+      (e.status.code == 2 ? row.skipped : row.failed) = e.status.message;
     } catch (const Interrupted&) {
       throw;  // SIGINT, SIGTERM: the sweep ends (bench.json holds what it measured)
     } catch (const std::exception& e) {

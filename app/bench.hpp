@@ -37,10 +37,19 @@ struct BenchOptions {
 // `key` is not one of them; DeckError (exit code 2) for a value it does not know.
 bool apply_strategy_key(Config& config, const std::string& key, const std::string& value);
 
-// Parses "key=v1,v2,..." (DeckError, exit code 2, when malformed or a key is given twice).
+// The one name of a swept key: the deck's run.layout is the command line's layout,
+// run.host_mem and host_mem are host-mem, and so on; other keys are their own names.
+std::string canonical_key(const std::string& key);
+
+// Parses "key=v1,v2,..." with the key's canonical name (DeckError, exit code 2, when
+// malformed or a value is given twice).
 SweepAxis parse_sweep(const std::string& text);
-// Parses "key=value,key=value".
+// Parses "key=value,key=value" with canonical names.
 std::map<std::string, std::string> parse_baseline(const std::string& text);
+
+// Refuses (DeckError, exit code 2) a sweep that names a key twice in any spelling, a
+// baseline outside it, a bad deck or value, or two rows that are one configuration.
+void check_bench_options(const BenchOptions& options);
 
 // One configuration of the sweep and its runs.
 struct BenchRow {

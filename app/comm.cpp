@@ -105,38 +105,135 @@ int world_size() {
   return size;
 }
 
+AgreedStatus agree_over_ranks(int code) {
+  AgreedStatus s;
+  s.code = code;
+  s.rank = code ? world_rank() : -1;
+  s.every_rank = code != 0;
+#if defined(HALOCLINE_HAVE_MPI)
+  if (world_size() > 1) {
+    int highest = code;
+    MPI_Allreduce(&code, &highest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    // The lowest rank among those with the highest code speaks for the run.
+    int mine = code != 0 && code == highest ? world_rank() : INT_MAX, lowest = INT_MAX;
+    MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    int lowest_code = code;
+    MPI_Allreduce(&code, &lowest_code, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    s.code = highest;
+    s.rank = highest ? lowest : -1;
+    s.every_rank = highest != 0 && lowest_code == highest;
+  }
+#endif
+  return s;
+}
+
+std::string broadcast_from(int root, const std::string& s) {
+#if defined(HALOCLINE_HAVE_MPI)
+  if (world_size() > 1) {
+    unsigned long long length = s.size();
+    MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, root, MPI_COMM_WORLD);
+    std::string out = s;
+    out.resize(length);
+    MPI_Bcast(out.data(), checked_count(length, "a broadcast string"), MPI_CHAR, root, MPI_COMM_WORLD);
+    return out;
+  }
+#else
+  (void)root;
+#endif
+  return s;
+}
+
+namespace {
+
+// Whether ranks per direction `p` keep every rank at least kGhostLayers cells thick along
+// each split direction; otherwise `why` names the first direction that breaks the rule.
+bool thick_enough(const std::array<int, 3>& n, const std::array<int, 3>& p, std::string& why) {
+  for (int d = 0; d < 3; ++d) {
+    if (p[d] < 1 || p[d] > n[d]) {
+      why = "puts " + std::to_string(p[d]) + " ranks along " + "xyz"[d] + ", which has " +
+            std::to_string(n[d]) + " cells";
+      return false;
+    }
+    if (p[d] > 1 && n[d] / p[d] < kGhostLayers) {
+      why = "splits " + std::string(1, "xyz"[d]) + " (" + std::to_string(n[d]) + " cells) among " +
+            std::to_string(p[d]) + " ranks, leaving a rank " + std::to_string(n[d] / p[d]) +
+            " cell(s); every rank needs at least " + std::to_string(kGhostLayers) +
+            " cells along a split direction (its neighbours' ghost layers)";
+      return false;
+    }
+  }
+  return true;
+}
+
+// The faces a split exchanges, in cells: per split direction, one cross-section per rank.
+double halo_surface(const std::array<int, 3>& n, const std::array<int, 3>& p) {
+  double cells = 0;
+  for (int d = 0; d < 3; ++d)
+    if (p[d] > 1) cells += static_cast<double>(p[d]) * n[(d + 1) % 3] * n[(d + 2) % 3];
+  return cells;
+}
+
+// The balanced grid MPI_Dims_create makes, the most ranks along z (its faces are contiguous
+// in memory, one block per message), x the fewest (the most strided faces).
+std::array<int, 3> balanced_grid(const std::array<int, 3>& n, int ranks) {
+  int free_dims[3] = {0, 0, 0}, nfree = 0;
+  for (int d = 2; d >= 0; --d) nfree += n[d] > 1;
+#if defined(HALOCLINE_HAVE_MPI)
+  if (nfree > 0) MPI_Dims_create(ranks, nfree, free_dims);
+#else
+  (void)ranks;
+  for (int i = 0; i < nfree; ++i) free_dims[i] = 1;
+#endif
+  std::array<int, 3> p{1, 1, 1};
+  int next = 0;
+  for (int d = 2; d >= 0; --d) p[d] = n[d] > 1 ? free_dims[next++] : 1;
+  return p;
+}
+
+}  // namespace
+
+std::array<int, 3> choose_process_grid(const std::array<int, 3>& n, const std::array<int, 3>& requested,
+                                       int ranks) {
+  std::string why;
+  if (requested[0] || requested[1] || requested[2]) {
+    const long product = static_cast<long>(requested[0]) * requested[1] * requested[2];
+    if (product != ranks)
+      throw DeckError("--ranks-grid " + dims_text(requested) + " has " + std::to_string(product) +
+                      " ranks, but the run has " + std::to_string(ranks));
+    if (!thick_enough(n, requested, why))
+      throw DeckError("--ranks-grid " + dims_text(requested) + " " + why);
+    return requested;
+  }
+  if (ranks > 1 && n[0] * 1L * n[1] * n[2] == 1)
+    throw DeckError("a one-cell domain cannot be split among " + std::to_string(ranks) + " ranks");
+  const std::array<int, 3> balanced = balanced_grid(n, ranks);
+  if (thick_enough(n, balanced, why)) return balanced;
+  // MPI's choice leaves some rank too thin: the thick-enough split with the least halo
+  // surface, ties going to more ranks along z, then y.
+  const std::string balanced_why = why;
+  std::array<int, 3> best{0, 0, 0};
+  for (int pz = 1; pz <= ranks; ++pz)
+    for (int py = 1; pz * py <= ranks; ++py) {
+      if (ranks % (pz * py)) continue;
+      const std::array<int, 3> p{ranks / (pz * py), py, pz};
+      if (!thick_enough(n, p, why)) continue;
+      if (best[0] == 0 || halo_surface(n, p) < halo_surface(n, best) ||
+          (halo_surface(n, p) == halo_surface(n, best) && (p[2] > best[2] || (p[2] == best[2] && p[1] > best[1]))))
+        best = p;
+    }
+  if (best[0] == 0)
+    throw DeckError("cannot split the domain of " + dims_text(n) + " cells among " + std::to_string(ranks) +
+                    " ranks: the balanced process grid " + dims_text(balanced) + " " + balanced_why +
+                    ", and no other grid of " + std::to_string(ranks) + " ranks avoids that (use fewer ranks)");
+  return best;
+}
+
 Comm::Comm(const std::array<int, 3>& n, const std::array<int, 3>& requested,
            const std::array<bool, 3>& periodic) {
 #if defined(HALOCLINE_HAVE_MPI)
   MPI_Comm_size(MPI_COMM_WORLD, &pg_.size);
 #endif
-  const bool forced = requested[0] || requested[1] || requested[2];
-  if (forced) {
-    pg_.dims = requested;
-    if (requested[0] * requested[1] * requested[2] != pg_.size)
-      throw DeckError("--ranks-grid " + dims_text(requested) + " has " +
-                      std::to_string(requested[0] * requested[1] * requested[2]) +
-                      " ranks, but the run has " + std::to_string(pg_.size));
-  } else {
-    // The most ranks go to z, then y, then x: z faces are contiguous in memory (their
-    // messages are one block), x faces the most strided. Directions of one cell get one.
-    int free_dims[3] = {0, 0, 0}, nfree = 0;
-    for (int d = 2; d >= 0; --d) nfree += n[d] > 1;
-#if defined(HALOCLINE_HAVE_MPI)
-    if (nfree > 0) MPI_Dims_create(pg_.size, nfree, free_dims);
-#else
-    for (int i = 0; i < nfree; ++i) free_dims[i] = 1;
-#endif
-    int next = 0;
-    for (int d = 2; d >= 0; --d) pg_.dims[d] = n[d] > 1 ? free_dims[next++] : 1;
-    if (nfree == 0 && pg_.size > 1)
-      throw DeckError("a one-cell domain cannot be split among " + std::to_string(pg_.size) + " ranks");
-  }
-  for (int d = 0; d < 3; ++d)
-    if (pg_.dims[d] < 1 || pg_.dims[d] > n[d])
-      throw DeckError("process grid " + dims_text(pg_.dims) + " puts " + std::to_string(pg_.dims[d]) +
-                      " ranks along " + "xyz"[d] + ", which has " + std::to_string(n[d]) +
-                      " cells (at least 1 cell per rank)");
+  pg_.dims = choose_process_grid(n, requested, pg_.size);
 
 #if defined(HALOCLINE_HAVE_MPI)
   int dims[3] = {pg_.dims[0], pg_.dims[1], pg_.dims[2]};

@@ -48,13 +48,36 @@ void abort_comm(int code);
 int world_rank();
 int world_size();
 
+// Where a set-up step left every rank: the highest exit code any rank reported (0: all went
+// well) and the lowest rank that reported it (-1 when all went well).
+struct AgreedStatus {
+  int code = 0;
+  int rank = -1;
+  bool every_rank = false;  // every rank reported that code
+};
+// Every rank of the job passes its own status (0 or the exit code it would end with) and
+// all get the same answer: one collective over all ranks, so that a failure on any rank
+// ends every rank at the same point instead of leaving the others waiting in MPI.
+AgreedStatus agree_over_ranks(int code);
+// Rank `root`'s string on every rank of the job (a collective over all ranks).
+std::string broadcast_from(int root, const std::string& s);
+
+// The ranks per direction of a run of `ranks` ranks over a domain of n cells per direction:
+// `requested` when it is not all 0 (--ranks-grid), otherwise MPI's balanced choice (most
+// ranks along z, then y, then x), or, where that choice breaks the rule below, the split
+// with the smallest halo surface that keeps it. The rule: a direction split among several
+// ranks gives every rank at least kGhostLayers cells along it, because a rank's ghost
+// layers are filled from its neighbour's interior. Directions of one cell get one rank.
+// Throws DeckError (exit code 2) naming the direction and the sizes when no grid can.
+std::array<int, 3> choose_process_grid(const std::array<int, 3>& n, const std::array<int, 3>& requested,
+                                       int ranks);
+
 // The ranks of the run, arranged as a Cartesian grid over the domain.
 class Comm {
  public:
-  // Makes the process grid for a domain of n cells per direction. `requested` (all 0:
-  // choose) forces the ranks per direction (--ranks-grid); `periodic` says which
-  // directions wrap. Directions with one cell get one rank. Throws DeckError (exit code 2)
-  // for a grid that does not match the number of ranks or has more ranks than cells.
+  // Makes the process grid for a domain of n cells per direction, as
+  // choose_process_grid(n, requested, ranks) chooses it; `periodic` says which directions
+  // wrap. Throws DeckError (exit code 2) as that does.
   Comm(const std::array<int, 3>& n, const std::array<int, 3>& requested,
        const std::array<bool, 3>& periodic);
   ~Comm();

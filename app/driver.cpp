@@ -33,6 +33,7 @@
 
 #include "app/checkpoints.hpp"
 #include "app/comm.hpp"
+#include "app/failures.hpp"
 #include "app/problems.hpp"
 #include "app/progress.hpp"
 #include "app/signals.hpp"
@@ -205,14 +206,19 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   r.rank = comm.rank();
   r.ranks = comm.size();
   r.ranks_grid = pg.dims;
-  const HaloSetup halo = choose_halo(config, comm, g);  // app/select.cpp
+  // Each set-up step that may fail on one rank alone (the backend's memory, a file that one
+  // node cannot read) is agreed by every rank (app/failures.hpp): all end together.
+  HaloSetup halo;
+  std::unique_ptr<Backend> backend;
+  agreed([&] {
+    halo = choose_halo(config, comm, g);  // app/select.cpp
+    BoundaryFaces faces = boundary_of(config);
+    for (int d = 0; d < 3; ++d)
+      for (int side = 0; side < 2; ++side)
+        if (halo.exchanged[d][side]) faces.face[d][side] = Boundary::Exchanged;
+    backend = make_backend(config, g, faces, comm.node_rank());
+  });
   r.halo = halo.strategy;
-  BoundaryFaces faces = boundary_of(config);
-  for (int d = 0; d < 3; ++d)
-    for (int side = 0; side < 2; ++side)
-      if (halo.exchanged[d][side]) faces.face[d][side] = Boundary::Exchanged;
-
-  std::unique_ptr<Backend> backend = make_backend(config, g, faces, comm.node_rank());
   backend->configure_halo(halo);
   if (comm.size() > 1) backend->set_global_max([&comm](double x) { return comm.max(x); });
   r.backend_description = backend->description();
@@ -233,7 +239,8 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   const bool restart = !config.restart_path.empty();
   RestartPoint start;
   if (restart) start = load_restart(config, comm, g, r.grid);
-  std::vector<double> state = restart ? std::move(start.state) : initial_state(config, g);
+  std::vector<double> state;
+  agreed([&] { state = restart ? std::move(start.state) : initial_state(config, g); });
   lap("initial_state");
   backend->set_state(state);
   // The initial totals are taken from the backend's copy, so that an fp32 run measures
@@ -273,11 +280,16 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   };
   const bool periodic_output = options.write_output && config.output_interval > 0;
   const SnapshotPart part{g, comm.mpi_comm(), comm.root()};
-  if ((comm.root() || collective) && options.write_output && (periodic_output || config.output_final))
-    writer = std::make_unique<SnapshotWriter>(config.out_dir, r.grid,
-                                              config.precision == Precision::FP32, "snapshot",
-                                              collective ? &part : nullptr);
-  if (periodic_output && !restart) write_snapshot(0, 0.0);
+  // The first snapshot is agreed too: rank 0 may fail to write it after the gather that
+  // every rank took part in.
+  agreed([&] {
+    if ((comm.root() || collective) && options.write_output && (periodic_output || config.output_final))
+      writer = std::make_unique<SnapshotWriter>(config.out_dir, r.grid, config.precision == Precision::FP32,
+                                                "snapshot", collective ? &part : nullptr);
+  });
+  agreed([&] {
+    if (periodic_output && !restart) write_snapshot(0, 0.0);
+  });
 
   // The loop asks the backend for steps until the controller reports a stop: the end
   // time, the step limit, or an output time. The backend makes each dt where its state is;
@@ -367,10 +379,14 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
         if (control.step > start.step) {
           backend->select_after_fault(AfterFault::LastGood);
           backend->get_state(state, Purpose::Output);
-          const std::string path = save_checkpoint(config, comm, control.step - 1,
-                                                   control.t_before, state, g, r.grid);
-          saved = "the last good state (step " + std::to_string(control.step - 1) + ", t = " +
-                  std::to_string(control.t_before) + ") is saved in " + path;
+          const std::string good = "the last good state (step " + std::to_string(control.step - 1) + ", t = " +
+                                   std::to_string(control.t_before) + ")";
+          try {  // the fault is the news; a checkpoint that cannot be written is said with it
+            saved = good + " is saved in " +
+                    save_checkpoint(config, comm, control.step - 1, control.t_before, state, g, r.grid);
+          } catch (const std::exception& e) {
+            saved = good + " could not be saved: " + e.what();
+          }
         }
         throw NumericalError("step " + std::to_string(control.step) + ", t = " +
                              std::to_string(control.t) + ": no valid time step (max signal rate " +
@@ -385,9 +401,16 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
         // step, which stops it and saves the state before (above).
         const bool broken = comm.max(first_bad_cell(state, g.ninterior, config.physics.gamma) <
                                      g.ninterior ? 1.0 : 0.0) > 0;
-        if (!broken)
-          r.checkpoints.push_back(
-              save_checkpoint(config, comm, control.step, control.t, state, g, r.grid));
+        if (!broken) {
+          try {
+            r.checkpoints.push_back(save_checkpoint(config, comm, control.step, control.t, state, g, r.grid));
+          } catch (const std::exception& e) {
+            // Every rank knows (save_checkpoint agrees on its outcome). A signal is still the
+            // reason the run ends, and is said so; otherwise the write failure ends it.
+            if (interrupted) throw Interrupted(interrupted, control.step, "", e.what());
+            throw AgreedExit(ExitStatus{4, "error: ", e.what(), true, -1});
+          }
+        }
         next_checkpoint = after(control.step);
         last_checkpoint = std::chrono::steady_clock::now();
         if (interrupted && !broken) throw Interrupted(interrupted, control.step, r.checkpoints.back());

@@ -27,11 +27,14 @@ struct Totals {
   std::array<double, 5> abs_sum{};
 };
 
-// SIGINT or SIGTERM ended the run after writing a checkpoint: exit code 128 + signal.
+// SIGINT or SIGTERM ended the run after writing a checkpoint (or trying to: then
+// `checkpoint_failure` says why it could not be written): exit code 128 + signal.
 struct Interrupted : std::runtime_error {
-  Interrupted(int signal_number, long at_step, std::string checkpoint_path)
+  Interrupted(int signal_number, long at_step, std::string checkpoint_path, const std::string& checkpoint_failure = "")
       : std::runtime_error("interrupted by signal " + std::to_string(signal_number) + " at step " +
-                           std::to_string(at_step) + "; the state is saved in " + checkpoint_path),
+                           std::to_string(at_step) +
+                           (checkpoint_failure.empty() ? "; the state is saved in " + checkpoint_path
+                                                       : "; the checkpoint could not be written: " + checkpoint_failure)),
         signal(signal_number), step(at_step), checkpoint(std::move(checkpoint_path)) {}
   int signal;
   long step;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <unistd.h>
 
 #include "app/backend.hpp"
@@ -20,6 +21,9 @@
 #include "app/checkpoints.hpp"
 #include "app/comm.hpp"
 #include "app/driver.hpp"
+#include "app/failures.hpp"
+#include "app/outputs.hpp"
+#include "app/resources.hpp"
 #include "app/info.hpp"
 #include "app/probe.hpp"
 #include "app/report.hpp"
@@ -42,21 +46,8 @@ struct RunArgs {
   bool quiet = false, no_probe = false;
 };
 
-// Creates the output directory and proves it writable before any work, so that a bad
-// --out fails at once with exit code 2 instead of after the run.
-void prepare_output_dir(const std::string& dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw hc::DeckError("output directory '" + dir + "': " + ec.message());
-  const fs::path probe = fs::path(dir) / ".halocline-write-test";
-  std::FILE* f = std::fopen(probe.c_str(), "w");
-  if (!f) throw hc::DeckError("output directory '" + dir + "' is not writable: " + std::strerror(errno));
-  std::fclose(f);
-  fs::remove(probe, ec);
-}
-
-int do_run(const RunArgs& a) {
+// The run's configuration: the deck, its overrides, then the command line's options.
+hc::Config run_config(const RunArgs& a) {
   hc::Config config = hc::load_deck(a.deck, a.sets);
   const std::pair<const char*, const std::string*> choices[] = {
       {"layout", &a.layout}, {"precision", &a.precision}, {"backend", &a.backend}, {"owner", &a.owner},
@@ -74,11 +65,49 @@ int do_run(const RunArgs& a) {
   config.report_path = a.report.empty() ? (std::filesystem::path(config.out_dir) / "report.json").string()
                                         : a.report;
   hc::validate(config);
-  if (!config.restart_path.empty()) hc::check_restart(config);  // before any output
+  return config;
+}
+
+// What rank 0 makes ready before any work, and undoes if the run is refused: the output
+// directory (created, locked), the report's and the checkpoints' directories, each path
+// checked (app/outputs.hpp).
+struct RunOutputs {
+  hc::OutputDirectory out;
+  std::vector<std::string> created;  // other directories made for the run
+  ~RunOutputs() { hc::remove_if_empty(created); }
+};
+
+void prepare_outputs(const hc::Config& config, RunOutputs& outputs) {
+  const std::vector<std::string> inputs = {config.deck_path, config.restart_path};
+  hc::check_output_file(config.report_path, "report", inputs);  // before any directory is made
+  outputs.out.open(config.out_dir);
+  auto make = [&](const std::string& dir) {
+    for (const std::string& d : hc::create_writable_directory(dir)) outputs.created.push_back(d);
+  };
   const std::filesystem::path report_dir = std::filesystem::path(config.report_path).parent_path();
-  if (!report_dir.empty()) prepare_output_dir(report_dir.string());
-  prepare_output_dir(config.out_dir);
-  if (!config.checkpoint.dir.empty()) prepare_output_dir(hc::checkpoint_dir(config));
+  if (!report_dir.empty()) make(report_dir.string());
+  hc::check_output_file(config.report_path, "report", inputs);  // and after: it may be one of them
+  hc::check_output_names(config.out_dir, {config.deck_path});
+  if (!config.checkpoint.dir.empty()) {
+    make(hc::checkpoint_dir(config));
+    hc::check_output_names(hc::checkpoint_dir(config), {config.deck_path});
+  }
+}
+
+// Every check that needs no work comes first, agreed by every rank (app/failures.hpp): a
+// bad deck, a rank with another configuration, a process grid that cannot be, memory the
+// machine lacks, an unusable checkpoint, an output path the run may not write.
+int do_run(const RunArgs& a) {
+  hc::Config config;
+  hc::agreed([&] { config = run_config(a); });
+  hc::agreed([&] { hc::check_same_configuration(config); });
+  RunOutputs outputs;
+  hc::agreed([&] {
+    const std::array<int, 3> dims = hc::choose_process_grid(config.n, config.ranks_grid, hc::world_size());
+    hc::check_memory_plan(hc::plan_memory(config, dims, !hc::runs_on_gpu(config.backend)));
+    if (!config.restart_path.empty()) hc::check_restart(config);
+    if (hc::world_rank() == 0) prepare_outputs(config, outputs);
+  });
 
   hc::RunOptions options;
   options.progress = !a.quiet && isatty(STDERR_FILENO);  // a line on a terminal, nothing in a log
@@ -135,16 +164,23 @@ int plot_bench(const std::filesystem::path& out, const hc::BenchResult& r) {
 
 int do_bench(const BenchArgs& a) {
   hc::BenchOptions o;
-  o.deck = a.deck;
-  o.sets = a.sets;
-  for (const std::string& s : a.sweeps) o.sweeps.push_back(hc::parse_sweep(s));
-  if (!a.baseline.empty()) o.baseline = hc::parse_baseline(a.baseline);
-  o.repeat = a.repeat;
-  o.steps = a.steps;
-  o.out_dir = a.out;
-  prepare_output_dir(o.out_dir);
   const bool root = hc::world_rank() == 0;
-  const std::filesystem::path out(o.out_dir);
+  const std::filesystem::path out(a.out);
+  hc::OutputDirectory out_dir;
+  hc::agreed([&] {
+    o.deck = a.deck;
+    o.sets = a.sets;
+    for (const std::string& s : a.sweeps) o.sweeps.push_back(hc::parse_sweep(s));
+    if (!a.baseline.empty()) o.baseline = hc::parse_baseline(a.baseline);
+    o.repeat = a.repeat;
+    o.steps = a.steps;
+    o.out_dir = a.out;
+    hc::check_bench_options(o);
+    if (!root) return;
+    for (const char* name : {"bench.json", "bench.csv"})
+      hc::check_output_file((out / name).string(), "bench output", {o.deck}, name[6] == 'j');
+    out_dir.open(o.out_dir);
+  });
   // bench.json is rewritten after each configuration: a sweep that is stopped keeps the
   // configurations it finished.
   auto save = [&](const hc::BenchResult& partial) {
@@ -153,7 +189,7 @@ int do_bench(const BenchArgs& a) {
   const hc::BenchResult r = hc::run_bench(o, root && !a.quiet ? &std::cerr : nullptr, save);
   if (!root) return 0;
   hc::write_report(hc::bench_json(r), (out / "bench.json").string());
-  std::ofstream((out / "bench.csv").string()) << hc::bench_csv(r);
+  hc::write_file_atomically((out / "bench.csv").string(), hc::bench_csv(r), "bench table");
   hc::print_bench(std::cout, r);
   std::cout << "bench " << (out / "bench.json").string() << ", " << (out / "bench.csv").string() << '\n';
   if (a.plot && plot_bench(out, r) != 0) throw std::runtime_error("--plot: tools/plot.py failed");
@@ -175,12 +211,20 @@ int do_probe(const ProbeArgs& a) {
   hc::ProbeOptions options;
   options.quick = a.quick;
   options.device = a.device;
-  const hc::ProbeResult r = hc::run_probe(a.backend, options);
+  if (!a.json.empty()) hc::check_output_file(a.json, "--json", {});
+  std::vector<std::string> created;  // removed again if the probe fails
+  if (!a.out.empty()) created = hc::create_writable_directory(a.out);
+  hc::ProbeResult r;
+  try {
+    r = hc::run_probe(a.backend, options);
+  } catch (...) {
+    hc::remove_if_empty(created);
+    throw;
+  }
   hc::print_probe(std::cout, r);
   const nlohmann::json j = hc::probe_json(r);
   if (!a.out.empty()) {
     // Where runs writing into the same directory find it (cached_probe).
-    prepare_output_dir(a.out);
     const std::string path = (std::filesystem::path(a.out) / hc::probe_cache_name(r.backend, r.device_name)).string();
     hc::write_report(j, path);
     std::cout << "probe " << path << '\n';
@@ -206,6 +250,30 @@ int do_verify() {
   return failed ? 1 : 0;
 }
 
+// CLI11's own range checks print their bounds in full (a 309-digit number for "positive"):
+// these say the rule in the option's own terms.
+CLI::Validator in_range(long lo, long hi = std::numeric_limits<long>::max()) {
+  const std::string rule = hi == std::numeric_limits<long>::max() ? ">= " + std::to_string(lo)
+                                                                   : "in [" + std::to_string(lo) + ", " +
+                                                                         std::to_string(hi) + "]";
+  return CLI::Validator(
+      [lo, hi, rule](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const long long value = std::strtoll(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || errno == ERANGE)
+          return "must be an integer " + rule + " (got '" + text + "')";
+        if (value < lo || value > hi) return "must be " + rule + " (got " + text + ")";
+        return "";
+      },
+      rule);
+}
+
+CLI::Validator non_empty() {
+  return CLI::Validator([](std::string& text) { return text.empty() ? std::string("must not be empty") : ""; },
+                        "PATH");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -229,13 +297,14 @@ int main(int argc, char** argv) {
                   "kokkos backend: cells per thread block: auto | kokkos | flat | AxBxC (docs/kokkos.md)");
   run->add_option("--ranks-grid", run_args.ranks_grid, "MPI ranks per direction: PX,PY,PZ")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(in_range(1));
   run->add_option("--steps", run_args.steps, "stop after N >= 1 steps (sets time.max_steps)")
-      ->check(CLI::PositiveNumber);
+      ->check(in_range(1));
   run->add_option("--set", run_args.sets, "override a deck key: --set grid.n=256 (repeatable)");
-  run->add_option("--out", run_args.out, "output directory (output.dir)");
-  run->add_option("--restart", run_args.restart, "continue from this checkpoint (docs/reliability.md)");
-  run->add_option("--report", run_args.report, "JSON report path (default OUT/report.json)");
+  run->add_option("--out", run_args.out, "output directory (output.dir)")->check(non_empty());
+  run->add_option("--restart", run_args.restart, "continue from this checkpoint (docs/reliability.md)")
+      ->check(non_empty());
+  run->add_option("--report", run_args.report, "JSON report path (default OUT/report.json)")->check(non_empty());
   run->add_flag("--quiet", run_args.quiet, "print nothing on success");
   run->add_flag("--no-probe", run_args.no_probe,
                 "leave the device's copy bandwidth out of the report (no probe run)");
@@ -249,12 +318,13 @@ int main(int argc, char** argv) {
                     "or a deck key (repeatable: the matrix of all)");
   bench->add_option("--repeat", bench_args.repeat,
                     "repetitions of each configuration: blocks of --steps steps in its one run")
-      ->check(CLI::PositiveNumber);
+      ->check(in_range(1));
   bench->add_option("--steps", bench_args.steps, "timed steps of each repetition (after 4 untimed ones)")
-      ->check(CLI::Range(1L, 1000000L));
+      ->check(in_range(1, 1000000));
   bench->add_option("--baseline", bench_args.baseline, "key=value,...: the configuration speedups are against");
   bench->add_option("--set", bench_args.sets, "override a deck key for every run (repeatable)");
-  bench->add_option("--out", bench_args.out, "where bench.json, bench.csv and each run's report go");
+  bench->add_option("--out", bench_args.out, "where bench.json, bench.csv and each run's report go")
+      ->check(non_empty());
   bench->add_flag("--quiet", bench_args.quiet, "no progress lines");
   bench->add_flag("--plot", bench_args.plot, "draw the results into OUT/plots (tools/plot.py)");
 
@@ -262,9 +332,10 @@ int main(int argc, char** argv) {
   CLI::App* probe = app.add_subcommand("probe", "measure the machine: copy and triad bandwidth, "
                                                 "host <-> device copies by size, launch latency");
   probe->add_option("--backend", probe_args.backend, "kokkos | hip")->check(CLI::IsMember({"kokkos", "hip"}));
-  probe->add_option("--device", probe_args.device, "GPU index")->check(CLI::NonNegativeNumber);
-  probe->add_option("--out", probe_args.out, "also write it where runs into this directory find it");
-  probe->add_option("--json", probe_args.json, "also write the JSON here");
+  probe->add_option("--device", probe_args.device, "GPU index")->check(in_range(0, 1 << 20));
+  probe->add_option("--out", probe_args.out, "also write it where runs into this directory find it")
+      ->check(non_empty());
+  probe->add_option("--json", probe_args.json, "also write the JSON here")->check(non_empty());
   probe->add_flag("--quick", probe_args.quick, "copy and triad only");
 
   std::string info_backend = "kokkos";
@@ -286,16 +357,10 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  // Under MPI every rank meets bad input and numerical failures alike (the deck and the
-  // time step are the same everywhere), so rank 0 alone says so; a fault that may be one
-  // rank's own is said by that rank, naming it.
-  auto say = [](const char* what, const std::exception& e, bool every_rank) {
-    const int rank = hc::world_rank();
-    if (rank != 0 && !every_rank) return;
-    std::cerr << "halocline: ";
-    if (hc::world_size() > 1 && every_rank) std::cerr << "rank " << rank << ": ";
-    std::cerr << what << e.what() << '\n';
-  };
+  // A failure agreed by every rank (app/failures.hpp), or one every rank meets alike (a
+  // numerical failure, a signal), is said once by rank 0 and ends every rank normally. Any
+  // other may be this rank's alone: it says so, naming itself, and ends the whole job
+  // (MPI_Abort) rather than leave the other ranks waiting in MPI.
   try {
     hc::RuntimeSession runtimes(argc, argv);
     try {
@@ -304,29 +369,18 @@ int main(int argc, char** argv) {
       if (probe->parsed()) return do_probe(probe_args);
       if (bench->parsed()) return do_bench(bench_args);
       if (info->parsed()) return do_info(info_backend, info_json_flag);
-    } catch (const hc::DeckError& e) {
-      say("error: ", e, false);
-      return 2;
-    } catch (const hc::ResourceError& e) {
-      say("error: ", e, true);
-      hc::abort_comm(2);  // perhaps this rank's alone: end the others rather than hang
-      return 2;
-    } catch (const hc::NumericalError& e) {
-      say("numerical failure: ", e, false);
-      return 3;
-    } catch (const hc::CheckpointError& e) {
-      say("error: ", e, false);
-      return 2;
-    } catch (const hc::Interrupted& e) {
-      say("", e, false);
-      return 128 + e.signal;
-    } catch (const std::exception& e) {
-      say("error: ", e, true);
-      hc::abort_comm(1);
-      return 1;
+    } catch (...) {
+      const hc::ExitStatus status = hc::classify(std::current_exception());
+      if (status.every_rank) {
+        if (hc::world_rank() == 0) hc::print_failure(status);
+        return status.code;
+      }
+      hc::print_failure(status);
+      hc::abort_comm(status.code);
+      return status.code;
     }
-  } catch (const std::exception& e) {
-    say("error: ", e, true);
+  } catch (...) {  // the runtimes' own set-up or tear-down
+    hc::print_failure(hc::classify(std::current_exception()));
     return 1;
   }
   return 0;

@@ -1,5 +1,7 @@
 #include "app/probe.hpp"
 
+#include "app/outputs.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -134,11 +136,7 @@ ProbeResult cached_probe(const std::string& out_dir, const std::string& backend,
     }
   }
   const ProbeResult r = run_probe(backend, options);
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  std::ofstream out(path);
-  out << probe_json(r).dump(2) << '\n';
-  if (!out) throw std::runtime_error("cannot write the probe cache '" + path.string() + "'");
+  write_file_atomically(path.string(), probe_json(r).dump(2) + "\n", "probe cache");
   source = "measured";
   return r;
 }

@@ -1,6 +1,7 @@
 #include "app/report.hpp"
 
 #include "app/info.hpp"
+#include "app/outputs.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -219,16 +220,7 @@ void add_probe_to_report(nlohmann::json& j, const ProbeResult& probe, const std:
 }
 
 void write_report(const nlohmann::json& report, const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  if (target.has_parent_path()) fs::create_directories(target.parent_path());
-  const fs::path tmp = target.string() + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << report.dump(2) << '\n';
-    if (!out) throw std::runtime_error("cannot write report '" + tmp.string() + "'");
-  }
-  fs::rename(tmp, target);
+  write_file_atomically(path, report.dump(2) + "\n", "report");
 }
 
 void print_summary(std::ostream& os, const Config& c, const RunResult& r) {

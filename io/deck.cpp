@@ -556,13 +556,17 @@ Config parse_deck(const std::string& text, const std::string& source,
 Config load_deck(const std::string& path, const std::vector<std::string>& overrides) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw DeckError("cannot read deck '" + path + "': " + std::strerror(errno));
+  // Read at most one byte past the limit: a device such as /dev/zero never ends.
   std::string text;
   char buf[8192];
   std::size_t got;
-  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
+  while (text.size() <= kMaxDeckBytes && (got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
   const int err = std::ferror(f) ? errno : 0;  // e.g. EISDIR for a directory
   std::fclose(f);
   if (err) throw DeckError("cannot read deck '" + path + "': " + std::strerror(err));
+  if (text.size() > kMaxDeckBytes)
+    throw DeckError("deck '" + path + "' is larger than " + std::to_string(kMaxDeckBytes >> 20) +
+                    " MiB, the most a deck may be");
   return parse_deck(text, path, overrides);
 }
 

@@ -4,6 +4,7 @@
 // the deck line, where there is one); the command line turns it into exit code 2.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,6 +16,9 @@ namespace halocline {
 struct DeckError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// The largest deck file read (docs/decks.md): beyond it a file is refused before parsing.
+constexpr std::size_t kMaxDeckBytes = std::size_t(16) << 20;
 
 // Reads the deck at `path`, applies each "key=value" override (dotted key, TOML value;
 // bare words are taken as strings), validates, and returns the Config.

@@ -37,6 +37,11 @@ void validate_rules(const Config& c, const Where& where) {
           std::string("must be greater than '") + kLoKeys[d] + "' = " + num(c.lo[d]), num(c.hi[d]));
   }
 
+  // The scheme needs a direction of at least two cells to do anything at all.
+  if (c.n[0] == 1 && c.n[1] == 1 && c.n[2] == 1)
+    fail(where({"grid.n", "grid.nx", "grid.ny", "grid.nz"}),
+         "the grid has one cell (1 x 1 x 1): at least one of grid.nx, grid.ny, grid.nz must be >= 2");
+
   check(c.physics.gamma > 1, {"physics.gamma"}, "must be > 1", num(c.physics.gamma));
   check(c.physics.cfl > 0 && c.physics.cfl <= 1, {"physics.cfl"}, "must be in (0, 1]",
         num(c.physics.cfl));
@@ -48,6 +53,15 @@ void validate_rules(const Config& c, const Where& where) {
   check(c.checkpoint.every_seconds >= 0, {"checkpoint.every_seconds"}, "must be >= 0",
         num(c.checkpoint.every_seconds));
   check(c.checkpoint.keep >= 1, {"checkpoint.keep"}, "must be >= 1", std::to_string(c.checkpoint.keep));
+  check(c.checkpoint.keep <= kMaxOutputFiles, {"checkpoint.keep"}, "must be <= " + std::to_string(kMaxOutputFiles),
+        std::to_string(c.checkpoint.keep));
+  // A run writes at most kMaxOutputFiles snapshots: an interval that would write more is
+  // almost surely a typo (1e-300 for 1e-3), and would fill a disk with files.
+  if (c.output_interval > 0 && c.t_end / c.output_interval > kMaxOutputFiles)
+    fail(where({"output.interval"}),
+         "key 'output.interval' = " + num(c.output_interval) + " would write " + num(c.t_end / c.output_interval) +
+             " snapshots up to time.t_end = " + num(c.t_end) + "; at most " + std::to_string(kMaxOutputFiles) +
+             " are allowed (output.interval >= " + num(c.t_end / kMaxOutputFiles) + ")");
 
   // A periodic face wraps onto the opposite face, so both must say so.
   for (int d = 0; d < 3; ++d) {

@@ -17,6 +17,10 @@ inline const char* const kFaceKeys[3][2] = {{"boundary.x_lo", "boundary.x_hi"},
                                      {"boundary.y_lo", "boundary.y_hi"},
                                      {"boundary.z_lo", "boundary.z_hi"}};
 
+// The most snapshots a run may write, and the most checkpoints it may keep
+// (docs/reliability.md).
+constexpr int kMaxOutputFiles = 10000;
+
 // The shortest decimal that reads back as v.
 std::string num(double v);
 

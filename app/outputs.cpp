@@ -1,0 +1,224 @@
+#include "app/outputs.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <regex>
+
+#include "io/deck.hpp"
+#include "io/output_error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace halocline {
+
+namespace {
+
+const char* const kLockName = ".halocline.lock";
+
+// What a path is, in a user's words, without following a final symbolic link.
+std::string kind_of(const fs::file_status& s) {
+  switch (s.type()) {
+    case fs::file_type::directory: return "a directory";
+    case fs::file_type::symlink: return "a symbolic link";
+    case fs::file_type::fifo: return "a FIFO";
+    case fs::file_type::socket: return "a socket";
+    case fs::file_type::block: return "a block device";
+    case fs::file_type::character: return "a character device";
+    default: return "not a regular file";
+  }
+}
+
+bool same_file(const fs::path& a, const std::string& b) {
+  std::error_code ec;
+  return !b.empty() && fs::equivalent(a, b, ec) && !ec;
+}
+
+std::string host_name() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
+}  // namespace
+
+std::vector<std::string> create_writable_directory(const std::string& dir) {
+  if (dir.empty()) throw DeckError("the output directory must not be empty (--out '')");
+  std::vector<std::string> created;
+  fs::path partial;
+  for (const fs::path& part : fs::path(dir)) {
+    partial /= part;
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(partial, ec))) continue;
+    if (!fs::create_directory(partial, ec) && ec) {
+      remove_if_empty(created);
+      throw DeckError("output directory '" + dir + "': cannot create '" + partial.string() + "': " + ec.message());
+    }
+    created.push_back(partial.string());
+  }
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw DeckError("output directory '" + dir + "' exists and is not a directory");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    const std::string why = std::strerror(errno);
+    remove_if_empty(created);
+    throw DeckError("output directory '" + dir + "' is not writable: " + why);
+  }
+  return created;
+}
+
+void remove_if_empty(const std::vector<std::string>& dirs) {
+  for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {
+    std::error_code ec;
+    if (fs::is_empty(*it, ec) && !ec) fs::remove(*it, ec);
+  }
+}
+
+void OutputDirectory::open(const std::string& dir) {
+  dir_ = dir;
+  created_ = create_writable_directory(dir);
+  try {
+    lock();
+  } catch (...) {
+    remove_if_empty(created_);
+    created_.clear();
+    throw;
+  }
+}
+
+// flock() ends with its process, whatever kills it, so a lock file whose lock nobody holds
+// was left by a run that died: it is taken over. The file is checked to be the one at the
+// path after locking, so that two runs racing over a stale file cannot both win.
+void OutputDirectory::lock() {
+  lock_path_ = (fs::path(dir_) / kLockName).string();
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    const int fd = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+      throw DeckError("output directory '" + dir_ + "': cannot create its lock file '" + lock_path_ +
+                      "': " + std::strerror(errno));
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int error = errno;
+      char owner[300] = {};
+      const ssize_t got = ::pread(fd, owner, sizeof owner - 1, 0);
+      ::close(fd);
+      std::string who = got > 0 ? std::string(owner, static_cast<std::size_t>(got)) : std::string("another run");
+      while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
+      if (error == EWOULDBLOCK)
+        throw DeckError("output directory '" + dir_ + "' is in use by " + who + " (lock file '" + lock_path_ +
+                        "'); choose another --out or wait for that run to end");
+      throw DeckError("output directory '" + dir_ + "': cannot lock '" + lock_path_ + "': " + std::strerror(error));
+    }
+    struct stat held{}, named{};
+    if (::fstat(fd, &held) != 0 || ::stat(lock_path_.c_str(), &named) != 0 || held.st_ino != named.st_ino ||
+        held.st_dev != named.st_dev) {
+      ::close(fd);  // removed or replaced by its owner meanwhile: try the new one
+      continue;
+    }
+    char previous[300] = {};
+    const ssize_t got = ::pread(fd, previous, sizeof previous - 1, 0);
+    if (got > 0) {
+      std::string who(previous, static_cast<std::size_t>(got));
+      while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
+      std::cerr << "halocline: warning: output directory '" << dir_ << "' was locked by " << who
+                << ", which no longer runs; taking it over\n";
+    }
+    const std::string me = "pid " + std::to_string(::getpid()) + " on host " + host_name() + "\n";
+    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, me.data(), me.size(), 0) != static_cast<ssize_t>(me.size())) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      throw DeckError("output directory '" + dir_ + "': cannot write its lock file '" + lock_path_ + "': " + why);
+    }
+    lock_fd_ = fd;
+    return;
+  }
+  throw DeckError("output directory '" + dir_ + "': its lock file '" + lock_path_ + "' keeps changing");
+}
+
+OutputDirectory::~OutputDirectory() {
+  if (lock_fd_ >= 0) {
+    ::unlink(lock_path_.c_str());  // while still holding it: a waiting run then makes a new one
+    ::close(lock_fd_);
+  }
+  remove_if_empty(created_);
+}
+
+void check_output_file(const std::string& path, const std::string& what, const std::vector<std::string>& inputs,
+                       bool json) {
+  if (path.empty()) throw DeckError(what + " path must not be empty");
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(path, ec);
+  if (!fs::exists(status)) return;
+  if (status.type() != fs::file_type::regular)
+    throw DeckError(what + " '" + path + "' exists and is " + kind_of(status) +
+                    "; the run writes only regular files it owns (choose another path)");
+  for (const std::string& input : inputs)
+    if (same_file(path, input))
+      throw DeckError(what + " '" + path + "' is the run's input '" + input + "'; it would be overwritten");
+  if (!json) return;
+  std::ifstream in(path, std::ios::binary);
+  char first = 0;
+  while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
+  }
+  if (in && first != '{')
+    throw DeckError(what + " '" + path + "' exists and is not a JSON report; the run does not overwrite "
+                    "other files (remove it or choose another path)");
+}
+
+void check_output_names(const std::string& dir, const std::vector<std::string>& inputs) {
+  static const std::regex own(
+      R"((snapshot(_[0-9]{4})?\.(h5|xmf)|checkpoint_[0-9]{8}\.h5|report\.json|probe-.*\.json)(\.tmp)?)");
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!std::regex_match(name, own)) continue;
+    const fs::file_status status = it->symlink_status(ec);
+    if (status.type() != fs::file_type::regular)
+      throw DeckError("output directory '" + dir + "' holds '" + name + "', which is " + kind_of(status) +
+                      ", where the run writes a file of its own (remove it or choose another --out)");
+    for (const std::string& input : inputs)
+      if (same_file(it->path(), input))
+        throw DeckError("output directory '" + dir + "': the run would overwrite its input '" + input + "' (" + name +
+                        ")");
+  }
+}
+
+void write_file_atomically(const std::string& path, const std::string& text, const std::string& what) {
+  const std::string tmp = path + ".tmp";
+  auto fail = [&](const std::string& why) {
+    ::unlink(tmp.c_str());
+    throw OutputError("cannot write " + what + " '" + path + "': " + why);
+  };
+  std::error_code ec;
+  const fs::file_status target = fs::symlink_status(path, ec);
+  if (fs::exists(target) && target.type() != fs::file_type::regular)
+    throw OutputError("cannot write " + what + " '" + path + "': it exists and is " + kind_of(target));
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  ::unlink(tmp.c_str());  // a stale .tmp, or a link planted there: never written through
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const std::string why = std::strerror(errno);
+    throw OutputError("cannot write " + what + " '" + path + "': " + why);
+  }
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t wrote = ::write(fd, text.data() + done, text.size() - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) {
+      const std::string why = std::strerror(wrote < 0 ? errno : ENOSPC);
+      ::close(fd);
+      fail(why);
+    }
+    done += static_cast<std::size_t>(wrote);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) fail(std::strerror(errno));
+  if (::rename(tmp.c_str(), path.c_str()) != 0) fail(std::strerror(errno));
+}
+
+}  // namespace halocline

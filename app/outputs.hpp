@@ -1,0 +1,61 @@
+// The files a run writes, made safe before any work: the output directory it owns alone
+// (a lock), paths that are regular files or absent and none of the run's own inputs, and
+// no directory left behind by a run that was refused.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace halocline {
+
+// Owns an output directory for the life of the object: creates it (and missing parents),
+// proves it writable and takes its lock, `.halocline.lock` (flock, with the owner's pid and
+// host inside for messages). A second run into the same directory is refused with
+// DeckError (exit code 2) naming the owner; a lock left by a process that died is taken
+// over with a warning on stderr. On destruction the lock is removed and the directories
+// this object created are removed again if they are empty, so a refused run leaves no
+// trace.
+class OutputDirectory {
+ public:
+  OutputDirectory() = default;
+  explicit OutputDirectory(const std::string& dir) { open(dir); }
+  ~OutputDirectory();
+  OutputDirectory(const OutputDirectory&) = delete;
+  OutputDirectory& operator=(const OutputDirectory&) = delete;
+
+  void open(const std::string& dir);
+
+ private:
+  void lock();
+  std::string dir_;
+  std::vector<std::string> created_;  // directories made here, the deepest last
+  std::string lock_path_;
+  int lock_fd_ = -1;
+};
+
+// Creates `dir` and its missing parents; returns those it created, the deepest last.
+// Throws DeckError when it cannot or when `dir` is not a writable directory.
+std::vector<std::string> create_writable_directory(const std::string& dir);
+
+// Removes `dirs` (deepest first) where they are empty.
+void remove_if_empty(const std::vector<std::string>& dirs);
+
+// Checks a path the run will write a whole file to (a report, a probe's JSON): absent, or
+// a regular file that is not a symbolic link, not one of `inputs` and, when `json`, holds a
+// JSON document (a file of another kind is someone's data, never overwritten). Throws
+// DeckError naming `what` and the path.
+void check_output_file(const std::string& path, const std::string& what, const std::vector<std::string>& inputs,
+                       bool json = true);
+
+// Checks the names the run writes in `dir` (snapshots, checkpoints, their .tmp): any that
+// exists must be a regular file that is not one of `inputs` being overwritten. Throws
+// DeckError naming the first that is not.
+void check_output_names(const std::string& dir, const std::vector<std::string>& inputs);
+
+// Writes `text` into `path` whole or not at all: into "<path>.tmp" (whatever was there
+// removed first, created anew, never through a symbolic link), flushed, then renamed onto
+// `path`. Throws OutputError (exit code 4) naming `what`, the file and the operating
+// system's reason, leaving no .tmp; a target that is not a regular file is never replaced.
+void write_file_atomically(const std::string& path, const std::string& text, const std::string& what);
+
+}  // namespace halocline

@@ -1,0 +1,108 @@
+#include "app/resources.hpp"
+
+#include <sys/resource.h>
+
+#include <fstream>
+#include <limits>
+
+#include "app/backend.hpp"
+#include "kernels/grid.hpp"
+#include "layouts/layouts.hpp"
+
+namespace halocline {
+
+namespace {
+
+using u128 = unsigned __int128;
+
+// A /proc file's "Key: N kB" value in bytes; 0 when absent.
+std::uint64_t proc_kib(const char* file, const std::string& wanted) {
+  std::ifstream in(file);
+  std::string key;
+  std::uint64_t kib = 0;
+  while (in >> key) {
+    if (key == wanted && in >> kib) return kib * 1024;
+    in.ignore(4096, '\n');
+  }
+  return 0;
+}
+
+// What RLIMIT_AS leaves of the address space; max when there is no limit.
+std::uint64_t address_space_left() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+    return std::numeric_limits<std::uint64_t>::max();
+  const std::uint64_t used = proc_kib("/proc/self/status", "VmSize:");
+  return limit.rlim_cur > used ? limit.rlim_cur - used : 0;
+}
+
+std::string gib(u128 bytes) {
+  return bytes_text((bytes + (u128(1) << 29)) >> 30) + " GiB";
+}
+
+}  // namespace
+
+std::string bytes_text(u128 n) {
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(n % 10)));
+    n /= 10;
+  } while (n);
+  return digits;
+}
+
+MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool solver_on_host) {
+  MemoryPlan plan;
+  plan.solver_on_host = solver_on_host;
+  u128 padded = 1, local = 1, global = 1;
+  int arrays = 3;  // u0, u1, unew, and one flux array per active direction
+  for (int d = 0; d < 3; ++d) {
+    const bool active = c.n[d] > 1;
+    const u128 largest = (static_cast<u128>(c.n[d]) + dims[d] - 1) / dims[d];  // the uneven split's larger part
+    local *= largest;
+    padded *= largest + (active ? 2 * kGhostLayers : 0);
+    global *= static_cast<u128>(c.n[d]);
+    arrays += active;
+  }
+  const u128 real = c.precision == Precision::FP64 ? 8 : 4;
+  u128 values = padded * kNumVars;  // SoA and AoS; AoSoA pads its last tile
+  if (c.layout == LayoutKind::AoSoA) values = (padded + AoSoA::width - 1) / AoSoA::width * AoSoA::width * kNumVars;
+  plan.solver_bytes = arrays * values * real;
+  // The driver keeps this rank's state as doubles; rank 0 also gathers the whole (a copy
+  // even on one rank) and makes its primitives for a snapshot.
+  plan.host_bytes = kNumVars * 8 * (local + 2 * global);
+  return plan;
+}
+
+void check_memory_plan(const MemoryPlan& plan) {
+  const u128 host = plan.host_bytes + (plan.solver_on_host ? plan.solver_bytes : 0);
+  const u128 addressable = u128(1) << 62;  // far beyond any machine, far inside size_t
+  const std::string parts = bytes_text(plan.solver_bytes) + " bytes for the solver's arrays" +
+                            (plan.solver_on_host ? "" : " (device memory)") + " and " +
+                            bytes_text(plan.host_bytes) + " bytes for the host copies of the state";
+  if (plan.solver_bytes > addressable || host > addressable)
+    throw ResourceError("this grid needs " + bytes_text(plan.solver_on_host ? host : plan.solver_bytes) +
+                        " bytes (" + parts + "): more than a process can address");
+  const std::uint64_t available = host_bytes_available();
+  if (available > 0 && host > available)
+    throw ResourceError("this grid needs " + bytes_text(host) + " bytes (" + gib(host) + ") of host memory (" +
+                        parts + "); " + host_memory_text());
+}
+
+std::uint64_t host_bytes_available() {
+  const std::uint64_t meminfo = proc_kib("/proc/meminfo", "MemAvailable:");
+  const std::uint64_t left = address_space_left();
+  if (meminfo == 0) return left == std::numeric_limits<std::uint64_t>::max() ? 0 : left;
+  return std::min(meminfo, left);
+}
+
+std::string host_memory_text() {
+  const std::uint64_t meminfo = proc_kib("/proc/meminfo", "MemAvailable:");
+  std::string text = "the machine has " + bytes_text(meminfo) + " bytes (" + gib(meminfo) + ") available";
+  const std::uint64_t left = address_space_left();
+  if (left != std::numeric_limits<std::uint64_t>::max())
+    text += "; ulimit -v leaves this process " + bytes_text(left) + " bytes (" + gib(left) + ")";
+  return text;
+}
+
+}  // namespace halocline

@@ -1,0 +1,39 @@
+// What a run needs of the machine's memory, computed before any allocation in exact
+// (128-bit) integer arithmetic, so that a grid too large for size_t or for the machine is
+// refused with exit code 2 and the right byte counts instead of an overflow, an allocator's
+// exception or the out-of-memory killer.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "app/config.hpp"
+
+namespace halocline {
+
+// Bytes a run of `config` on the process grid `ranks_grid` needs, for its largest rank.
+struct MemoryPlan {
+  unsigned __int128 solver_bytes = 0;  // the backend's state and flux arrays (device or host)
+  unsigned __int128 host_bytes = 0;    // host copies of the state: this rank's, and on rank 0
+                                       // the gathered whole and its primitives for output
+  bool solver_on_host = true;          // the backend's arrays are in host memory
+};
+MemoryPlan plan_memory(const Config& config, const std::array<int, 3>& ranks_grid, bool solver_on_host);
+
+// Throws ResourceError (exit code 2) when the plan cannot fit: more bytes than this process
+// can address, or more host memory than is available (MemAvailable, and what ulimit -v
+// leaves of the address space). Device memory is the GPU backend's own check.
+void check_memory_plan(const MemoryPlan& plan);
+
+// Host memory this process may still take, in bytes: the smaller of Linux's MemAvailable
+// and what the address-space limit (RLIMIT_AS) leaves; 0 when neither is known.
+std::uint64_t host_bytes_available();
+
+// "the machine has N bytes (G GiB) available[; ulimit -v leaves M bytes]", for messages.
+std::string host_memory_text();
+
+// N as decimal digits (a 128-bit count has no std::to_string).
+std::string bytes_text(unsigned __int128 n);
+
+}  // namespace halocline
