@@ -1,10 +1,11 @@
 // The command line: `halocline run DECK ...`, `bench`, `probe`, `info` and `verify`.
-// Exit codes: 0 success, 1 a verification FAIL or an unexpected error, 2 bad input
-// (command line, deck, output directory, a checkpoint that cannot be used), 3 a numerical
-// failure during the run, 128 + N: stopped by signal N (SIGINT 130, SIGTERM 143) after
-// writing a checkpoint.
+// Exit codes (app/failures.hpp): 0 success, 1 a verification FAIL or an unexpected error,
+// 2 bad input (command line, deck, output path, a checkpoint that cannot be used, memory
+// the machine lacks), 3 a numerical failure during the run, 4 a file that could not be
+// written, 128 + N: stopped by signal N (SIGINT 130, SIGTERM 143).
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -277,6 +278,9 @@ CLI::Validator non_empty() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f, a quota of sorts) makes a write fail with EFBIG, reported
+  // like a full disk (exit code 4), instead of killing the process with SIGXFSZ.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"Halocline: a 3-D compressible Euler stencil mini-app for measuring memory strategies"};
   app.set_version_flag("--version", std::string("halocline ") + HALOCLINE_VERSION);
   app.require_subcommand(1);

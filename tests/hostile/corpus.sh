@@ -1,0 +1,554 @@
+#!/usr/bin/env bash
+# The hostile-input corpus (issue 15, docs/reliability.md): what a careless or hostile user
+# does to the command line, decks, output paths, checkpoints, the disk and MPI jobs. Each
+# case runs in an empty directory and asserts the exit code, the message, and what is left
+# on disk: exactly the files named, every file that was there before unchanged.
+#
+#   corpus.sh HALOCLINE MPIEXEC H5ATTR SOURCE_DIR CASE     (MPIEXEC "none": no MPI cases)
+#
+# CMake registers one ctest per `case_NAME()` below (tests/CMakeLists.txt). Exit 0 pass,
+# 1 fail, 77 skipped (the reason is printed).
+set -uo pipefail
+bin=$1 mpiexec=$2 h5attr=$3 src=$4 name=$5
+source "$src/tests/mpi/common.sh"  # Open MPI's settings for CI, and $work, removed on exit
+w=$work/w log=$work/log
+mkdir -p "$w" "$log"
+inputs=$src/inputs
+code=0 ms=0
+
+# ---- Running ---------------------------------------------------------------------------
+
+# run PROGRAM ARGS...: in $w, stdin closed, stdout and stderr to $log; sets $code and $ms.
+run() {
+  local t0=${EPOCHREALTIME/./}
+  (cd "$w" && exec timeout 60 "$@" >"$log/out" 2>"$log/err" </dev/null)
+  code=$?
+  ms=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
+}
+hc() { run "$bin" "$@"; }
+# mpi N ARGS...: halocline on N ranks (mpirun's MPMD form when ARGS holds ':').
+mpi() {
+  [ "$mpiexec" != none ] || skip "this build has no MPI"
+  local n=$1
+  shift
+  run "$mpiexec" --oversubscribe -n "$n" "$@"
+}
+
+# ---- Checking ----------------------------------------------------------------------------
+
+fail() {
+  echo "FAIL $name: $*"
+  echo "--- exit $code after $ms ms; stderr:"
+  head -c 4000 "$log/err"
+  exit 1
+}
+skip() {
+  echo "SKIP $name: $*"
+  exit 77
+}
+expect_exit() { [ "$code" = "$1" ] || fail "exit $code, expected $1"; }
+expect_err() { grep -qF -- "$1" "$log/err" || fail "stderr lacks '$1'"; }
+expect_no_err() { ! grep -qF -- "$1" "$log/err" || fail "stderr has '$1'"; }
+# Exactly one line of Halocline's on stderr, of at most 700 bytes (MPI's launcher may add
+# its own lines around it).
+expect_one_line() {
+  local lines
+  lines=$(grep -c '^halocline: ' "$log/err")
+  [ "$lines" = 1 ] || fail "$lines lines from halocline on stderr, expected 1"
+  [ "$(grep '^halocline: ' "$log/err" | wc -c)" -le 701 ] || fail "the message is longer than 700 bytes"
+  if [ "$mpiexec" = none ] || [ "${1:-}" != mpi ]; then
+    [ "$(grep -c '' "$log/err")" = 1 ] || fail "stderr has more than the one line"
+  fi
+}
+expect_fast() { [ "$ms" -lt "${1:-10000}" ] || fail "took $ms ms, more than ${1:-10000}"; }
+# Refused: exit 2, one line holding MESSAGE, nothing new on disk.
+expect_refused() {
+  expect_exit 2
+  expect_err "$1"
+  expect_one_line "${2:-}"
+  expect_left
+}
+
+# ready: records $w after a case's set-up; expect_left compares against it.
+ready() {
+  (cd "$w" && find . -mindepth 1 | sort) >"$log/before"
+  (cd "$w" && find . -mindepth 1 -type f -print0 | xargs -0 -r md5sum) >"$log/sums"
+}
+# expect_left PATH...: the paths new in $w are exactly these (relative, no ./); the files
+# that were there are all still there, unchanged.
+expect_left() {
+  (cd "$w" && find . -mindepth 1 | sort) >"$log/after"
+  comm -13 "$log/before" "$log/after" | sed 's|^\./||' >"$log/new"
+  printf '%s\n' "$@" | sed '/^$/d' | sort >"$log/want"
+  diff -q "$log/want" "$log/new" >/dev/null ||
+    fail "left on disk: [$(tr '\n' ' ' <"$log/new")], expected [$*]"
+  [ -z "$(comm -23 "$log/before" "$log/after")" ] || fail "removed: $(comm -23 "$log/before" "$log/after" | tr '\n' ' ')"
+  [ ! -s "$log/sums" ] || (cd "$w" && md5sum --quiet -c "$log/sums" >/dev/null 2>&1) ||
+    fail "a file that was there changed"
+}
+
+checksum_of() { sed -n 's/.*"checksum": "\([0-9a-f]*\)".*/\1/p' "$w/$1"; }
+
+# A small periodic problem, quick to run: deck.toml in $w.
+small_deck() {
+  sed -e 's/^n = 128/n = 12/' "$inputs/bench.toml" >"$w/deck.toml"
+}
+# A checkpoint of the small problem at step 4: ckpt/checkpoint_00000004.h5.
+make_checkpoint() {
+  small_deck
+  hc run --no-probe deck.toml --quiet --out ckpt --set checkpoint.every_steps=4 --steps 4 "$@"
+  [ "$code" = 0 ] || fail "could not make a checkpoint: exit $code"
+  rm -f "$w/ckpt/report.json"
+}
+# Under a file-size limit (ulimit -f) Open MPI's start-up cannot make its shared-memory
+# store; PMIX_MCA_gds=hash (in those cases) keeps it in memory.
+
+# in_small_disk SIZE DIR PROGRAM...: runs PROGRAM in a new user and mount namespace where DIR is a
+# tmpfs of SIZE (a full disk on demand); skips the case where the kernel does not allow it.
+in_small_disk() {
+  local size=$1 dir=$2
+  shift 2
+  unshare -rm true 2>/dev/null || skip "unshare -rm is not allowed here (no user namespaces): no small tmpfs"
+  run unshare -rm sh -c 'size=$1 dir=$2; shift 2; mount -t tmpfs -o size="$size" tmpfs "$dir" && exec "$@"' \
+    sh "$size" "$w/$dir" "$@"
+}
+
+# ---- Decks and the command line ------------------------------------------------------------
+
+case_MissingDeck() { ready; hc run nope.toml; expect_refused "cannot read deck 'nope.toml'"; }
+case_DeckIsADirectory() { mkdir "$w/d"; ready; hc run d; expect_refused "cannot read deck 'd'"; }
+case_DeckFromDevZero() { ready; hc run /dev/zero --out o; expect_refused "larger than 16 MiB"; }
+case_DeckTooLarge() {
+  head -c $((17 << 20)) /dev/zero | tr '\0' '#' >"$w/big.toml"
+  ready
+  hc run big.toml --out o
+  expect_refused "deck 'big.toml' is larger than 16 MiB"
+}
+case_DeckBinaryGarbage() {
+  head -c 4096 /dev/urandom >"$w/garbage.toml"
+  ready
+  hc run garbage.toml --out o
+  expect_refused "garbage.toml"
+}
+case_ControlCharactersEscaped() {
+  printf '[problem]\ntype = "\\u001b[31mred\\u0007"\n[grid]\nn = 4\n[time]\nt_end = 1\n' >"$w/deck.toml"
+  ready
+  hc run deck.toml --out o
+  expect_refused "'problem.type'"
+  ! grep -q $'\x1b' "$log/err" || fail "an escape character reached the terminal"
+  expect_err '\x1b[31mred\x07'
+}
+case_NewlineInOverrideEscaped() {
+  ready
+  hc run "$inputs/sod.toml" --out o --set $'physics.limiter=mc\nhalocline: forged line'
+  expect_refused "physics.limiter"
+  expect_err '\n'
+}
+case_LongValueCut() {
+  ready
+  hc run "$inputs/sod.toml" --out o --set "physics.limiter=$(head -c 20000 /dev/zero | tr '\0' 'x')"
+  expect_refused "..."
+}
+case_StepsZero() { ready; hc run "$inputs/sod.toml" --steps 0 --out o; expect_refused "--steps: must be >= 1 (got 0)"; }
+case_StepsNegative() { ready; hc run "$inputs/sod.toml" --steps -3 --out o; expect_refused "--steps: must be >= 1 (got -3)"; }
+case_StepsNotANumber() { ready; hc run "$inputs/sod.toml" --steps abc --out o; expect_refused "must be an integer >= 1 (got 'abc')"; }
+case_StepsHuge() { ready; hc run "$inputs/sod.toml" --steps 99999999999999999999 --out o; expect_refused "--steps"; expect_no_err "179769"; }
+case_RanksGridZero() { ready; hc run "$inputs/sod.toml" --ranks-grid 0,2,1 --out o; expect_refused "--ranks-grid: must be >= 1 (got 0)"; }
+case_RestartEmpty() { ready; hc run "$inputs/sod.toml" --restart '' --out o; expect_refused "--restart: must not be empty"; }
+case_OutEmpty() { ready; hc run "$inputs/sod.toml" --out ''; expect_refused "--out: must not be empty"; }
+case_ReportEmpty() { ready; hc run "$inputs/sod.toml" --report '' --out o; expect_refused "--report: must not be empty"; }
+case_OneCellGrid() { ready; hc run "$inputs/bench.toml" --set grid.n=1 --out o; expect_refused "the grid has one cell"; }
+case_ZeroCellGrid() { ready; hc run "$inputs/bench.toml" --set grid.n=0 --out o; expect_refused "'grid.n' must be >= 1"; }
+case_GammaNan() { ready; hc run "$inputs/sod.toml" --set physics.gamma=nan --out o; expect_refused "must be finite"; }
+case_CflTooLarge() { ready; hc run "$inputs/sod.toml" --set physics.cfl=2 --out o; expect_refused "'physics.cfl' must be in (0, 1]"; }
+case_EndTimeNegative() { ready; hc run "$inputs/sod.toml" --set time.t_end=-1 --out o; expect_refused "'time.t_end' must be > 0"; }
+case_UnknownKey() { ready; hc run "$inputs/sod.toml" --set physics.cfll=0.3 --out o; expect_refused "unknown key 'physics.cfll'"; }
+case_DeckWritesElsewhere() { ready; hc run "$inputs/sod.toml" --set output.dir=/tmp/elsewhere; expect_refused "relative path"; }
+case_SnapshotIntervalTiny() {
+  ready
+  hc run "$inputs/sod.toml" --set output.interval=1e-300 --out o
+  expect_refused "at most 10000 are allowed (output.interval >= 2e-05)"
+}
+case_CheckpointKeepHuge() { ready; hc run "$inputs/sod.toml" --set checkpoint.keep=100000 --out o; expect_refused "'checkpoint.keep' must be <= 10000"; }
+
+# ---- Sizes and memory ------------------------------------------------------------------------
+
+case_GridOverflowsSize() {
+  ready
+  hc run "$inputs/bench.toml" --set grid.n=2147483647 --out o
+  expect_refused "bytes for the solver's arrays"
+  expect_err "more than a process can address"
+}
+case_GridOverflowsVector() { ready; hc run "$inputs/bench.toml" --set grid.n=2097148 --out o; expect_refused "more than a process can address"; }
+case_GridBeyondHostMemory() {
+  ready
+  hc run "$inputs/bench.toml" --set grid.n=8000 --out o
+  expect_refused "of host memory"
+  expect_err "available"
+}
+case_AddressSpaceLimit() {
+  ready
+  run sh -c 'ulimit -v 3000000 && exec "$0" run "$1" --set grid.n=300 --out o' "$bin" "$inputs/bench.toml"
+  grep -q AddressSanitizer "$log/err" && skip "a sanitized build cannot run under ulimit -v"
+  expect_refused "ulimit -v leaves this process"
+}
+
+# ---- Output paths ----------------------------------------------------------------------------
+
+case_ReportIsADirectory() { mkdir "$w/r"; ready; hc run "$inputs/sod.toml" --out o --report r; expect_refused "report 'r' exists and is a directory"; }
+case_ReportIsTheOutputDirectory() { ready; hc run "$inputs/sod.toml" --out o --report o; expect_refused "report 'o' exists and is a directory"; }
+case_ReportIsAFifo() { mkfifo "$w/f"; ready; hc run "$inputs/sod.toml" --out o --report f; expect_refused "is a FIFO"; }
+case_ReportIsASymlink() {
+  echo "precious" >"$w/precious.txt"
+  ln -s precious.txt "$w/r.json"
+  ready
+  hc run "$inputs/sod.toml" --out o --report r.json
+  expect_refused "is a symbolic link"
+}
+case_ReportIsADevice() { ready; hc run "$inputs/sod.toml" --out o --report /dev/null; expect_refused "is a character device"; }
+case_ReportIsTheDeck() { cp "$inputs/sod.toml" "$w/deck.toml"; ready; hc run deck.toml --out o --report deck.toml; expect_refused "is the run's input"; }
+case_ReportIsASnapshot() {
+  hc run --no-probe "$inputs/sod.toml" --quiet --out first
+  expect_exit 0
+  ready
+  hc run "$inputs/sod.toml" --out o --report first/snapshot_0000.h5
+  expect_refused "is not a JSON report"
+}
+case_OutIsAFile() { echo x >"$w/file"; ready; hc run "$inputs/sod.toml" --out file; expect_refused "exists and is not a directory"; }
+case_OutUnderAFile() { echo x >"$w/file"; ready; hc run "$inputs/sod.toml" --out file/sub; expect_refused "cannot create"; }
+case_SnapshotNameIsADirectory() {
+  mkdir -p "$w/o/snapshot_0000.h5"
+  ready
+  hc run "$inputs/sod.toml" --out o
+  expect_refused "holds 'snapshot_0000.h5', which is a directory"
+}
+case_SymlinkPlantedAtTemporaryName() {
+  mkdir "$w/o"
+  echo "precious" >"$w/precious.txt"
+  ln -s ../precious.txt "$w/o/snapshot_0000.h5.tmp"
+  ready
+  hc run "$inputs/sod.toml" --out o
+  expect_refused "holds 'snapshot_0000.h5.tmp', which is a symbolic link"
+}
+case_SecondRunIntoALockedDirectory() {
+  small_deck
+  (cd "$w" && exec "$bin" run --no-probe deck.toml --quiet --out o --set time.max_steps=0 >/dev/null 2>&1) &
+  local first=$!
+  for _ in $(seq 1 100); do [ -e "$w/o/.halocline.lock" ] && break; sleep 0.05; done
+  ready
+  hc run --no-probe deck.toml --out o --steps 2
+  kill -KILL "$first" 2>/dev/null
+  wait "$first" 2>/dev/null
+  expect_exit 2
+  expect_err "output directory 'o' is in use by pid $first"
+  expect_one_line
+}
+case_StaleLockTakenOver() {
+  small_deck
+  mkdir "$w/o"
+  ready
+  echo "pid 999999 on host elsewhere" >"$w/o/.halocline.lock"  # a lock nobody holds
+  hc run --no-probe deck.toml --quiet --out o --steps 2
+  expect_exit 0
+  expect_err "was locked by pid 999999 on host elsewhere, which no longer runs; taking it over"
+  [ ! -e "$w/o/.halocline.lock" ] || fail "the lock was not removed at the end"
+  expect_left o/report.json
+}
+case_FourRunsIntoOneDirectory() {
+  small_deck
+  ready
+  local pids=() codes=()
+  for i in 1 2 3 4; do
+    (cd "$w" && exec "$bin" run --no-probe deck.toml --quiet --out o --steps 200 >"$log/out$i" 2>"$log/err$i") &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; codes+=($?); done
+  local ok=0 refused=0
+  for c in "${codes[@]}"; do [ "$c" = 0 ] && ok=$((ok + 1)); [ "$c" = 2 ] && refused=$((refused + 1)); done
+  cat "$log"/err? >"$log/err"
+  # Each run either had the directory to itself or was refused before it wrote anything.
+  [ $((ok + refused)) = 4 ] && [ "$ok" -ge 1 ] || fail "exit codes ${codes[*]}"
+  [ "$refused" = 0 ] || expect_err "is in use by pid"
+  expect_left o o/report.json
+}
+case_RefusedRunLeavesNoDirectory() {
+  ready
+  hc run "$inputs/bench.toml" --set grid.n=8000 --out deep/er/out
+  expect_refused "host memory"
+}
+case_ProbeJsonIsADirectory() { mkdir "$w/p"; ready; hc probe --quick --json p; expect_refused "--json 'p' exists and is a directory"; }
+case_BenchOutputIsADirectory() {
+  mkdir -p "$w/b/bench.json"
+  small_deck
+  ready
+  hc bench deck.toml --out b --sweep layout=aos,soa --repeat 1 --steps 1
+  expect_refused "bench output 'b/bench.json' exists and is a directory"
+}
+
+# ---- Checkpoints and restarts --------------------------------------------------------------------
+
+case_RestartMissing() { ready; hc run "$inputs/sod.toml" --restart nope.h5 --out o; expect_refused "checkpoint 'nope.h5' does not exist"; }
+case_RestartNotHdf5() { echo "hello" >"$w/c.h5"; ready; hc run "$inputs/sod.toml" --restart c.h5 --out o; expect_refused "is not a readable HDF5 file"; }
+case_RestartTruncated() {
+  make_checkpoint
+  head -c 3000 "$w/ckpt/checkpoint_00000004.h5" >"$w/cut.h5"
+  ready
+  hc run deck.toml --restart cut.h5 --out o
+  expect_refused "checkpoint 'cut.h5'"
+}
+case_RestartOfAnotherProblem() {
+  hc run --no-probe "$inputs/sedov.toml" --quiet --set grid.n=12 --out s --set checkpoint.every_steps=2 --steps 2
+  expect_exit 0
+  sed -e 's/^n = 128/n = 12/' -e 's/^\(xmin\|ymin\|zmin\).*//' "$inputs/bench.toml" >"$w/deck.toml"
+  ready
+  hc run deck.toml --restart s/checkpoint_00000002.h5 --out o --set grid.xmin=-0.5 --set grid.xmax=0.5 \
+    --set grid.ymin=-0.5 --set grid.ymax=0.5 --set grid.zmin=-0.5 --set grid.zmax=0.5 --set boundary.all=outflow
+  expect_refused "problem"
+  expect_err "sedov"
+}
+case_RestartOfAnotherDomain() {
+  make_checkpoint
+  ready
+  hc run deck.toml --restart ckpt/checkpoint_00000004.h5 --out o --set grid.xmax=2
+  expect_refused "checkpoint 'ckpt/checkpoint_00000004.h5'"
+}
+case_RestartOfOtherBoundaries() {
+  make_checkpoint
+  ready
+  hc run deck.toml --restart ckpt/checkpoint_00000004.h5 --out o --set boundary.all=outflow
+  expect_refused "checkpoint 'ckpt/checkpoint_00000004.h5'"
+  expect_err "outflow"
+}
+case_RestartOfOtherGamma() {
+  make_checkpoint
+  ready
+  hc run deck.toml --restart ckpt/checkpoint_00000004.h5 --out o --set physics.gamma=1.6
+  expect_refused "gamma"
+}
+case_RestartOfOtherPrecision() {
+  make_checkpoint
+  ready
+  hc run deck.toml --restart ckpt/checkpoint_00000004.h5 --out o --precision fp32
+  expect_refused "restart in the same precision"
+}
+tampered() {  # tampered ATTRIBUTE VALUE: a copy of the checkpoint with one attribute rewritten
+  make_checkpoint
+  cp "$w/ckpt/checkpoint_00000004.h5" "$w/t.h5"
+  "$h5attr" "$w/t.h5" "$1" "$2" || fail "h5attr could not rewrite '$1'"
+  ready
+  hc run deck.toml --restart t.h5 --out o --quiet
+  expect_refused "checkpoint 't.h5'"
+}
+case_RestartTimeNan() { tampered time nan; }
+case_RestartTimeNegative() { tampered time -1; }
+case_RestartTimeInfinite() { tampered time inf; }
+case_RestartStepHuge() { tampered step 4611686018427387904; }
+case_RestartStepNegative() { tampered step -5; }
+case_RestartOldFormat() { tampered format_version 1; expect_err "format version 1"; }
+case_RestartAtTheEnd() {
+  make_checkpoint
+  ready
+  hc run deck.toml --restart ckpt/checkpoint_00000004.h5 --out o --set time.t_end=1e-12
+  expect_refused "checkpoint 'ckpt/checkpoint_00000004.h5'"
+  expect_err "t_end"
+}
+case_RestartIntoADirectoryWithNewerCheckpoints() {
+  small_deck
+  hc run --no-probe deck.toml --quiet --out ckpt --set checkpoint.every_steps=2 --set checkpoint.keep=3 --steps 6
+  expect_exit 0
+  ready
+  hc run deck.toml --restart ckpt/checkpoint_00000002.h5 --out ckpt --set checkpoint.every_steps=2 --steps 6
+  expect_refused "checkpoint_00000006.h5"
+}
+
+# ---- Failed writes: a full disk, a file-size limit ------------------------------------------
+
+case_FullDiskDuringSnapshot() {
+  mkdir "$w/full"
+  ready
+  in_small_disk 64k full "$bin" run --no-probe "$inputs/sedov.toml" --set grid.n=24 --set output.interval=0.01 --out full/o
+  expect_exit 4
+  expect_err "full/o/snapshot_"
+  expect_err "No space left on device"
+  expect_one_line
+  expect_left  # the tmpfs is gone with its namespace: nothing of the run is outside it
+}
+case_FullDiskDuringCheckpoint() {
+  mkdir "$w/full"
+  cat >"$w/check.sh" <<'EOF'
+set -u
+bin=$1 deck=$2
+"$bin" run --no-probe "$deck" --quiet --set checkpoint.every_steps=2 --set checkpoint.keep=50 \
+  --set time.max_steps=400 --out full/o
+echo "exit $?" >&2
+# The newest checkpoint left must be whole: it restarts (into a directory off the full disk).
+newest=$(ls full/o/checkpoint_*.h5 | sort | tail -1)
+[ -n "$newest" ] || echo "no checkpoint is left" >&2
+ls full/o/*.tmp 2>/dev/null && echo "a .tmp is left" >&2
+"$bin" run --no-probe "$deck" --quiet --set time.max_steps=400 --restart "$newest" --out o2 \
+  --steps 1 >/dev/null 2>&1 || echo "the newest checkpoint does not restart" >&2
+EOF
+  sed -e 's/^n = 128/n = 16/' "$inputs/bench.toml" >"$w/deck.toml"
+  ready
+  in_small_disk 1200k full sh "$w/check.sh" "$bin" "$w/deck.toml"
+  expect_err "halocline: error: checkpoint at step"
+  expect_err "No space left on device"
+  expect_err "exit 4"
+  expect_no_err ".tmp is left"
+  expect_no_err "no checkpoint is left"
+  expect_no_err "does not restart"
+}
+case_FileSizeLimitDuringSnapshot() {
+  ready
+  PMIX_MCA_gds=hash run sh -c 'ulimit -f 40 && exec "$0" run --no-probe "$1" --set grid.n=20 --out o' "$bin" "$inputs/sedov.toml"
+  expect_exit 4
+  expect_err "File too large"
+  expect_one_line
+  ! ls "$w"/o/*.tmp >/dev/null 2>&1 || fail "a .tmp is left"
+  [ ! -e "$w/o/snapshot_0000.h5" ] || fail "a partial snapshot is under its final name"
+}
+case_SignalWhoseCheckpointFails() {
+  small_deck
+  sed -i 's/^n = 12/n = 24/' "$w/deck.toml"
+  ready
+  (cd "$w" && ulimit -f 64 && PMIX_MCA_gds=hash exec "$bin" run --no-probe deck.toml --quiet --set time.max_steps=0 --out o \
+    >"$log/out" 2>"$log/err") &
+  local pid=$!
+  sleep 1.5
+  kill -TERM "$pid"
+  wait "$pid"
+  code=$?
+  expect_exit 143
+  expect_err "interrupted by signal 15"
+  expect_err "the checkpoint could not be written"
+  expect_err "File too large"
+  expect_one_line
+}
+case_FaultWhoseCheckpointFails() {
+  ready
+  # Two strong rarefactions at CFL 1 drive a pressure negative at step 1; the last good
+  # state (step 0) does not fit under the file-size limit.
+  PMIX_MCA_gds=hash run sh -c 'ulimit -f 64 && exec "$0" run --no-probe "$1" --set riemann.preset=custom --set riemann.left.u=-20 \
+    --set riemann.right.u=20 --set riemann.left.p=0.01 --set riemann.right.p=0.01 --set physics.cfl=1 \
+    --set grid.nx=2000 --set output.final=false --out o' "$bin" "$inputs/sod.toml"
+  expect_exit 3
+  expect_err "numerical failure"
+  expect_err "could not be saved"
+  expect_one_line
+}
+
+# ---- MPI: decomposition, ranks that disagree, ranks that fail ------------------------------
+
+case_MpiThinSubdomainSteered() {
+  hc run --no-probe "$inputs/sedov.toml" --quiet --set grid.nx=16 --set grid.ny=16 --set grid.nz=3 --out one
+  expect_exit 0
+  mpi 2 "$bin" run --no-probe "$inputs/sedov.toml" --quiet --set grid.nx=16 --set grid.ny=16 --set grid.nz=3 --out two
+  expect_exit 0
+  expect_fast
+  [ "$(checksum_of one/report.json)" = "$(checksum_of two/report.json)" ] ||
+    fail "2 ranks gave $(checksum_of two/report.json), 1 rank $(checksum_of one/report.json)"
+}
+case_MpiThinSubdomainRefused() {
+  ready
+  mpi 2 "$bin" run "$inputs/sedov.toml" --set grid.nz=3 --ranks-grid 1,1,2 --out o
+  expect_refused "splits z (3 cells) among 2 ranks, leaving a rank 1 cell(s)" mpi
+  expect_fast
+}
+case_MpiNoGridFits() {
+  ready
+  mpi 3 "$bin" run "$inputs/bench.toml" --set grid.n=4 --out o
+  expect_refused "cannot split the domain of 4,4,4 cells among 3 ranks" mpi
+  expect_fast
+}
+case_MpiRanksWithDifferentDecks() {
+  ready
+  mpi 1 "$bin" run "$inputs/sedov.toml" --set grid.n=12 --out o : -n 1 "$bin" run "$inputs/sedov.toml" \
+    --set grid.n=12 --set physics.gamma=1.6 --out o
+  expect_refused "rank 1: error: this rank's configuration differs from rank 0's in physics.gamma" mpi
+  expect_fast
+}
+case_MpiRankWithAnotherGrid() {
+  ready
+  mpi 2 "$bin" run "$inputs/sedov.toml" --set grid.n=12 --out o : -n 1 "$bin" run "$inputs/sedov.toml" \
+    --set grid.n=14 --out o
+  expect_refused "rank 2: error: this rank's configuration differs from rank 0's in grid.n" mpi
+  expect_fast
+}
+case_MpiRankCannotReadTheDeck() {
+  ready
+  mpi 1 "$bin" run "$inputs/sod.toml" --out o : -n 1 "$bin" run nope.toml --out o
+  expect_refused "rank 1: error: cannot read deck 'nope.toml'" mpi
+  expect_fast
+}
+case_MpiRankMissingTheRestartFile() {
+  make_checkpoint
+  ready
+  mpi 2 "$bin" run deck.toml --restart ckpt/checkpoint_00000004.h5 --out o : -n 1 "$bin" run deck.toml \
+    --restart nope.h5 --out o
+  expect_refused "rank 2: error: checkpoint 'nope.h5' does not exist" mpi
+  expect_fast
+}
+case_MpiBadDeckSaidOnce() {
+  ready
+  mpi 3 "$bin" run "$inputs/sod.toml" --set physics.cfl=7 --out o
+  expect_refused "'physics.cfl' must be in (0, 1]" mpi
+  expect_no_err "rank "
+  expect_fast
+}
+case_MpiMemoryRefused() {
+  ready
+  mpi 2 "$bin" run "$inputs/bench.toml" --set grid.n=8000 --out o
+  expect_refused "of host memory" mpi
+  expect_fast
+}
+case_MpiRestartOfAnotherProblem() {
+  hc run --no-probe "$inputs/sedov.toml" --quiet --set grid.n=12 --out s --set checkpoint.every_steps=2 --steps 2
+  expect_exit 0
+  ready
+  mpi 3 "$bin" run "$inputs/bench.toml" --set grid.n=12 --restart s/checkpoint_00000002.h5 --out o
+  expect_refused "checkpoint 's/checkpoint_00000002.h5'" mpi
+  expect_fast
+}
+case_MpiHaloNone() {
+  ready
+  mpi 2 "$bin" run "$inputs/bench.toml" --set grid.n=12 --halo none --out o
+  expect_refused "--halo none needs one rank" mpi
+  expect_fast
+}
+
+case_MpiRankFailsMidRun() {
+  # Rank 0 gathers and writes the snapshots alone (output.collective = false); the disk
+  # fills at a later one, while the other rank goes on to the next step's exchange.
+  [ "$mpiexec" != none ] || skip "this build has no MPI"
+  mkdir "$w/full"
+  ready
+  in_small_disk 300k full "$mpiexec" --oversubscribe -n 2 "$bin" run --no-probe "$inputs/sedov.toml" --quiet \
+    --set grid.n=16 --set output.interval=0.002 --set output.collective=false --out full/o
+  expect_exit 4
+  expect_err "halocline: rank 0: error: cannot write snapshot 'full/o/snapshot_"
+  expect_err "No space left on device"
+  expect_one_line mpi
+  expect_fast
+}
+
+# ---- bench -----------------------------------------------------------------------------------
+
+bench_refused() {  # bench_refused MESSAGE SWEEP-ARGS...
+  local want=$1
+  shift
+  small_deck
+  ready
+  hc bench deck.toml --out b --repeat 1 --steps 1 "$@"
+  expect_refused "$want"
+}
+case_BenchKeyUnderTwoNames() { bench_refused "--sweep layout is given twice" --sweep layout=aos --sweep run.layout=soa; }
+case_BenchHostMemUnderTwoNames() { bench_refused "--sweep host-mem is given twice" --sweep host_mem=pinned --sweep host-mem=pageable; }
+case_BenchValueRepeated() { bench_refused "the value 'aos' is given twice" --sweep layout=aos,soa,aos; }
+case_BenchValueUnderTwoSpellings() { bench_refused "are the same configuration" --sweep physics.cfl=0.5,0.50; }
+case_BenchBaselineKeyTwice() { bench_refused "'layout' is given twice" --sweep layout=aos,soa --baseline layout=aos,run.layout=soa; }
+case_BenchRepeatZero() { small_deck; ready; hc bench deck.toml --out b --repeat 0; expect_refused "--repeat: must be >= 1 (got 0)"; }
+
+# ---- Dispatch --------------------------------------------------------------------------------------
+declare -F "case_$name" >/dev/null || { echo "no case '$name' in $0"; exit 1; }
+"case_$name"
+echo "ok   $name (exit $code, ${ms} ms)"
