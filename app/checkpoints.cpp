@@ -6,6 +6,7 @@
 
 #include "app/driver.hpp"
 #include "io/checkpoint.hpp"
+#include "io/output_error.hpp"
 
 namespace halocline {
 
@@ -71,6 +72,8 @@ std::string save_checkpoint(const Config& c, const Comm& comm, long step, double
   const std::vector<double> whole = comm.gather(local, local_grid, global);
   const std::string dir = checkpoint_dir(c);
   const std::string path = checkpoint_path(dir, step);
+  // Rank 0 writes; its outcome reaches every rank, the first character saying whether it
+  // was a file that could not be written (OutputError) or something else.
   std::string error;
   if (comm.root()) {
     CheckpointHeader h;
@@ -86,16 +89,21 @@ std::string save_checkpoint(const Config& c, const Comm& comm, long step, double
     h.deck_text = c.deck_text;
     h.checksum = state_checksum(whole);
     try {
-      std::filesystem::create_directories(dir);
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      if (ec) throw OutputError("cannot write checkpoint '" + path + "': cannot create its directory: " + ec.message());
       write_checkpoint(path, h, whole);
-      prune_checkpoints(dir, c.checkpoint.keep);
+      prune_checkpoints(dir, c.checkpoint.keep);  // only now that the new one is in place
+    } catch (const OutputError& e) {
+      error = std::string("O") + e.what();
     } catch (const std::exception& e) {
-      error = e.what();
+      error = std::string("E") + e.what();
     }
   }
   error = comm.broadcast(error);  // every rank fails together, none hangs
-  if (!error.empty()) throw std::runtime_error("checkpoint at step " + std::to_string(step) + ": " + error);
-  return path;
+  if (error.empty()) return path;
+  if (error[0] == 'O') throw OutputError(error.substr(1));
+  throw std::runtime_error("checkpoint at step " + std::to_string(step) + ": " + error.substr(1));
 }
 
 }  // namespace halocline

@@ -30,7 +30,9 @@ RestartPoint load_restart(const Config& config, const Comm& comm, const Grid& lo
                           const Grid& global);
 
 // Writes the checkpoint of step `step` at `time` from the ranks' blocks `local` (rank 0
-// gathers and writes), removes all but the newest `keep`, and returns its path.
+// gathers and writes), removes all but the newest `keep`, and returns its path. Every rank
+// throws alike when rank 0 fails: OutputError when the file could not be written (the
+// previous checkpoints are kept).
 std::string save_checkpoint(const Config& config, const Comm& comm, long step, double time,
                             const std::vector<double>& local, const Grid& local_grid,
                             const Grid& global);

@@ -2,18 +2,14 @@
 // the header as root attributes.
 #include "io/checkpoint.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <system_error>
 
 #include "io/h5util.hpp"
+#include "io/output_error.hpp"
 
 namespace fs = std::filesystem;
 
@@ -32,14 +28,35 @@ void write_string(hid_t file, const char* name, const std::string& value, const 
   write_attribute(file, name, type.get(), 0, stored.data(), path);
 }
 
-// fsync of a file or directory by path: the data and the rename survive a power loss.
-void sync_path(const std::string& path, bool directory) {
-  const int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
-  if (fd < 0) throw std::runtime_error("cannot open '" + path + "' to sync it: " + std::strerror(errno));
-  const int rc = ::fsync(fd);
-  const int saved = errno;
-  ::close(fd);
-  if (rc != 0) throw std::runtime_error("cannot sync '" + path + "': " + std::strerror(saved));
+// The dataset and every attribute of the header into the (in-memory) file `f`.
+void fill_checkpoint(hid_t f, const CheckpointHeader& h, const std::vector<double>& state,
+                     const std::string& path) {
+  {
+    const hsize_t dims[4] = {static_cast<hsize_t>(kNumVars), static_cast<hsize_t>(h.grid[2]),
+                             static_cast<hsize_t>(h.grid[1]), static_cast<hsize_t>(h.grid[0])};
+    H5Handle space(check_id(H5Screate_simple(4, dims, nullptr), "create dataspace", path), H5Sclose);
+    H5Handle dset(check_id(H5Dcreate2(f, "state", H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT,
+                                      H5P_DEFAULT, H5P_DEFAULT),
+                           "create dataset 'state'", path),
+                  H5Dclose);
+    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, state.data()),
+          "write dataset 'state'", path);
+    check(dset.close(), "close dataset 'state'", path);
+  }
+  write_string(f, "format", "halocline-checkpoint", path);
+  write_attribute(f, "format_version", H5T_NATIVE_INT, 0, &h.format, path);
+  write_string(f, "halocline_version", h.halocline_version, path);
+  const std::int64_t step = h.step;
+  write_attribute(f, "step", H5T_NATIVE_INT64, 0, &step, path);
+  write_attribute(f, "time", H5T_NATIVE_DOUBLE, 0, &h.time, path);
+  write_attribute(f, "grid", H5T_NATIVE_INT, 3, h.grid.data(), path);
+  write_attribute(f, "gamma", H5T_NATIVE_DOUBLE, 0, &h.gamma, path);
+  write_string(f, "precision", h.precision, path);
+  write_string(f, "layout", h.layout, path);
+  write_string(f, "backend", h.backend, path);
+  write_attribute(f, "ranks_grid", H5T_NATIVE_INT, 3, h.ranks_grid.data(), path);
+  write_string(f, "deck", h.deck_text, path);
+  write_string(f, "checksum", h.checksum, path);
 }
 
 // Reading: every failure is the file's fault, so it is a CheckpointError (exit code 2).
@@ -82,11 +99,11 @@ std::string read_string(hid_t file, const char* name, const std::string& path) {
   return value.substr(0, value.find('\0'));
 }
 
-// Opens a checkpoint for reading, with HDF5's own error printing silenced (the refusal
-// says what is wrong in one line).
+// Opens a checkpoint for reading, with HDF5's own error printing off unless asked for (the
+// refusal says what is wrong in one line).
 hid_t open_for_reading(const std::string& path) {
   if (!fs::exists(path)) refuse(path, "does not exist");
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  h5::apply_error_printing();
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file < 0) refuse(path, "is not a readable HDF5 file (truncated or not a checkpoint)");
   return file;
@@ -106,47 +123,14 @@ void write_checkpoint(const std::string& path, const CheckpointHeader& h,
   if (state.size() != kNumVars * cells)
     throw std::invalid_argument("checkpoint: state has " + std::to_string(state.size()) +
                                 " values, the grid needs " + std::to_string(kNumVars * cells));
-  const std::string tmp = path + ".tmp";
   try {
-    H5Handle file(check_id(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
-                           "create file", tmp),
-                  H5Fclose);
-    const hsize_t dims[4] = {static_cast<hsize_t>(kNumVars), static_cast<hsize_t>(h.grid[2]),
-                             static_cast<hsize_t>(h.grid[1]), static_cast<hsize_t>(h.grid[0])};
-    H5Handle space(check_id(H5Screate_simple(4, dims, nullptr), "create dataspace", tmp), H5Sclose);
-    H5Handle dset(check_id(H5Dcreate2(file.get(), "state", H5T_NATIVE_DOUBLE, space.get(),
-                                      H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                           "create dataset 'state'", tmp),
-                  H5Dclose);
-    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, state.data()),
-          "write dataset 'state'", tmp);
-    const hid_t f = file.get();
-    write_string(f, "format", "halocline-checkpoint", tmp);
-    write_attribute(f, "format_version", H5T_NATIVE_INT, 0, &h.format, tmp);
-    write_string(f, "halocline_version", h.halocline_version, tmp);
-    const std::int64_t step = h.step;
-    write_attribute(f, "step", H5T_NATIVE_INT64, 0, &step, tmp);
-    write_attribute(f, "time", H5T_NATIVE_DOUBLE, 0, &h.time, tmp);
-    write_attribute(f, "grid", H5T_NATIVE_INT, 3, h.grid.data(), tmp);
-    write_attribute(f, "gamma", H5T_NATIVE_DOUBLE, 0, &h.gamma, tmp);
-    write_string(f, "precision", h.precision, tmp);
-    write_string(f, "layout", h.layout, tmp);
-    write_string(f, "backend", h.backend, tmp);
-    write_attribute(f, "ranks_grid", H5T_NATIVE_INT, 3, h.ranks_grid.data(), tmp);
-    write_string(f, "deck", h.deck_text, tmp);
-    write_string(f, "checksum", h.checksum, tmp);
-    check(H5Fflush(f, H5F_SCOPE_LOCAL), "flush file", tmp);
-  } catch (...) {
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    throw;
+    h5::MemoryFile file(path, state.size() * sizeof(double) + h.deck_text.size());
+    fill_checkpoint(file.get(), h, state, path);
+    file.finish();
+    h5::write_file_atomically(path, file.data(), file.size(), "checkpoint", /*sync_directory=*/true);
+  } catch (const h5::Error& e) {
+    throw OutputError("cannot write checkpoint '" + path + "': " + e.reason());
   }
-  sync_path(tmp, false);
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) throw std::runtime_error("cannot rename '" + tmp + "' to '" + path + "': " + ec.message());
-  const fs::path dir = fs::path(path).parent_path();
-  sync_path(dir.empty() ? "." : dir.string(), true);
 }
 
 CheckpointHeader read_checkpoint_header(const std::string& path) {

@@ -33,9 +33,11 @@ struct CheckpointHeader {
   std::string checksum;              // of the state, as state_checksum()
 };
 
-// Writes `state` (the whole domain, canonical) and the header into `path`: to
-// "<path>.tmp", flushed and fsync'ed, renamed onto `path`, and the directory fsync'ed.
-// Throws std::runtime_error on failure, leaving any earlier file at `path` untouched.
+// Writes `state` (the whole domain, canonical) and the header into `path`: built in
+// memory, written to "<path>.tmp", fsync'ed, renamed onto `path`, and the directory
+// fsync'ed. A file that cannot be written throws OutputError ("cannot write checkpoint
+// 'PATH': REASON", the OS's reason), leaving no temporary and any earlier file at `path`
+// untouched.
 void write_checkpoint(const std::string& path, const CheckpointHeader& header,
                       const std::vector<double>& state);
 

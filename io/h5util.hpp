@@ -1,13 +1,53 @@
-// Small HDF5 helpers shared by the snapshot and checkpoint writers: an owning handle and
-// checks that turn HDF5's negative return values into one clear line.
+// Small HDF5 helpers shared by the snapshot and checkpoint writers: an owning handle,
+// checks that turn HDF5's negative return values into one clear line, the switch for
+// HDF5's own error printing, and the way a file reaches the disk (MemoryFile, then
+// write_file_atomically).
+//
+// Why files are built in memory: when a write fails inside HDF5 1.10 (full disk, quota,
+// `ulimit -f`), closing the file fails too, and the file's ID then points at freed memory:
+// the library crashes when it closes its IDs at exit or at MPI_Finalize, whether or not the
+// program calls H5Fclose again. So HDF5 only ever writes to memory (its core driver, no
+// backing store), where nothing fails but allocation, and the finished image goes to disk
+// through write(2) and fsync(2), whose errno names the reason exactly.
 #pragma once
 
+#include <fcntl.h>
 #include <hdf5.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
-namespace halocline::h5 {
+#include "io/output_error.hpp"
+
+namespace halocline {
+
+// HDF5 prints its whole error stack on stderr after every failed call unless told not to;
+// the run's own messages say what failed in one line, so printing is off unless turned on
+// here (the command line's debug flag). Process-wide; applied whenever a file is opened or
+// created (h5::apply_error_printing).
+inline void set_hdf5_error_printing(bool on);
+
+namespace h5 {
+
+inline std::atomic<bool>& error_printing_flag() {
+  static std::atomic<bool> on{false};
+  return on;
+}
+
+// HDF5 keeps the setting per thread and anyone may change it: set it again before use.
+inline void apply_error_printing() {
+  if (error_printing_flag())
+    H5Eset_auto2(H5E_DEFAULT, reinterpret_cast<H5E_auto2_t>(H5Eprint2), nullptr);  // HDF5's default
+  else
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 
 // Owns one HDF5 identifier, so that every early exit (exceptions included) closes it.
 class H5Handle {
@@ -19,19 +59,74 @@ class H5Handle {
   H5Handle(const H5Handle&) = delete;
   H5Handle& operator=(const H5Handle&) = delete;
   hid_t get() const { return id_; }
+  // Closes now and returns HDF5's status (a file's cached data are written at close, so
+  // writers must see it); the destructor then has nothing left to do.
+  herr_t close() {
+    const hid_t id = id_;
+    id_ = -1;
+    return id >= 0 ? close_(id) : 0;
+  }
 
  private:
   hid_t id_;
   herr_t (*close_)(hid_t);
 };
 
+// The operating system's reason behind the failure now on HDF5's error stack, from the
+// innermost entry that quotes errno (the POSIX drivers write "errno = 28, error message =
+// '...'"); else `saved_errno`, errno as the failing call left it (the MPI-IO driver quotes
+// none, but MPI-IO's write(2) set it); else the innermost entry's own text. Must run before
+// the next HDF5 call, which clears the stack.
+inline std::string reason_on_stack(int saved_errno) {
+  struct Found {
+    std::string os, innermost;
+  } found;
+  auto visit = [](unsigned, const H5E_error2_t* e, void* data) -> herr_t {
+    auto& f = *static_cast<Found*>(data);
+    const std::string desc = e->desc ? e->desc : "";
+    if (f.innermost.empty()) f.innermost = desc.substr(0, desc.find('\n'));
+    const std::size_t at = desc.find("errno = ");
+    if (f.os.empty() && at != std::string::npos) {
+      const int code = std::atoi(desc.c_str() + at + 8);
+      if (code > 0) f.os = std::strerror(code);
+    }
+    return 0;
+  };
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, visit, &found);
+  if (!found.os.empty()) return found.os;
+  if (saved_errno != 0) return std::strerror(saved_errno);
+  if (found.innermost.size() > 160) found.innermost = found.innermost.substr(0, 157) + "...";
+  return found.innermost;
+}
+
+// A failed HDF5 call: what() is "HDF5: cannot WHAT in 'PATH': CAUSE"; reason() is the
+// short form for a writer's own message (the OS error when one is known).
+class Error : public std::runtime_error {
+ public:
+  Error(const std::string& what, const std::string& path, std::string cause)
+      : std::runtime_error("HDF5: cannot " + what + " in '" + path + "'" +
+                           (cause.empty() ? "" : ": " + cause)),
+        reason_(cause.empty() ? "HDF5 could not " + what : cause) {}
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string reason_;
+};
+
 // HDF5 reports failure through negative return values; turn them into one clear line.
+// errno is read first thing after the call, and cleared after a call that worked, so that
+// a value seen at a failure was set during the failing call (HDF5 itself leaves stale ones,
+// such as ENOENT from probing for an existing file at create).
 inline hid_t check_id(hid_t id, const std::string& what, const std::string& path) {
-  if (id < 0) throw std::runtime_error("HDF5: cannot " + what + " in '" + path + "'");
+  const int saved = errno;
+  if (id < 0) throw Error(what, path, reason_on_stack(saved));
+  errno = 0;
   return id;
 }
 inline void check(herr_t status, const std::string& what, const std::string& path) {
-  if (status < 0) throw std::runtime_error("HDF5: cannot " + what + " in '" + path + "'");
+  const int saved = errno;
+  if (status < 0) throw Error(what, path, reason_on_stack(saved));
+  errno = 0;
 }
 
 // Writes a root-group attribute of `count` values (count 0 means a scalar).
@@ -46,4 +141,148 @@ inline void write_attribute(hid_t file, const char* name, hid_t type, hsize_t co
   check(H5Awrite(attr.get(), type, data), "write attribute '" + std::string(name) + "'", path);
 }
 
-}  // namespace halocline::h5
+// An HDF5 file built in memory (see the top of this file). `path` is only named in
+// messages; `expected_bytes` (the data plus a margin) sizes the one allocation, so that the
+// image is not copied while it grows. After finish(), data() and size() are the file.
+class MemoryFile {
+ public:
+  MemoryFile(const std::string& path, std::size_t expected_bytes) : path_(path) {
+    apply_error_printing();
+    H5Handle fapl(check_id(H5Pcreate(H5P_FILE_ACCESS), "create file access list", path), H5Pclose);
+    check(H5Pset_fapl_core(fapl.get(), expected_bytes + (1u << 20), /*backing_store=*/0),
+          "use the in-memory driver", path);
+    H5FD_file_image_callbacks_t callbacks = {image_malloc, image_memcpy, image_realloc, image_free,
+                                             udata_copy,   udata_free,   &image_};
+    check(H5Pset_file_image_callbacks(fapl.get(), &callbacks), "keep the file image", path);
+    // HDF5 first tries to open the name as an existing file (O_RDWR, following links); a
+    // name below /dev/null can never exist, so no file on disk is touched.
+    file_ = check_id(H5Fcreate("/dev/null/halocline-memory-file", H5F_ACC_TRUNC, H5P_DEFAULT,
+                               fapl.get()),
+                     "create file", path);
+  }
+  ~MemoryFile() {
+    if (file_ >= 0) H5Fclose(file_);
+    std::free(image_.data);
+  }
+  MemoryFile(const MemoryFile&) = delete;
+  MemoryFile& operator=(const MemoryFile&) = delete;
+
+  hid_t get() const { return file_; }
+
+  // Writes HDF5's cached metadata into the image and closes the file (every dataset and
+  // attribute must be closed by now).
+  void finish() {
+    check(H5Fflush(file_, H5F_SCOPE_LOCAL), "flush file", path_);
+    const ssize_t size = H5Fget_file_image(file_, nullptr, 0);
+    if (size < 0) throw Error("measure file image", path_, reason_on_stack(0));
+    const hid_t file = file_;
+    file_ = -1;
+    check(H5Fclose(file), "close file", path_);
+    // The flush grows the image to its end of allocation; anything else is a library change.
+    if (!image_.closed || static_cast<std::size_t>(size) > image_.allocated)
+      throw Error("collect the in-memory file image", path_, "");
+    size_ = static_cast<std::size_t>(size);
+  }
+  const void* data() const { return image_.data; }
+  std::size_t size() const { return size_; }
+
+ private:
+  // HDF5's core driver allocates the image through these; at close it hands the image to
+  // image_free, which keeps it (the file's bytes) until this object dies.
+  struct Image {
+    void* data = nullptr;
+    std::size_t allocated = 0;
+    bool closed = false;
+  };
+  static void* image_malloc(std::size_t size, H5FD_file_image_op_t, void*) { return std::malloc(size); }
+  static void* image_memcpy(void* to, const void* from, std::size_t size, H5FD_file_image_op_t, void*) {
+    return std::memcpy(to, from, size);
+  }
+  static void* image_realloc(void* ptr, std::size_t size, H5FD_file_image_op_t, void* udata) {
+    void* grown = std::realloc(ptr, size);
+    if (grown) {
+      static_cast<Image*>(udata)->data = grown;
+      static_cast<Image*>(udata)->allocated = size;
+    }
+    return grown;
+  }
+  static herr_t image_free(void* ptr, H5FD_file_image_op_t op, void* udata) {
+    auto& image = *static_cast<Image*>(udata);
+    if (op == H5FD_FILE_IMAGE_OP_FILE_CLOSE && ptr == image.data) {
+      image.closed = true;
+      return 0;
+    }
+    if (ptr == image.data) image = Image{};
+    std::free(ptr);
+    return 0;
+  }
+  static void* udata_copy(void* udata) { return udata; }  // one Image, owned by this object
+  static herr_t udata_free(void*) { return 0; }
+
+  std::string path_;
+  Image image_;
+  hid_t file_ = -1;
+  std::size_t size_ = 0;
+};
+
+// Writes `size` bytes as the file `path` so that `path` is either its old self or the
+// complete new file: into "<path>.tmp", created new (O_EXCL | O_NOFOLLOW, after removing
+// whatever entry had that name: never through a link planted there), written, fsync'ed and
+// closed with every status checked (full disks and quotas often report only at fsync or
+// close), then renamed onto `path`; with `sync_directory`, the directory is fsync'ed so the
+// rename survives a power loss. Any failure removes the temporary and throws OutputError:
+// "cannot write WHAT 'PATH': REASON", REASON the operating system's.
+inline void write_file_atomically(const std::string& path, const void* data, std::size_t size,
+                                  const std::string& what, bool sync_directory) {
+  namespace fs = std::filesystem;
+  const std::string tmp = path + ".tmp";
+  auto fail = [&](const std::string& reason) {
+    throw OutputError("cannot write " + what + " '" + path + "': " + reason);
+  };
+  std::error_code ec;
+  fs::remove(tmp, ec);  // removes a symlink itself, not what it points at
+  if (ec) fail("cannot remove the old '" + tmp + "': " + ec.message());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) fail(std::strerror(errno));  // nothing of ours to remove (EEXIST: another writer's)
+  auto fail_removing = [&](int code, const std::string& prefix) {
+    ::unlink(tmp.c_str());
+    fail(prefix + std::strerror(code));
+  };
+  const char* bytes = static_cast<const char*>(data);
+  for (std::size_t done = 0; done < size;) {
+    const ssize_t n = ::write(fd, bytes + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int code = n < 0 ? errno : EIO;
+      ::close(fd);
+      fail_removing(code, "");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    const int code = errno;
+    ::close(fd);
+    fail_removing(code, "");
+  }
+  if (::close(fd) != 0) fail_removing(errno, "");
+  if (::rename(tmp.c_str(), path.c_str()) != 0)
+    fail_removing(errno, "cannot rename '" + tmp + "' onto it: ");
+  if (!sync_directory) return;
+  const fs::path parent = fs::path(path).parent_path();
+  const std::string dir = parent.empty() ? "." : parent.string();
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) fail("cannot open its directory to sync it: " + std::string(std::strerror(errno)));
+  const int rc = ::fsync(dfd);
+  const int code = errno;
+  ::close(dfd);
+  if (rc != 0) fail("cannot sync its directory: " + std::string(std::strerror(code)));
+}
+
+}  // namespace h5
+
+inline void set_hdf5_error_printing(bool on) {
+  h5::error_printing_flag() = on;
+  h5::apply_error_printing();
+}
+
+}  // namespace halocline

@@ -4,19 +4,23 @@
 // small XDMF file that tells ParaView/VisIt how to read them as a cell-centred uniform
 // grid. Every file is first written under "<name>.tmp" and then renamed: a rename within
 // one directory is atomic, so a reader (or a crash) never sees a half-written final file.
+// A file that cannot be written throws OutputError naming it and the OS's reason, and
+// leaves no temporary behind (io/h5util.hpp: write_file_atomically).
 #include "io/snapshot.hpp"
 #include "io/h5util.hpp"
+#include "io/output_error.hpp"
 
 #include <hdf5.h>
 #if defined(HALOCLINE_HDF5_PARALLEL)
 #include <mpi.h>
 #endif
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -35,30 +39,8 @@ using h5::write_attribute;
 
 const char* const kVarNames[kNumVars] = {"rho", "u", "v", "w", "p"};
 
-// Moves a finished temporary file onto its final name, removing the temporary on failure.
-void commit_file(const fs::path& tmp, const fs::path& final_path) {
-  std::error_code ec;
-  fs::rename(tmp, final_path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error("cannot rename '" + tmp.string() + "' to '" + final_path.string() +
-                             "': " + ec.message());
-  }
-}
-
-void write_text_atomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw std::runtime_error("cannot write '" + tmp.string() + "'");
-    }
-  }
-  commit_file(tmp, path);
+void write_text_atomically(const fs::path& path, const std::string& text, const std::string& what) {
+  h5::write_file_atomically(path.string(), text.data(), text.size(), what, /*sync_directory=*/false);
 }
 
 // Times and lengths must round-trip exactly: 15 digits reads best (0.1, not
@@ -110,7 +92,7 @@ std::string xdmf_document(const std::string& body) {
          "<Xdmf Version=\"3.0\">\n  <Domain>\n" + body + "  </Domain>\n</Xdmf>\n";
 }
 
-// File access and transfer properties: the defaults, or MPI-IO with collective writes.
+// File access and transfer properties for a collective write: MPI-IO, collective writes.
 struct Access {
   hid_t file = H5P_DEFAULT, transfer = H5P_DEFAULT;
   Access() = default;
@@ -122,16 +104,14 @@ struct Access {
   }
 };
 
-std::unique_ptr<Access> access_for(const SnapshotPart* part, const std::string& path) {
+std::unique_ptr<Access> collective_access(const SnapshotPart& part, const std::string& path) {
   auto a = std::make_unique<Access>();
 #if defined(HALOCLINE_HDF5_PARALLEL)
-  if (part) {
-    a->file = check_id(H5Pcreate(H5P_FILE_ACCESS), "create file access list", path);
-    check(H5Pset_fapl_mpio(a->file, *static_cast<MPI_Comm*>(part->mpi_comm), MPI_INFO_NULL),
-          "use MPI-IO", path);
-    a->transfer = check_id(H5Pcreate(H5P_DATASET_XFER), "create transfer list", path);
-    check(H5Pset_dxpl_mpio(a->transfer, H5FD_MPIO_COLLECTIVE), "select collective writes", path);
-  }
+  a->file = check_id(H5Pcreate(H5P_FILE_ACCESS), "create file access list", path);
+  check(H5Pset_fapl_mpio(a->file, *static_cast<MPI_Comm*>(part.mpi_comm), MPI_INFO_NULL),
+        "use MPI-IO", path);
+  a->transfer = check_id(H5Pcreate(H5P_DATASET_XFER), "create transfer list", path);
+  check(H5Pset_dxpl_mpio(a->transfer, H5FD_MPIO_COLLECTIVE), "select collective writes", path);
 #else
   (void)part;
   (void)path;
@@ -139,10 +119,12 @@ std::unique_ptr<Access> access_for(const SnapshotPart* part, const std::string& 
   return a;
 }
 
-// Writes the HDF5 file itself (to a temporary path chosen by the caller): the whole grid g,
-// from `prim` holding every cell, or (collective) this rank's block `part->local`.
-void write_h5(const std::string& path, const Grid& g, bool single, long step, double time,
-              const std::vector<double>& prim, const SnapshotPart* part) {
+// Writes the datasets and attributes into `file`: the whole grid g, from `prim` holding
+// every cell, or (collective) this rank's block `part->local`. Every dataset is closed on
+// return, so that the file can be closed for real.
+void fill_snapshot(hid_t file, const Grid& g, bool single, long step, double time,
+                   const std::vector<double>& prim, const SnapshotPart* part, hid_t transfer,
+                   const std::string& path) {
   const hsize_t dims[3] = {static_cast<hsize_t>(g.n[2]), static_cast<hsize_t>(g.n[1]),
                            static_cast<hsize_t>(g.n[0])};
   const Grid& mine = part ? part->local : g;
@@ -153,10 +135,6 @@ void write_h5(const std::string& path, const Grid& g, bool single, long step, do
                             static_cast<hsize_t>(mine.offset[0])};
   const std::size_t ncell = static_cast<std::size_t>(mine.n[0]) * mine.n[1] * mine.n[2];
 
-  const std::unique_ptr<Access> access = access_for(part, path);
-  H5Handle file(check_id(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access->file),
-                         "create file", path),
-                H5Fclose);
   H5Handle space(check_id(H5Screate_simple(3, dims, nullptr), "create dataspace", path), H5Sclose);
   // This rank's block: where it lies in the file, and its shape in memory.
   H5Handle memory(check_id(H5Screate_simple(3, count, nullptr), "create dataspace", path), H5Sclose);
@@ -168,25 +146,68 @@ void write_h5(const std::string& path, const Grid& g, bool single, long step, do
   const hid_t file_type = single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   for (int v = 0; v < kNumVars; ++v) {
     const std::string name = kVarNames[v];
-    H5Handle dset(check_id(H5Dcreate2(file.get(), name.c_str(), file_type, space.get(),
+    H5Handle dset(check_id(H5Dcreate2(file, name.c_str(), file_type, space.get(),
                                       H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                            "create dataset '" + name + "'", path),
                   H5Dclose);
     // prim is canonical (x fastest), which is exactly C order for (nz, ny, nx).
-    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(),
-                   access->transfer, prim.data() + v * ncell),
+    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), transfer,
+                   prim.data() + v * ncell),
           "write dataset '" + name + "'", path);
+    check(dset.close(), "close dataset '" + name + "'", path);
   }
 
   const std::int64_t step64 = step;
-  write_attribute(file.get(), "time", H5T_NATIVE_DOUBLE, 0, &time, path);
-  write_attribute(file.get(), "step", H5T_NATIVE_INT64, 0, &step64, path);
-  write_attribute(file.get(), "grid", H5T_NATIVE_INT, 3, g.n, path);
-  write_attribute(file.get(), "origin", H5T_NATIVE_DOUBLE, 3, g.lo, path);
-  write_attribute(file.get(), "spacing", H5T_NATIVE_DOUBLE, 3, g.dx, path);
+  write_attribute(file, "time", H5T_NATIVE_DOUBLE, 0, &time, path);
+  write_attribute(file, "step", H5T_NATIVE_INT64, 0, &step64, path);
+  write_attribute(file, "grid", H5T_NATIVE_INT, 3, g.n, path);
+  write_attribute(file, "origin", H5T_NATIVE_DOUBLE, 3, g.lo, path);
+  write_attribute(file, "spacing", H5T_NATIVE_DOUBLE, 3, g.dx, path);
+}
 
-  // Flush explicitly so that a failure shows up here, before the rename, not in a destructor.
-  check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), "flush file", path);
+// One writer (serial, or rank 0 of gathered ranks): the file is built in memory and
+// written whole by write_file_atomically (io/h5util.hpp says why).
+void write_serial(const std::string& path, const Grid& g, bool single, long step, double time,
+                  const std::vector<double>& prim) {
+  const std::size_t bytes = kNumVars * g.ninterior * (single ? sizeof(float) : sizeof(double));
+  h5::MemoryFile file(path, bytes);
+  fill_snapshot(file.get(), g, single, step, time, prim, nullptr, H5P_DEFAULT, path);
+  file.finish();
+  h5::write_file_atomically(path, file.data(), file.size(), "snapshot", /*sync_directory=*/false);
+}
+
+// Every rank writes its block of "<path>.tmp" through MPI-IO; rank 0 then renames it. The
+// temporary is created new (rank 0 first removes any entry of that name, a link included);
+// a failure is reported with what HDF5's error stack says, and rank 0 removes the temporary.
+void write_collective(const std::string& path, const Grid& g, bool single, long step, double time,
+                      const std::vector<double>& prim, const SnapshotPart& part) {
+  const std::string tmp = path + ".tmp";
+  std::error_code ec;
+  if (part.root) fs::remove(tmp, ec);
+#if defined(HALOCLINE_HDF5_PARALLEL)
+  MPI_Barrier(*static_cast<MPI_Comm*>(part.mpi_comm));  // removed before anyone creates it
+#endif
+  try {
+    h5::apply_error_printing();
+    errno = 0;  // check() reads it after each call (the MPI-IO driver records no errno)
+    const std::unique_ptr<Access> access = collective_access(part, tmp);
+    H5Handle file(check_id(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access->file),
+                           "create file", tmp),
+                  H5Fclose);
+    fill_snapshot(file.get(), g, single, step, time, prim, &part, access->transfer, tmp);
+    check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), "flush file", tmp);
+    check(file.close(), "close file", tmp);
+  } catch (...) {
+    if (part.root) fs::remove(tmp, ec);
+    throw;
+  }
+  if (!part.root) return;
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int code = errno;
+    fs::remove(tmp, ec);
+    throw OutputError("cannot write snapshot '" + path + "': cannot rename '" + tmp +
+                      "' onto it: " + std::strerror(code));
+  }
 }
 
 }  // namespace
@@ -213,8 +234,8 @@ SnapshotWriter::SnapshotWriter(std::string out_dir, const Grid& grid, bool singl
   // create_directories reports no error when the directory already exists, but a path
   // that exists as a regular file must be rejected too.
   if (ec || !fs::is_directory(out_dir_)) {
-    throw std::runtime_error("cannot create output directory '" + out_dir_ + "'" +
-                             (ec ? ": " + ec.message() : std::string(": not a directory")));
+    throw OutputError("cannot create output directory '" + out_dir_ + "'" +
+                      (ec ? ": " + ec.message() : std::string(": not a directory")));
   }
 }
 
@@ -233,22 +254,19 @@ SnapshotInfo SnapshotWriter::write(int index, long step, double time,
   const fs::path h5_path = fs::path(out_dir_) / (stem + ".h5");
   const fs::path xmf_path = fs::path(out_dir_) / (stem + ".xmf");
 
-  const std::string h5_tmp = h5_path.string() + ".tmp";
-  const bool root = !collective_ || part_.root;
   try {
-    // Collective: every rank creates, writes and closes the one file together.
-    write_h5(h5_tmp, grid_, single_, step, time, prim, collective_ ? &part_ : nullptr);
-  } catch (...) {
-    std::error_code ec;
-    if (root) fs::remove(h5_tmp, ec);
-    throw;
+    if (collective_)  // every rank creates, writes and closes the one file together
+      write_collective(h5_path.string(), grid_, single_, step, time, prim, part_);
+    else
+      write_serial(h5_path.string(), grid_, single_, step, time, prim);
+  } catch (const h5::Error& e) {
+    throw OutputError("cannot write snapshot '" + h5_path.string() + "': " + e.reason());
   }
-  if (root) {
-    commit_file(h5_tmp, h5_path);
+  if (!collective_ || part_.root) {
     // The xmf sits next to the h5, so it refers to it by bare file name: the pair can be
     // moved or copied elsewhere together.
-    write_text_atomically(
-        xmf_path, xdmf_document(xdmf_grid(grid_, single_, stem + ".h5", time, "    ")));
+    write_text_atomically(xmf_path, xdmf_document(xdmf_grid(grid_, single_, stem + ".h5", time, "    ")),
+                          "snapshot");
   }
 
   SnapshotInfo info{h5_path.string(), xmf_path.string()};
@@ -272,7 +290,7 @@ void SnapshotWriter::write_series() const {
     body += xdmf_grid(grid_, single_, h5_name, times_[i], "      ");
   }
   body += "    </Grid>\n";
-  write_text_atomically(fs::path(out_dir_) / (prefix_ + ".xmf"), xdmf_document(body));
+  write_text_atomically(fs::path(out_dir_) / (prefix_ + ".xmf"), xdmf_document(body), "snapshot series");
 }
 
 }  // namespace halocline

@@ -36,11 +36,14 @@ class SnapshotWriter {
 
   // Writes snapshot number `index`. `prim` holds the interior cells' primitive variables
   // rho, u, v, w, p, variable-major, each variable in canonical order (x fastest, then y,
-  // then z), ninterior values each (of this rank's part, when writing collectively). Files are written under a temporary name and renamed,
-  // so a file with the final name is always complete.
+  // then z), ninterior values each (of this rank's part, when writing collectively). Files
+  // are written under a temporary name and renamed, so a file with the final name is always
+  // complete. A file that cannot be written throws OutputError ("cannot write snapshot
+  // 'PATH': REASON", the OS's reason) and leaves no temporary behind.
   SnapshotInfo write(int index, long step, double time, const std::vector<double>& prim);
 
-  // (Re)writes <prefix>.xmf, the temporal collection of every snapshot written so far.
+  // (Re)writes <prefix>.xmf, the temporal collection of every snapshot written so far
+  // (OutputError as write()).
   void write_series() const;
 
   const std::vector<SnapshotInfo>& written() const { return written_; }
