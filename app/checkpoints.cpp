@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "app/driver.hpp"
@@ -16,18 +17,45 @@ std::string grid_text(const std::array<int, 3>& n) {
   return std::to_string(n[0]) + " x " + std::to_string(n[1]) + " x " + std::to_string(n[2]);
 }
 
-// Why a checkpoint cannot continue this run; empty when it can.
+// Shortest text that reads back as the same double: domains differ in their last bits too.
+std::string number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", x);
+  if (std::strtod(buf, nullptr) != x) std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+std::array<std::string, 6> boundary_names(const Config& c) {
+  std::array<std::string, 6> names;
+  for (int d = 0; d < 3; ++d)
+    for (int side = 0; side < 2; ++side) names[2 * d + side] = boundary_name(c.boundary[d][side]);
+  return names;
+}
+
+// Why the checkpoint's run differs from the deck's in what a restart may not change (the
+// table in docs/reliability.md); empty when it does not.
 std::string mismatch(const CheckpointHeader& h, const Config& c) {
+  if (h.problem != problem_name(c.problem))
+    return "is for problem '" + h.problem + "'; the deck's problem.type is '" + problem_name(c.problem) + "'";
+  for (int d = 0; d < 3; ++d)
+    if (h.lo[d] != c.lo[d] || h.hi[d] != c.hi[d])
+      return std::string("has domain ") + "xyz"[d] + " in [" + number(h.lo[d]) + ", " + number(h.hi[d]) +
+             "]; the deck has [" + number(c.lo[d]) + ", " + number(c.hi[d]) + "]";
+  const std::array<std::string, 6> deck = boundary_names(c);
+  static const char* const faces[6] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
+  for (int f = 0; f < 6; ++f)
+    if (h.boundaries[f] != deck[f])
+      return std::string("has boundary.") + faces[f] + " = " + h.boundaries[f] + "; the deck has " + deck[f];
   if (h.grid != c.n)
     return "is for a grid of " + grid_text(h.grid) + " cells; the deck asks for " + grid_text(c.n);
-  if (h.gamma != c.physics.gamma) {
-    char text[96];
-    std::snprintf(text, sizeof text, "has gamma = %.17g; the deck has %.17g", h.gamma, c.physics.gamma);
-    return text;
-  }
+  if (h.gamma != c.physics.gamma)
+    return "has gamma = " + number(h.gamma) + "; the deck has " + number(c.physics.gamma);
   if (h.precision != precision_name(c.precision))
     return "was written by an " + h.precision + " run; this run is " + precision_name(c.precision) +
            " (restart in the same precision)";
+  if (h.time >= c.t_end)
+    return "is at t = " + number(h.time) + ", at or past the deck's time.t_end = " + number(c.t_end) +
+           ": nothing to run";
   return "";
 }
 
@@ -66,6 +94,30 @@ RestartPoint load_restart(const Config& c, const Comm& comm, const Grid& local, 
   return p;
 }
 
+namespace {
+
+CheckpointHeader header_of(const Config& c, const Comm& comm, long step, double time,
+                           const std::vector<double>& whole) {
+  CheckpointHeader h;
+  h.halocline_version = HALOCLINE_VERSION;
+  h.step = step;
+  h.time = time;
+  h.problem = problem_name(c.problem);
+  for (int d = 0; d < 3; ++d) h.lo[d] = c.lo[d], h.hi[d] = c.hi[d];
+  h.boundaries = boundary_names(c);
+  h.grid = c.n;
+  h.gamma = c.physics.gamma;
+  h.precision = precision_name(c.precision);
+  h.layout = layout_name(c.layout);
+  h.backend = backend_name(c.backend);
+  h.ranks_grid = comm.grid().dims;
+  h.deck_text = c.deck_text;
+  h.checksum = state_checksum(whole);
+  return h;
+}
+
+}  // namespace
+
 std::string save_checkpoint(const Config& c, const Comm& comm, long step, double time,
                             const std::vector<double>& local, const Grid& local_grid,
                             const Grid& global) {
@@ -76,23 +128,11 @@ std::string save_checkpoint(const Config& c, const Comm& comm, long step, double
   // was a file that could not be written (OutputError) or something else.
   std::string error;
   if (comm.root()) {
-    CheckpointHeader h;
-    h.halocline_version = HALOCLINE_VERSION;
-    h.step = step;
-    h.time = time;
-    h.grid = c.n;
-    h.gamma = c.physics.gamma;
-    h.precision = precision_name(c.precision);
-    h.layout = layout_name(c.layout);
-    h.backend = backend_name(c.backend);
-    h.ranks_grid = comm.grid().dims;
-    h.deck_text = c.deck_text;
-    h.checksum = state_checksum(whole);
     try {
       std::error_code ec;
       std::filesystem::create_directories(dir, ec);
       if (ec) throw OutputError("cannot write checkpoint '" + path + "': cannot create its directory: " + ec.message());
-      write_checkpoint(path, h, whole);
+      write_checkpoint(path, header_of(c, comm, step, time, whole), whole);
       prune_checkpoints(dir, c.checkpoint.keep);  // only now that the new one is in place
     } catch (const OutputError& e) {
       error = std::string("O") + e.what();

@@ -19,13 +19,14 @@ struct RestartPoint {
   long step = 0;
 };
 
-// Reads the header of `config.restart_path` and checks that it fits the deck; throws
+// Reads the header of `config.restart_path` and checks that it fits the deck (problem,
+// domain, boundaries, grid, gamma, precision equal; its time before time.t_end); throws
 // CheckpointError (exit code 2) when not. Cheap: the command line calls it before any work.
 CheckpointHeader check_restart(const Config& config);
 
 // Reads the checkpoint `config.restart_path` for this rank's subdomain `local`. Refuses
-// (CheckpointError, exit code 2) a file that does not fit the deck (grid, gamma,
-// precision) or whose state does not match its checksum; every rank throws alike.
+// (CheckpointError, exit code 2) what check_restart refuses and a file whose state does not
+// match its checksum; every rank throws alike.
 RestartPoint load_restart(const Config& config, const Comm& comm, const Grid& local,
                           const Grid& global);
 

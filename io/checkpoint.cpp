@@ -1,11 +1,15 @@
 // Checkpoint files (see checkpoint.hpp): dataset "state" of (5, nz, ny, nx) doubles and
-// the header as root attributes.
+// the header as root attributes, among them "header_checksum" over all the others.
 #include "io/checkpoint.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <sstream>
 #include <system_error>
 
 #include "io/h5util.hpp"
@@ -20,6 +24,91 @@ using h5::check;
 using h5::check_id;
 using h5::H5Handle;
 using h5::write_attribute;
+
+constexpr char kFaceNames[6][5] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
+
+// Shortest text that reads back as the same double (0.1, not 0.10000000000000001).
+std::string number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", x);
+  if (std::strtod(buf, nullptr) != x) std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+std::string grid_text(const std::array<int, 3>& n) {
+  return std::to_string(n[0]) + " x " + std::to_string(n[1]) + " x " + std::to_string(n[2]);
+}
+
+// A name the restart compares with the deck's (problem, precision, boundary): it is
+// quoted in messages, so only short plain words pass.
+bool plain_word(const std::string& s) {
+  if (s.empty() || s.size() > 32) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
+}
+
+// Why no run could continue from this header (after "checkpoint 'PATH' "); empty if one can.
+std::string header_fault(const CheckpointHeader& h) {
+  constexpr long kMaxStep = 1L << 53;  // steps count in doubles elsewhere (the report)
+  if (h.step < 0 || h.step >= kMaxStep)
+    return "has step " + std::to_string(h.step) + "; a step must be >= 0 and below 2^53";
+  if (!std::isfinite(h.time) || h.time < 0)
+    return "has time " + number(h.time) + "; the time must be finite and >= 0";
+  if (!std::isfinite(h.gamma) || h.gamma <= 1)
+    return "has gamma " + number(h.gamma) + "; gamma must be finite and > 1";
+  if (*std::min_element(h.grid.begin(), h.grid.end()) < 1)
+    return "has a grid of " + grid_text(h.grid) + " cells; every size must be >= 1";
+  for (int d = 0; d < 3; ++d)
+    if (!std::isfinite(h.lo[d]) || !std::isfinite(h.hi[d]) || !(h.lo[d] < h.hi[d]))
+      return std::string("has domain ") + "xyz"[d] + " in [" + number(h.lo[d]) + ", " +
+             number(h.hi[d]) + "]; the extent must be finite, its low end below its high end";
+  if (!plain_word(h.problem)) return "has an invalid 'problem' attribute";
+  if (!plain_word(h.precision)) return "has an invalid 'precision' attribute";
+  for (const std::string& b : h.boundaries)
+    if (!plain_word(b)) return "has an invalid 'boundaries' attribute";
+  return "";
+}
+
+std::string canonical_text(const CheckpointHeader& h) {
+  std::ostringstream t;
+  auto text = [&](const char* key, const std::string& v) { t << key << '=' << v.size() << ':' << v << '\n'; };
+  auto bits = [&](double x) {  // the exact value, NaN payloads and signed zeros included
+    std::uint64_t u;
+    std::memcpy(&u, &x, sizeof u);
+    char hex[20];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(u));
+    t << ' ' << hex;
+  };
+  t << "halocline-checkpoint\nformat_version= " << h.format << '\n';
+  text("halocline_version", h.halocline_version);
+  t << "step= " << h.step << "\ntime=";
+  bits(h.time);
+  t << '\n';
+  text("problem", h.problem);
+  t << "lo=";
+  for (double x : h.lo) bits(x);
+  t << "\nhi=";
+  for (double x : h.hi) bits(x);
+  t << '\n';
+  for (int f = 0; f < 6; ++f) text(kFaceNames[f], h.boundaries[f]);
+  t << "grid= " << h.grid[0] << ' ' << h.grid[1] << ' ' << h.grid[2] << "\ngamma=";
+  bits(h.gamma);
+  t << '\n';
+  text("precision", h.precision);
+  text("layout", h.layout);
+  text("backend", h.backend);
+  t << "ranks_grid= " << h.ranks_grid[0] << ' ' << h.ranks_grid[1] << ' ' << h.ranks_grid[2] << '\n';
+  text("deck", h.deck_text);
+  text("checksum", h.checksum);
+  return t.str();
+}
+
+std::string join_boundaries(const std::array<std::string, 6>& b) {
+  std::string s;
+  for (const std::string& name : b) s += (s.empty() ? "" : " ") + name;
+  return s;
+}
 
 void write_string(hid_t file, const char* name, const std::string& value, const std::string& path) {
   H5Handle type(check_id(H5Tcopy(H5T_C_S1), "make a string type", path), H5Tclose);
@@ -49,6 +138,10 @@ void fill_checkpoint(hid_t f, const CheckpointHeader& h, const std::vector<doubl
   const std::int64_t step = h.step;
   write_attribute(f, "step", H5T_NATIVE_INT64, 0, &step, path);
   write_attribute(f, "time", H5T_NATIVE_DOUBLE, 0, &h.time, path);
+  write_string(f, "problem", h.problem, path);
+  write_attribute(f, "lo", H5T_NATIVE_DOUBLE, 3, h.lo.data(), path);
+  write_attribute(f, "hi", H5T_NATIVE_DOUBLE, 3, h.hi.data(), path);
+  write_string(f, "boundaries", join_boundaries(h.boundaries), path);
   write_attribute(f, "grid", H5T_NATIVE_INT, 3, h.grid.data(), path);
   write_attribute(f, "gamma", H5T_NATIVE_DOUBLE, 0, &h.gamma, path);
   write_string(f, "precision", h.precision, path);
@@ -57,6 +150,7 @@ void fill_checkpoint(hid_t f, const CheckpointHeader& h, const std::vector<doubl
   write_attribute(f, "ranks_grid", H5T_NATIVE_INT, 3, h.ranks_grid.data(), path);
   write_string(f, "deck", h.deck_text, path);
   write_string(f, "checksum", h.checksum, path);
+  write_string(f, "header_checksum", checkpoint_header_checksum(h), path);
 }
 
 // Reading: every failure is the file's fault, so it is a CheckpointError (exit code 2).
@@ -66,37 +160,55 @@ void fill_checkpoint(hid_t f, const CheckpointHeader& h, const std::vector<doubl
 
 bool has_attribute(hid_t file, const char* name) { return H5Aexists(file, name) > 0; }
 
+H5Handle open_attribute(hid_t file, const char* name, const std::string& path) {
+  if (!has_attribute(file, name)) refuse(path, std::string("has no '") + name + "' attribute");
+  return H5Handle(H5Aopen(file, name, H5P_DEFAULT), H5Aclose);
+}
+
+[[noreturn]] void unreadable(const std::string& path, const char* name) {
+  refuse(path, std::string("has an unreadable '") + name + "' attribute");
+}
+
 template <class T>
 T read_scalar(hid_t file, const char* name, hid_t type, const std::string& path) {
-  if (!has_attribute(file, name)) refuse(path, std::string("has no '") + name + "' attribute");
-  H5Handle attr(H5Aopen(file, name, H5P_DEFAULT), H5Aclose);
+  const H5Handle attr = open_attribute(file, name, path);
+  H5Handle space(attr.get() >= 0 ? H5Aget_space(attr.get()) : -1, H5Sclose);
   T value{};
-  if (attr.get() < 0 || H5Aread(attr.get(), type, &value) < 0)
-    refuse(path, std::string("has an unreadable '") + name + "' attribute");
+  if (space.get() < 0 || H5Sget_simple_extent_npoints(space.get()) != 1 ||
+      H5Aread(attr.get(), type, &value) < 0)
+    unreadable(path, name);
   return value;
 }
 
-std::array<int, 3> read_int3(hid_t file, const char* name, const std::string& path) {
-  if (!has_attribute(file, name)) refuse(path, std::string("has no '") + name + "' attribute");
-  H5Handle attr(H5Aopen(file, name, H5P_DEFAULT), H5Aclose);
-  std::array<int, 3> v{};
+template <class T>
+std::array<T, 3> read_triple(hid_t file, const char* name, hid_t type, const std::string& path) {
+  const H5Handle attr = open_attribute(file, name, path);
+  std::array<T, 3> v{};
   H5Handle space(attr.get() >= 0 ? H5Aget_space(attr.get()) : -1, H5Sclose);
   if (space.get() < 0 || H5Sget_simple_extent_npoints(space.get()) != 3 ||
-      H5Aread(attr.get(), H5T_NATIVE_INT, v.data()) < 0)
-    refuse(path, std::string("has an unreadable '") + name + "' attribute");
+      H5Aread(attr.get(), type, v.data()) < 0)
+    unreadable(path, name);
   return v;
 }
 
 std::string read_string(hid_t file, const char* name, const std::string& path) {
-  if (!has_attribute(file, name)) refuse(path, std::string("has no '") + name + "' attribute");
-  H5Handle attr(H5Aopen(file, name, H5P_DEFAULT), H5Aclose);
+  const H5Handle attr = open_attribute(file, name, path);
   H5Handle type(attr.get() >= 0 ? H5Aget_type(attr.get()) : -1, H5Tclose);
-  if (type.get() < 0 || H5Tget_class(type.get()) != H5T_STRING)
-    refuse(path, std::string("has an unreadable '") + name + "' attribute");
+  if (type.get() < 0 || H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) != 0)
+    unreadable(path, name);
   std::string value(H5Tget_size(type.get()), '\0');
-  if (H5Aread(attr.get(), type.get(), value.data()) < 0)
-    refuse(path, std::string("has an unreadable '") + name + "' attribute");
+  if (H5Aread(attr.get(), type.get(), value.data()) < 0) unreadable(path, name);
   return value.substr(0, value.find('\0'));
+}
+
+std::array<std::string, 6> read_boundaries(hid_t file, const std::string& path) {
+  std::istringstream words(read_string(file, "boundaries", path));
+  std::array<std::string, 6> b;
+  std::string extra;
+  for (std::string& name : b)
+    if (!(words >> name)) unreadable(path, "boundaries");
+  if (words >> extra) unreadable(path, "boundaries");
+  return b;
 }
 
 // Opens a checkpoint for reading, with HDF5's own error printing off unless asked for (the
@@ -111,6 +223,14 @@ hid_t open_for_reading(const std::string& path) {
 
 }  // namespace
 
+std::string checkpoint_header_checksum(const CheckpointHeader& h) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : canonical_text(h)) hash = (hash ^ c) * 0x100000001b3ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
+}
+
 std::string checkpoint_path(const std::string& dir, long step) {
   char name[40];
   std::snprintf(name, sizeof name, "checkpoint_%08ld.h5", step);
@@ -119,6 +239,8 @@ std::string checkpoint_path(const std::string& dir, long step) {
 
 void write_checkpoint(const std::string& path, const CheckpointHeader& h,
                       const std::vector<double>& state) {
+  const std::string fault = header_fault(h);
+  if (!fault.empty()) throw std::invalid_argument("checkpoint '" + path + "' not written: it " + fault);
   const std::size_t cells = static_cast<std::size_t>(h.grid[0]) * h.grid[1] * h.grid[2];
   if (state.size() != kNumVars * cells)
     throw std::invalid_argument("checkpoint: state has " + std::to_string(state.size()) +
@@ -146,14 +268,23 @@ CheckpointHeader read_checkpoint_header(const std::string& path) {
   h.halocline_version = read_string(f, "halocline_version", path);
   h.step = static_cast<long>(read_scalar<std::int64_t>(f, "step", H5T_NATIVE_INT64, path));
   h.time = read_scalar<double>(f, "time", H5T_NATIVE_DOUBLE, path);
-  h.grid = read_int3(f, "grid", path);
+  h.problem = read_string(f, "problem", path);
+  h.lo = read_triple<double>(f, "lo", H5T_NATIVE_DOUBLE, path);
+  h.hi = read_triple<double>(f, "hi", H5T_NATIVE_DOUBLE, path);
+  h.boundaries = read_boundaries(f, path);
+  h.grid = read_triple<int>(f, "grid", H5T_NATIVE_INT, path);
   h.gamma = read_scalar<double>(f, "gamma", H5T_NATIVE_DOUBLE, path);
   h.precision = read_string(f, "precision", path);
   h.layout = read_string(f, "layout", path);
   h.backend = read_string(f, "backend", path);
-  h.ranks_grid = read_int3(f, "ranks_grid", path);
+  h.ranks_grid = read_triple<int>(f, "ranks_grid", H5T_NATIVE_INT, path);
   h.deck_text = read_string(f, "deck", path);
   h.checksum = read_string(f, "checksum", path);
+  h.header_checksum = read_string(f, "header_checksum", path);
+  if (h.header_checksum != checkpoint_header_checksum(h))
+    refuse(path, "is corrupted: its header does not match its checksum");
+  const std::string fault = header_fault(h);
+  if (!fault.empty()) refuse(path, fault);
   return h;
 }
 

@@ -4,7 +4,8 @@
 // The state is stored in canonical order (variable-major, x fastest) as 64-bit floats: an
 // fp32 run's values convert to double and back exactly, so a restart continues bit for
 // bit in any layout and on any number of ranks. A checksum of the stored state (the
-// report's FNV-1a) is checked on reading, so a corrupted file is refused, never used.
+// report's FNV-1a) and one of the header (every other field, the state's checksum among
+// them) are checked on reading, so a corrupted file is refused, never used.
 #pragma once
 
 #include <array>
@@ -16,14 +17,20 @@
 
 namespace halocline {
 
-constexpr int kCheckpointFormat = 1;  // bumped whenever the file's contents change
+// Bumped whenever the file's contents change. 2: the problem, the domain extent and the
+// boundaries stored, and the header covered by its own checksum.
+constexpr int kCheckpointFormat = 2;
 
 // What a checkpoint holds besides the state.
 struct CheckpointHeader {
   int format = kCheckpointFormat;
   std::string halocline_version;
-  long step = 0;
-  double time = 0;
+  long step = 0;                     // >= 0, below 2^53
+  double time = 0;                   // finite, >= 0
+  std::string problem;               // problem_name(), as the deck's problem.type
+  std::array<double, 3> lo{0, 0, 0}, hi{1, 1, 1};  // the domain extent
+  // boundary_name() of each face: x_lo, x_hi, y_lo, y_hi, z_lo, z_hi
+  std::array<std::string, 6> boundaries;
   std::array<int, 3> grid{1, 1, 1};  // global interior cells
   double gamma = 0;
   std::string precision;             // fp64 or fp32: a restart must use the same
@@ -31,18 +38,28 @@ struct CheckpointHeader {
   std::array<int, 3> ranks_grid{1, 1, 1};
   std::string deck_text;
   std::string checksum;              // of the state, as state_checksum()
+  std::string header_checksum;       // as read; write_checkpoint computes its own
 };
+
+// 64-bit FNV-1a (16 hex digits) over a canonical text of every field above but
+// header_checksum (doubles by their exact bits, strings with their lengths). Public so
+// that tests can forge a consistent header.
+std::string checkpoint_header_checksum(const CheckpointHeader& header);
 
 // Writes `state` (the whole domain, canonical) and the header into `path`: built in
 // memory, written to "<path>.tmp", fsync'ed, renamed onto `path`, and the directory
 // fsync'ed. A file that cannot be written throws OutputError ("cannot write checkpoint
 // 'PATH': REASON", the OS's reason), leaving no temporary and any earlier file at `path`
-// untouched.
+// untouched; a header that could not be restarted (see read_checkpoint_header) throws
+// std::invalid_argument.
 void write_checkpoint(const std::string& path, const CheckpointHeader& header,
                       const std::vector<double>& state);
 
-// Reads the header, checking the format; throws CheckpointError (exit code 2) for a file
-// that is missing, not HDF5, truncated, of another format version or missing a field.
+// Reads the header and checks it; throws CheckpointError (exit code 2) for a file that is
+// missing, not HDF5, truncated, of another format version, missing a field, whose header
+// does not match its checksum, or whose values cannot be a run's (a step below 0 or from
+// 2^53, a time not finite or below 0, gamma not finite or <= 1, a grid size below 1, an
+// empty or non-finite domain, names that are not plain lower-case words).
 CheckpointHeader read_checkpoint_header(const std::string& path);
 
 // Reads the block of `local` (a subdomain of the checkpoint's grid) in canonical order.

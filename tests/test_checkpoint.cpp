@@ -1,19 +1,26 @@
 // Checkpoints (io/checkpoint.hpp, app/checkpoints.cpp): a restart continues bit for bit,
-// in the same or another layout; a file that is truncated, corrupted, of another format
-// version or of another run is refused with a CheckpointError (exit code 2), never used;
-// only the newest `keep` are kept. (Other rank counts: tests/mpi/restart_ranks.sh; kills
-// and signals: tests/mpi/kill_trials.sh.)
+// in the same or another layout; a file that is truncated, corrupted (its state or its
+// header), of another format version, of impossible values or of another run is refused
+// with a CheckpointError (exit code 2), never used; only the newest `keep` are kept.
+// (Other rank counts: tests/mpi/restart_ranks.sh; kills and signals:
+// tests/reliability/kill_trials.sh.)
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
+#include "app/checkpoints.hpp"
 #include "app/driver.hpp"
 #include "app/problems.hpp"
 #include "app/verify.hpp"
 #include "io/checkpoint.hpp"
 #include "io/deck.hpp"
+#include "io/h5util.hpp"
 #include "tests/test_support.hpp"
 
 namespace hc = halocline;
@@ -143,6 +150,206 @@ TEST(Checkpoint, RefusesWhatItCannotUse) {
   hc::Config fp32 = r;
   fp32.precision = hc::Precision::FP32;
   expect_refused(fp32, "fp64 run");
+}
+
+// Replaces root attribute `name` of the checkpoint `path` by `value` (a double, an
+// int64, three ints or doubles, or a string), as a hand or a bad disk might.
+void set_attribute(const fs::path& path, const char* name, hid_t type, hsize_t count, const void* value) {
+  hc::h5::H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+  ASSERT_GE(file.get(), 0) << path;
+  ASSERT_GE(H5Adelete(file.get(), name), 0) << name;
+  hc::h5::write_attribute(file.get(), name, type, count, value, path.string());
+}
+void set_string(const fs::path& path, const char* name, const std::string& value) {
+  hc::h5::H5Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.get(), value.size());
+  set_attribute(path, name, type.get(), 0, value.data());
+}
+// The header as the file says it (read_checkpoint_header checks it, so this reads around).
+void set_header_checksum(const fs::path& path, const hc::CheckpointHeader& h) {
+  set_string(path, "header_checksum", hc::checkpoint_header_checksum(h));
+}
+
+std::string refusal(const fs::path& path) {
+  try {
+    hc::read_checkpoint_header(path.string());
+    return "accepted";
+  } catch (const hc::CheckpointError& e) {
+    return e.what();
+  }
+}
+
+// A good checkpoint of the kh deck at step 6, and a fresh copy of it on demand.
+struct Saved {
+  hc::test::TempDir dir{"ckpt_header"};
+  std::string good;
+  hc::CheckpointHeader header;
+  Saved() {
+    fs::create_directories(dir.path());
+    hc::Config c = kh(dir.path() / "run");
+    c.checkpoint.every_steps = 6;
+    good = hc::run_quietly(c).checkpoints.front();
+    header = hc::read_checkpoint_header(good);
+  }
+  fs::path copy(const std::string& name) const {
+    const fs::path p = dir.path() / (name + ".h5");
+    fs::copy_file(good, p, fs::copy_options::overwrite_existing);
+    return p;
+  }
+};
+
+TEST(Checkpoint, WritesFormatTwoWithTheRunsProblemDomainAndBoundaries) {
+  const Saved s;
+  const hc::CheckpointHeader& h = s.header;
+  EXPECT_EQ(h.format, 2);
+  EXPECT_EQ(h.problem, "kelvin_helmholtz");
+  EXPECT_EQ(h.lo, (std::array<double, 3>{0, 0, 0}));
+  EXPECT_EQ(h.hi, (std::array<double, 3>{1, 1, 1}));
+  for (const std::string& b : h.boundaries) EXPECT_EQ(b, "periodic");
+  EXPECT_EQ(h.header_checksum, hc::checkpoint_header_checksum(h));
+  EXPECT_EQ(h.header_checksum.size(), 16u);
+}
+
+// Every field a restart uses is covered: changing any one of them in the file, and not
+// its checksum, makes it a corrupted file.
+TEST(Checkpoint, HeaderIsCoveredByItsChecksum) {
+  const Saved s;
+  const std::string corrupted = "is corrupted: its header does not match its checksum";
+  const std::int64_t step = 7;
+  const double time = s.header.time * 2, nan = std::nan(""), gamma = 1.4;
+  const double lo[3] = {0, 0, -1}, hi[3] = {2, 1, 1};
+  const int grid[3] = {40, 36, 2}, ranks[3] = {2, 1, 1};
+  struct Change {
+    const char* name;
+    hid_t type;
+    hsize_t count;
+    const void* value;
+  };
+  for (const Change& c : {Change{"step", H5T_NATIVE_INT64, 0, &step}, Change{"time", H5T_NATIVE_DOUBLE, 0, &time},
+                          Change{"time", H5T_NATIVE_DOUBLE, 0, &nan}, Change{"gamma", H5T_NATIVE_DOUBLE, 0, &gamma},
+                          Change{"lo", H5T_NATIVE_DOUBLE, 3, lo}, Change{"hi", H5T_NATIVE_DOUBLE, 3, hi},
+                          Change{"grid", H5T_NATIVE_INT, 3, grid}, Change{"ranks_grid", H5T_NATIVE_INT, 3, ranks}}) {
+    SCOPED_TRACE(c.name);
+    const fs::path p = s.copy(std::string("changed_") + c.name);
+    set_attribute(p, c.name, c.type, c.count, c.value);
+    EXPECT_NE(refusal(p).find(corrupted), std::string::npos) << refusal(p);
+  }
+  for (const auto& [name, value] : std::vector<std::pair<const char*, std::string>>{
+           {"problem", "uniform"}, {"boundaries", "periodic periodic outflow outflow periodic periodic"},
+           {"precision", "fp32"}, {"checksum", "0123456789abcdef"}, {"deck", "[problem]"},
+           {"halocline_version", "0.0"}, {"layout", "aos"}, {"backend", "hip"}, {"header_checksum", "0"}}) {
+    SCOPED_TRACE(name);
+    const fs::path p = s.copy(std::string("changed_") + name);
+    set_string(p, name, value);
+    EXPECT_NE(refusal(p).find(corrupted), std::string::npos) << refusal(p);
+  }
+}
+
+// Values no run can continue from are refused even when the header's checksum agrees
+// (the issue's: a NaN time never ended, -1 re-simulated, inf wrote `sim_time: null`, 2^62
+// was taken as a step).
+TEST(Checkpoint, RefusesImpossibleValuesEvenWithAMatchingChecksum) {
+  const Saved s;
+  auto with_time = [&](double t, const std::string& why) {
+    hc::CheckpointHeader h = s.header;
+    h.time = t;
+    const fs::path p = s.copy("time");
+    set_attribute(p, "time", H5T_NATIVE_DOUBLE, 0, &t);
+    set_header_checksum(p, h);
+    EXPECT_NE(refusal(p).find(why), std::string::npos) << refusal(p);
+  };
+  with_time(std::nan(""), "has time nan; the time must be finite and >= 0");
+  with_time(std::numeric_limits<double>::infinity(), "has time inf; the time must be finite and >= 0");
+  with_time(-1, "has time -1; the time must be finite and >= 0");
+  for (const std::int64_t step : {std::int64_t{-1}, std::int64_t{1} << 62, std::int64_t{1} << 53}) {
+    hc::CheckpointHeader h = s.header;
+    h.step = static_cast<long>(step);
+    const fs::path p = s.copy("step");
+    set_attribute(p, "step", H5T_NATIVE_INT64, 0, &step);
+    set_header_checksum(p, h);
+    EXPECT_NE(refusal(p).find("has step " + std::to_string(step) + "; a step must be >= 0 and below 2^53"),
+              std::string::npos)
+        << refusal(p);
+  }
+  {
+    hc::CheckpointHeader h = s.header;
+    h.gamma = 1;
+    const fs::path p = s.copy("gamma");
+    set_attribute(p, "gamma", H5T_NATIVE_DOUBLE, 0, &h.gamma);
+    set_header_checksum(p, h);
+    EXPECT_NE(refusal(p).find("has gamma 1; gamma must be finite and > 1"), std::string::npos) << refusal(p);
+  }
+  {
+    hc::CheckpointHeader h = s.header;
+    h.grid = {40, 0, 1};
+    const fs::path p = s.copy("grid");
+    set_attribute(p, "grid", H5T_NATIVE_INT, 3, h.grid.data());
+    set_header_checksum(p, h);
+    EXPECT_NE(refusal(p).find("has a grid of 40 x 0 x 1 cells; every size must be >= 1"), std::string::npos)
+        << refusal(p);
+  }
+  {
+    hc::CheckpointHeader h = s.header;
+    h.problem = "kelvin\nhelmholtz";  // quoted in messages: only plain words
+    const fs::path p = s.copy("problem");
+    set_string(p, "problem", h.problem);
+    set_header_checksum(p, h);
+    EXPECT_NE(refusal(p).find("has an invalid 'problem' attribute"), std::string::npos) << refusal(p);
+  }
+  // And a run never starts from one: the NaN time, through the run itself.
+  hc::CheckpointHeader h = s.header;
+  h.time = std::nan("");
+  const fs::path p = s.copy("nan_run");
+  set_attribute(p, "time", H5T_NATIVE_DOUBLE, 0, &h.time);
+  set_header_checksum(p, h);
+  hc::Config r = kh(s.dir.path() / "nan_run");
+  r.restart_path = p.string();
+  expect_refused(r, "has time nan");
+}
+
+TEST(Checkpoint, FormatOneIsRefused) {
+  const Saved s;
+  const fs::path p = s.copy("format1");
+  const int one = 1;
+  set_attribute(p, "format_version", H5T_NATIVE_INT, 0, &one);
+  EXPECT_NE(refusal(p).find("has format version 1; this Halocline reads version 2"), std::string::npos)
+      << refusal(p);
+}
+
+// What a restart may not change is named, field by field; what it may change runs.
+TEST(Checkpoint, RestartMustMatchTheDeck) {
+  const Saved s;
+  hc::Config r = kh(s.dir.path() / "again");
+  r.restart_path = s.good;
+
+  hc::Config uniform = r;
+  uniform.problem = hc::ProblemKind::Uniform;
+  expect_refused(uniform, "is for problem 'kelvin_helmholtz'; the deck's problem.type is 'uniform'");
+  hc::Config wider = r;
+  wider.hi[0] = 2;
+  expect_refused(wider, "has domain x in [0, 1]; the deck has [0, 2]");
+  hc::Config shifted = r;
+  shifted.lo[1] = 0.1;
+  expect_refused(shifted, "has domain y in [0, 1]; the deck has [0.1, 1]");
+  hc::Config walls = r;
+  walls.boundary[1] = {hc::Boundary::Reflecting, hc::Boundary::Reflecting};
+  expect_refused(walls, "has boundary.y_lo = periodic; the deck has reflecting");
+  hc::Config ended = r;
+  ended.t_end = s.header.time;
+  expect_refused(ended, "is at t = ");
+  expect_refused(ended, ", at or past the deck's time.t_end = ");
+  expect_refused(ended, ": nothing to run");
+
+  // Documented as free to change (docs/reliability.md): the run goes on.
+  hc::Config changed = r;
+  changed.physics.cfl = 0.3;
+  changed.physics.limiter = hc::Limiter::Minmod;
+  changed.physics.riemann = hc::RiemannSolver::Rusanov;
+  changed.t_end = 2;
+  changed.max_steps = 10;
+  changed.checkpoint.every_steps = 2;
+  changed.output_interval = 0.5;
+  EXPECT_EQ(hc::run_quietly(changed).steps, 10);
 }
 
 }  // namespace

@@ -54,6 +54,8 @@ hc::CheckpointHeader header(int n, long step) {
   h.halocline_version = "test";
   h.step = step;
   h.time = 0.125 * step;
+  h.problem = "uniform";
+  h.boundaries = {"outflow", "outflow", "outflow", "outflow", "outflow", "outflow"};
   h.grid = {n, n, n};
   h.gamma = 1.4;
   h.precision = "fp64";
