@@ -59,6 +59,22 @@ std::string mismatch(const CheckpointHeader& h, const Config& c) {
   return "";
 }
 
+// A restart writes its checkpoints into checkpoint_dir(c): ones there after the restart
+// point belong to a run that went on from it, and would mix with (and be pruned by) this
+// one's. Empty when there are none.
+std::string newer_checkpoints(const CheckpointHeader& h, const Config& c) {
+  const std::vector<CheckpointFile> found = list_checkpoints(checkpoint_dir(c));
+  if (found.empty() || found.back().step <= h.step) return "";
+  std::error_code ec;
+  if (std::filesystem::equivalent(found.back().path, c.restart_path, ec)) return "";  // renamed by hand
+  std::string dir = checkpoint_dir(c);
+  if (dir.size() > 1 && dir.back() == '/') dir.pop_back();  // "out/" when checkpoint.dir is empty
+  return "is at step " + std::to_string(h.step) + ", but the run's checkpoint directory '" + dir +
+         "' already holds later ones (the newest: '" + found.back().path +
+         "'): their runs would mix; use another --out, or remove the checkpoints after step " +
+         std::to_string(h.step);
+}
+
 }  // namespace
 
 std::string checkpoint_dir(const Config& c) {
@@ -67,7 +83,8 @@ std::string checkpoint_dir(const Config& c) {
 
 CheckpointHeader check_restart(const Config& c) {
   const CheckpointHeader h = read_checkpoint_header(c.restart_path);
-  const std::string why = mismatch(h, c);
+  std::string why = mismatch(h, c);
+  if (why.empty()) why = newer_checkpoints(h, c);
   if (!why.empty()) throw CheckpointError("checkpoint '" + c.restart_path + "' " + why);
   return h;
 }
@@ -133,7 +150,8 @@ std::string save_checkpoint(const Config& c, const Comm& comm, long step, double
       std::filesystem::create_directories(dir, ec);
       if (ec) throw OutputError("cannot write checkpoint '" + path + "': cannot create its directory: " + ec.message());
       write_checkpoint(path, header_of(c, comm, step, time, whole), whole);
-      prune_checkpoints(dir, c.checkpoint.keep);  // only now that the new one is in place
+      // Only now that the new one is in place; never the one this run started from.
+      prune_checkpoints(dir, c.checkpoint.keep, c.restart_path);
     } catch (const OutputError& e) {
       error = std::string("O") + e.what();
     } catch (const std::exception& e) {

@@ -20,8 +20,10 @@ struct RestartPoint {
 };
 
 // Reads the header of `config.restart_path` and checks that it fits the deck (problem,
-// domain, boundaries, grid, gamma, precision equal; its time before time.t_end); throws
-// CheckpointError (exit code 2) when not. Cheap: the command line calls it before any work.
+// domain, boundaries, grid, gamma, precision equal; its time before time.t_end), and that
+// the run's checkpoint directory holds no checkpoint after it (a restart there would mix
+// two runs' checkpoints and prune the other's); throws CheckpointError (exit code 2) when
+// not. Cheap: the command line calls it before any work.
 CheckpointHeader check_restart(const Config& config);
 
 // Reads the checkpoint `config.restart_path` for this rank's subdomain `local`. Refuses
@@ -31,9 +33,9 @@ RestartPoint load_restart(const Config& config, const Comm& comm, const Grid& lo
                           const Grid& global);
 
 // Writes the checkpoint of step `step` at `time` from the ranks' blocks `local` (rank 0
-// gathers and writes), removes all but the newest `keep`, and returns its path. Every rank
-// throws alike when rank 0 fails: OutputError when the file could not be written (the
-// previous checkpoints are kept).
+// gathers and writes), removes all but the newest `keep` (never the checkpoint the run
+// restarted from), and returns its path. Every rank throws alike when rank 0 fails:
+// OutputError when the file could not be written (the previous checkpoints are kept).
 std::string save_checkpoint(const Config& config, const Comm& comm, long step, double time,
                             const std::vector<double>& local, const Grid& local_grid,
                             const Grid& global);

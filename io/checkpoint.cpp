@@ -221,6 +221,18 @@ hid_t open_for_reading(const std::string& path) {
   return file;
 }
 
+// checkpoint_<digits>.h5 -> the step; -1 for any other name.
+long step_of_name(const std::string& name) {
+  const std::string head = "checkpoint_", tail = ".h5";
+  if (name.size() < head.size() + 8 + tail.size() || name.size() > head.size() + 18 + tail.size() ||
+      name.compare(0, head.size(), head) != 0 ||
+      name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
+    return -1;
+  const std::string digits = name.substr(head.size(), name.size() - head.size() - tail.size());
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) return -1;
+  return std::stol(digits);
+}
+
 }  // namespace
 
 std::string checkpoint_header_checksum(const CheckpointHeader& h) {
@@ -313,16 +325,27 @@ std::vector<double> read_checkpoint_block(const std::string& path, const Grid& l
   return block;
 }
 
-void prune_checkpoints(const std::string& dir, int keep) {
-  std::vector<fs::path> found;
+std::vector<CheckpointFile> list_checkpoints(const std::string& dir) {
+  std::vector<CheckpointFile> found;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.size() == 22 && name.rfind("checkpoint_", 0) == 0 && e.path().extension() == ".h5")
-      found.push_back(e.path());
+    const long step = step_of_name(e.path().filename().string());
+    if (step >= 0) found.push_back({step, e.path().string()});
   }
-  std::sort(found.begin(), found.end());  // 8-digit steps: name order is step order
-  for (std::size_t i = 0; i + keep < found.size(); ++i) fs::remove(found[i], ec);
+  std::sort(found.begin(), found.end(), [](const CheckpointFile& a, const CheckpointFile& b) {
+    return a.step != b.step ? a.step < b.step : a.path < b.path;
+  });
+  return found;
+}
+
+void prune_checkpoints(const std::string& dir, int keep, const std::string& spare) {
+  const std::vector<CheckpointFile> found = list_checkpoints(dir);
+  std::error_code ec;
+  for (std::size_t i = 0; i + keep < found.size(); ++i) {
+    // equivalent() compares the files themselves: another spelling of the path, a link.
+    const bool is_spare = !spare.empty() && fs::equivalent(found[i].path, spare, ec);
+    if (!is_spare) fs::remove(found[i].path, ec);
+  }
 }
 
 }  // namespace halocline

@@ -69,10 +69,18 @@ struct CheckpointError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// "<dir>/checkpoint_<step, 8 digits>.h5"
+// "<dir>/checkpoint_<step, 8 digits or more>.h5"
 std::string checkpoint_path(const std::string& dir, long step);
 
-// Removes all but the newest `keep` checkpoints of checkpoint_path's form in `dir`.
-void prune_checkpoints(const std::string& dir, int keep);
+// The checkpoints of checkpoint_path's form in `dir` (none when it does not exist), by step.
+struct CheckpointFile {
+  long step = 0;
+  std::string path;
+};
+std::vector<CheckpointFile> list_checkpoints(const std::string& dir);
+
+// Removes all but the newest `keep` checkpoints of checkpoint_path's form in `dir`, never
+// `spare` (the checkpoint the run restarted from, compared as the same file, not by name).
+void prune_checkpoints(const std::string& dir, int keep, const std::string& spare = "");
 
 }  // namespace halocline

@@ -1,8 +1,9 @@
 // Checkpoints (io/checkpoint.hpp, app/checkpoints.cpp): a restart continues bit for bit,
 // in the same or another layout; a file that is truncated, corrupted (its state or its
 // header), of another format version, of impossible values or of another run is refused
-// with a CheckpointError (exit code 2), never used; only the newest `keep` are kept.
-// (Other rank counts: tests/mpi/restart_ranks.sh; kills and signals:
+// with a CheckpointError (exit code 2), never used; a restart into a directory holding
+// later checkpoints is refused; only the newest `keep` are kept, and never the one the run
+// restarted from. (Other rank counts: tests/mpi/restart_ranks.sh; kills and signals:
 // tests/reliability/kill_trials.sh.)
 #include <gtest/gtest.h>
 #include <hdf5.h>
@@ -350,6 +351,61 @@ TEST(Checkpoint, RestartMustMatchTheDeck) {
   changed.checkpoint.every_steps = 2;
   changed.output_interval = 0.5;
   EXPECT_EQ(hc::run_quietly(changed).steps, 10);
+}
+
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".h5") names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Restarting into the directory a run writes its checkpoints to: refused while later
+// checkpoints are there (naming the newest); once they are gone, it runs, and its pruning
+// keeps the checkpoint it started from.
+TEST(Checkpoint, RestartIntoTheSameDirectory) {
+  hc::test::TempDir dir("ckpt_same_dir");
+  hc::Config c = kh(dir.path());
+  c.max_steps = 16;
+  c.checkpoint.every_steps = 4;
+  c.checkpoint.keep = 5;
+  const hc::RunResult full = hc::run_quietly(c);
+  fs::remove(hc::checkpoint_path(dir.path().string(), 16));  // a run that ended at 12
+  ASSERT_EQ(names_in(dir.path()), (std::vector<std::string>{"checkpoint_00000004.h5", "checkpoint_00000008.h5",
+                                                            "checkpoint_00000012.h5"}));
+
+  // From step 8 into the same directory (spelled another way): 12 is there, a checkpoint
+  // of the run that went on from 8.
+  hc::Config r = c;
+  r.checkpoint.keep = 1;
+  r.restart_path = (dir.path() / "." / "checkpoint_00000008.h5").string();
+  const std::string newest = hc::checkpoint_path(dir.path().string(), 12);
+  expect_refused(r, "already holds later ones (the newest: '" + newest + "')");
+  expect_refused(r, "use another --out, or remove the checkpoints after step 8");
+  EXPECT_THROW(hc::check_restart(r), hc::CheckpointError);  // what the command line calls first
+  EXPECT_TRUE(fs::exists(newest));
+
+  // Without it the restart runs on; keep = 1 keeps the newest (16) and the one it started
+  // from (8), and prunes 4 and 12.
+  fs::remove(newest);
+  const hc::RunResult again = hc::run_quietly(r);
+  EXPECT_EQ(again.checksum, full.checksum);
+  EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{"checkpoint_00000008.h5", "checkpoint_00000016.h5"}));
+  EXPECT_EQ(hc::read_checkpoint_header(hc::checkpoint_path(dir.path().string(), 8)).step, 8);
+}
+
+// prune_checkpoints by itself: by step (more than 8 digits sort after 8), sparing one file.
+TEST(Checkpoint, PruneKeepsTheNewestAndTheSpare) {
+  hc::test::TempDir dir("ckpt_prune");
+  fs::create_directories(dir.path());
+  for (const char* name : {"checkpoint_00000002.h5", "checkpoint_00000010.h5", "checkpoint_99999999.h5",
+                           "checkpoint_100000000.h5", "checkpoint_abc.h5", "notes.h5"})
+    std::ofstream(dir.path() / name) << "x";
+  hc::prune_checkpoints(dir.path().string(), 2, (dir.path() / "checkpoint_00000002.h5").string());
+  EXPECT_EQ(names_in(dir.path()),
+            (std::vector<std::string>{"checkpoint_00000002.h5", "checkpoint_100000000.h5", "checkpoint_99999999.h5",
+                                      "checkpoint_abc.h5", "notes.h5"}));
 }
 
 }  // namespace
