@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "app/driver.hpp"
+#include "app/failures.hpp"
 #include "io/checkpoint.hpp"
 #include "io/output_error.hpp"
 
@@ -91,23 +92,30 @@ CheckpointHeader check_restart(const Config& c) {
 
 RestartPoint load_restart(const Config& c, const Comm& comm, const Grid& local, const Grid& global) {
   const std::string& path = c.restart_path;
-  const CheckpointHeader h = check_restart(c);
+  CheckpointHeader h;
   RestartPoint p;
-  p.state = read_checkpoint_block(path, local);
+  // Each rank reads its own block: one that cannot (a node that does not see the file)
+  // ends every rank together (app/failures.hpp).
+  agreed([&] {
+    h = check_restart(c);
+    p.state = read_checkpoint_block(path, local);
+  });
   p.time = h.time;
   p.step = h.step;
   // The state must be what was written: rank 0 checks the whole against the checksum and
   // tells every rank, so that all refuse together.
-  const std::vector<double> whole = comm.gather(p.state, local, global);
-  std::string verdict;
-  if (comm.root()) {
-    const std::string sum = state_checksum(whole);
-    if (sum != h.checksum)
-      verdict = "checkpoint '" + path + "' is corrupted: its state's checksum is " + sum +
-                ", the file says " + h.checksum;
-  }
-  verdict = comm.broadcast(verdict);
-  if (!verdict.empty()) throw CheckpointError(verdict);
+  agreed([&] {
+    const std::vector<double> whole = comm.gather(p.state, local, global);
+    std::string verdict;
+    if (comm.root()) {
+      const std::string sum = state_checksum(whole);
+      if (sum != h.checksum)
+        verdict = "checkpoint '" + path + "' is corrupted: its state's checksum is " + sum + ", the file says " +
+                  h.checksum;
+    }
+    verdict = comm.broadcast(verdict);
+    if (!verdict.empty()) throw CheckpointError(verdict);
+  });
   return p;
 }
 

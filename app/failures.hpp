@@ -39,8 +39,8 @@ struct AgreedExit : std::runtime_error {
 // Runs one set-up step on every rank. If it throws on any rank, every rank ends here
 // together: the status of the lowest rank with the highest exit code (its message, naming
 // it when the other ranks did not fail alike) reaches every rank, and every rank throws it
-// as AgreedExit. The step must make no MPI call that a failed rank would skip; every rank
-// must call this alike.
+// as AgreedExit (with one rank, the step's own exception goes on unchanged). The step must
+// make no MPI call that a failed rank would skip; every rank must call this alike.
 void agreed(const std::function<void()>& step);
 
 // Every rank of a job must run the same configuration (the same deck, overrides and

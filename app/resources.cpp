@@ -69,8 +69,9 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
   if (c.layout == LayoutKind::AoSoA) values = (padded + AoSoA::width - 1) / AoSoA::width * AoSoA::width * kNumVars;
   plan.solver_bytes = arrays * values * real;
   // The driver keeps this rank's state as doubles; rank 0 also gathers the whole (a copy
-  // even on one rank) and makes its primitives for a snapshot.
-  plan.host_bytes = kNumVars * 8 * (local + 2 * global);
+  // even on one rank), makes its primitives for a snapshot, and builds each snapshot or
+  // checkpoint file in memory before writing it (io/h5util.hpp).
+  plan.host_bytes = kNumVars * 8 * (local + 3 * global);
   return plan;
 }
 

@@ -16,7 +16,7 @@ namespace halocline {
 struct MemoryPlan {
   unsigned __int128 solver_bytes = 0;  // the backend's state and flux arrays (device or host)
   unsigned __int128 host_bytes = 0;    // host copies of the state: this rank's, and on rank 0
-                                       // the gathered whole and its primitives for output
+                                       // the gathered whole, its primitives and a file image
   bool solver_on_host = true;          // the backend's arrays are in host memory
 };
 MemoryPlan plan_memory(const Config& config, const std::array<int, 3>& ranks_grid, bool solver_on_host);

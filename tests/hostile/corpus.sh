@@ -391,7 +391,7 @@ EOF
   sed -e 's/^n = 128/n = 16/' "$inputs/bench.toml" >"$w/deck.toml"
   ready
   in_small_disk 1200k full sh "$w/check.sh" "$bin" "$w/deck.toml"
-  expect_err "halocline: error: checkpoint at step"
+  expect_err "halocline: error: cannot write checkpoint 'full/o/checkpoint_"
   expect_err "No space left on device"
   expect_err "exit 4"
   expect_no_err ".tmp is left"
@@ -481,11 +481,15 @@ case_MpiRankCannotReadTheDeck() {
   expect_fast
 }
 case_MpiRankMissingTheRestartFile() {
+  # One configuration, but the third rank starts elsewhere (a node that does not see the
+  # file): its --restart names nothing.
   make_checkpoint
+  mkdir "$w/elsewhere"
   ready
-  mpi 2 "$bin" run deck.toml --restart ckpt/checkpoint_00000004.h5 --out o : -n 1 "$bin" run deck.toml \
-    --restart nope.h5 --out o
-  expect_refused "rank 2: error: checkpoint 'nope.h5' does not exist" mpi
+  mpi 2 -wdir "$w" "$bin" run deck.toml --restart ckpt/checkpoint_00000004.h5 --out o : -n 1 -wdir "$w/elsewhere" \
+    "$bin" run "$w/deck.toml" --restart ckpt/checkpoint_00000004.h5 --out o
+  expect_refused "rank 2: error: " mpi
+  expect_err "checkpoint 'ckpt/checkpoint_00000004.h5' does not exist"
   expect_fast
 }
 case_MpiBadDeckSaidOnce() {
