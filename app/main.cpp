@@ -31,6 +31,7 @@
 #include "app/verify.hpp"
 #include "io/checkpoint.hpp"
 #include "io/deck.hpp"
+#include "io/h5util.hpp"
 #include "app/select.hpp"
 
 namespace hc = halocline;
@@ -44,7 +45,7 @@ struct RunArgs {
   long steps = -1;
   std::vector<std::string> sets;
   std::string out, report, restart;
-  bool quiet = false, no_probe = false;
+  bool quiet = false, no_probe = false, hdf5_errors = false;
 };
 
 // The run's configuration: the deck, its overrides, then the command line's options.
@@ -99,6 +100,7 @@ void prepare_outputs(const hc::Config& config, RunOutputs& outputs) {
 // bad deck, a rank with another configuration, a process grid that cannot be, memory the
 // machine lacks, an unusable checkpoint, an output path the run may not write.
 int do_run(const RunArgs& a) {
+  hc::set_hdf5_error_printing(a.hdf5_errors);
   hc::Config config;
   hc::agreed([&] { config = run_config(a); });
   hc::agreed([&] { hc::check_same_configuration(config); });
@@ -215,6 +217,9 @@ int do_probe(const ProbeArgs& a) {
   if (!a.json.empty()) hc::check_output_file(a.json, "--json", {});
   std::vector<std::string> created;  // removed again if the probe fails
   if (!a.out.empty()) created = hc::create_writable_directory(a.out);
+  const std::filesystem::path json_dir = std::filesystem::path(a.json).parent_path();
+  if (!json_dir.empty())
+    for (const std::string& d : hc::create_writable_directory(json_dir.string())) created.push_back(d);
   hc::ProbeResult r;
   try {
     r = hc::run_probe(a.backend, options);
@@ -310,6 +315,8 @@ int main(int argc, char** argv) {
       ->check(non_empty());
   run->add_option("--report", run_args.report, "JSON report path (default OUT/report.json)")->check(non_empty());
   run->add_flag("--quiet", run_args.quiet, "print nothing on success");
+  run->add_flag("--hdf5-errors", run_args.hdf5_errors,
+                "also print HDF5's own error stack when a file cannot be read or written (debugging)");
   run->add_flag("--no-probe", run_args.no_probe,
                 "leave the device's copy bandwidth out of the report (no probe run)");
   CLI::App* verify = app.add_subcommand("verify", "run the verification problems");

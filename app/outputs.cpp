@@ -14,7 +14,6 @@
 #include <regex>
 
 #include "io/deck.hpp"
-#include "io/output_error.hpp"
 
 namespace fs = std::filesystem;
 
@@ -187,38 +186,6 @@ void check_output_names(const std::string& dir, const std::vector<std::string>& 
         throw DeckError("output directory '" + dir + "': the run would overwrite its input '" + input + "' (" + name +
                         ")");
   }
-}
-
-void write_file_atomically(const std::string& path, const std::string& text, const std::string& what) {
-  const std::string tmp = path + ".tmp";
-  auto fail = [&](const std::string& why) {
-    ::unlink(tmp.c_str());
-    throw OutputError("cannot write " + what + " '" + path + "': " + why);
-  };
-  std::error_code ec;
-  const fs::file_status target = fs::symlink_status(path, ec);
-  if (fs::exists(target) && target.type() != fs::file_type::regular)
-    throw OutputError("cannot write " + what + " '" + path + "': it exists and is " + kind_of(target));
-  const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty()) fs::create_directories(parent, ec);
-  ::unlink(tmp.c_str());  // a stale .tmp, or a link planted there: never written through
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    const std::string why = std::strerror(errno);
-    throw OutputError("cannot write " + what + " '" + path + "': " + why);
-  }
-  for (std::size_t done = 0; done < text.size();) {
-    const ssize_t wrote = ::write(fd, text.data() + done, text.size() - done);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) {
-      const std::string why = std::strerror(wrote < 0 ? errno : ENOSPC);
-      ::close(fd);
-      fail(why);
-    }
-    done += static_cast<std::size_t>(wrote);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) fail(std::strerror(errno));
-  if (::rename(tmp.c_str(), path.c_str()) != 0) fail(std::strerror(errno));
 }
 
 }  // namespace halocline

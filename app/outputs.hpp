@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "io/atomic_file.hpp"  // write_file_atomically, for the files written here
+
 namespace halocline {
 
 // Owns an output directory for the life of the object: creates it (and missing parents),
@@ -51,11 +53,5 @@ void check_output_file(const std::string& path, const std::string& what, const s
 // exists must be a regular file that is not one of `inputs` being overwritten. Throws
 // DeckError naming the first that is not.
 void check_output_names(const std::string& dir, const std::vector<std::string>& inputs);
-
-// Writes `text` into `path` whole or not at all: into "<path>.tmp" (whatever was there
-// removed first, created anew, never through a symbolic link), flushed, then renamed onto
-// `path`. Throws OutputError (exit code 4) naming `what`, the file and the operating
-// system's reason, leaving no .tmp; a target that is not a regular file is never replaced.
-void write_file_atomically(const std::string& path, const std::string& text, const std::string& what);
 
 }  // namespace halocline

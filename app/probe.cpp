@@ -136,6 +136,8 @@ ProbeResult cached_probe(const std::string& out_dir, const std::string& backend,
     }
   }
   const ProbeResult r = run_probe(backend, options);
+  std::error_code ec;  // a directory that cannot be made is said by the write that follows
+  fs::create_directories(path.parent_path(), ec);
   write_file_atomically(path.string(), probe_json(r).dump(2) + "\n", "probe cache");
   source = "measured";
   return r;

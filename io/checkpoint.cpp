@@ -261,7 +261,7 @@ void write_checkpoint(const std::string& path, const CheckpointHeader& h,
     h5::MemoryFile file(path, state.size() * sizeof(double) + h.deck_text.size());
     fill_checkpoint(file.get(), h, state, path);
     file.finish();
-    h5::write_file_atomically(path, file.data(), file.size(), "checkpoint", /*sync_directory=*/true);
+    write_file_atomically(path, file.data(), file.size(), "checkpoint", /*sync_directory=*/true);
   } catch (const h5::Error& e) {
     throw OutputError("cannot write checkpoint '" + path + "': " + e.reason());
   }

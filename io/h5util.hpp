@@ -1,7 +1,7 @@
 // Small HDF5 helpers shared by the snapshot and checkpoint writers: an owning handle,
 // checks that turn HDF5's negative return values into one clear line, the switch for
 // HDF5's own error printing, and the way a file reaches the disk (MemoryFile, then
-// write_file_atomically).
+// write_file_atomically of io/atomic_file.hpp).
 //
 // Why files are built in memory: when a write fails inside HDF5 1.10 (full disk, quota,
 // `ulimit -f`), closing the file fails too, and the file's ID then points at freed memory:
@@ -24,6 +24,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/atomic_file.hpp"
 #include "io/output_error.hpp"
 
 namespace halocline {
@@ -224,59 +225,6 @@ class MemoryFile {
   hid_t file_ = -1;
   std::size_t size_ = 0;
 };
-
-// Writes `size` bytes as the file `path` so that `path` is either its old self or the
-// complete new file: into "<path>.tmp", created new (O_EXCL | O_NOFOLLOW, after removing
-// whatever entry had that name: never through a link planted there), written, fsync'ed and
-// closed with every status checked (full disks and quotas often report only at fsync or
-// close), then renamed onto `path`; with `sync_directory`, the directory is fsync'ed so the
-// rename survives a power loss. Any failure removes the temporary and throws OutputError:
-// "cannot write WHAT 'PATH': REASON", REASON the operating system's.
-inline void write_file_atomically(const std::string& path, const void* data, std::size_t size,
-                                  const std::string& what, bool sync_directory) {
-  namespace fs = std::filesystem;
-  const std::string tmp = path + ".tmp";
-  auto fail = [&](const std::string& reason) {
-    throw OutputError("cannot write " + what + " '" + path + "': " + reason);
-  };
-  std::error_code ec;
-  fs::remove(tmp, ec);  // removes a symlink itself, not what it points at
-  if (ec) fail("cannot remove the old '" + tmp + "': " + ec.message());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-  if (fd < 0) fail(std::strerror(errno));  // nothing of ours to remove (EEXIST: another writer's)
-  auto fail_removing = [&](int code, const std::string& prefix) {
-    ::unlink(tmp.c_str());
-    fail(prefix + std::strerror(code));
-  };
-  const char* bytes = static_cast<const char*>(data);
-  for (std::size_t done = 0; done < size;) {
-    const ssize_t n = ::write(fd, bytes + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int code = n < 0 ? errno : EIO;
-      ::close(fd);
-      fail_removing(code, "");
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    const int code = errno;
-    ::close(fd);
-    fail_removing(code, "");
-  }
-  if (::close(fd) != 0) fail_removing(errno, "");
-  if (::rename(tmp.c_str(), path.c_str()) != 0)
-    fail_removing(errno, "cannot rename '" + tmp + "' onto it: ");
-  if (!sync_directory) return;
-  const fs::path parent = fs::path(path).parent_path();
-  const std::string dir = parent.empty() ? "." : parent.string();
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) fail("cannot open its directory to sync it: " + std::string(std::strerror(errno)));
-  const int rc = ::fsync(dfd);
-  const int code = errno;
-  ::close(dfd);
-  if (rc != 0) fail("cannot sync its directory: " + std::string(std::strerror(code)));
-}
 
 }  // namespace h5
 

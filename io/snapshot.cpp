@@ -5,7 +5,7 @@
 // grid. Every file is first written under "<name>.tmp" and then renamed: a rename within
 // one directory is atomic, so a reader (or a crash) never sees a half-written final file.
 // A file that cannot be written throws OutputError naming it and the OS's reason, and
-// leaves no temporary behind (io/h5util.hpp: write_file_atomically).
+// leaves no temporary behind (io/atomic_file.hpp).
 #include "io/snapshot.hpp"
 #include "io/h5util.hpp"
 #include "io/output_error.hpp"
@@ -40,7 +40,7 @@ using h5::write_attribute;
 const char* const kVarNames[kNumVars] = {"rho", "u", "v", "w", "p"};
 
 void write_text_atomically(const fs::path& path, const std::string& text, const std::string& what) {
-  h5::write_file_atomically(path.string(), text.data(), text.size(), what, /*sync_directory=*/false);
+  write_file_atomically(path.string(), text.data(), text.size(), what, /*sync_directory=*/false);
 }
 
 // Times and lengths must round-trip exactly: 15 digits reads best (0.1, not
@@ -173,7 +173,7 @@ void write_serial(const std::string& path, const Grid& g, bool single, long step
   h5::MemoryFile file(path, bytes);
   fill_snapshot(file.get(), g, single, step, time, prim, nullptr, H5P_DEFAULT, path);
   file.finish();
-  h5::write_file_atomically(path, file.data(), file.size(), "snapshot", /*sync_directory=*/false);
+  write_file_atomically(path, file.data(), file.size(), "snapshot", /*sync_directory=*/false);
 }
 
 // Every rank writes its block of "<path>.tmp" through MPI-IO; rank 0 then renames it. The

@@ -258,7 +258,7 @@ TEST(OutputFailures, FileSizeLimit) {
   expect_failed_writes(got, dir, "File too large");
 }
 
-// The final name taken by a directory: the rename fails, and the temporary goes with it.
+// The final name taken by a directory: refused before a temporary is made, so none is left.
 TEST(OutputFailures, RenameFailureLeavesNoTemporary) {
   hc::test::TempDir tmp("out_rename");
   const fs::path dir = tmp.path() / "out";
@@ -268,17 +268,18 @@ TEST(OutputFailures, RenameFailureLeavesNoTemporary) {
   const hc::Grid g = cube(4);
   hc::SnapshotWriter writer(dir.string(), g, false);
   const std::string snapshot = outcome([&] { writer.write(0, 0, 0.0, values(g, 0)); });
-  expect_output_error(snapshot, (dir / "snapshot_0000.h5").string(), "cannot rename");
+  expect_output_error(snapshot, (dir / "snapshot_0000.h5").string(), "it is a directory");
   const std::string checkpoint =
       outcome([&] { hc::write_checkpoint(hc::checkpoint_path(dir.string(), 2), header(4, 2), values(g, 0)); });
-  expect_output_error(checkpoint, hc::checkpoint_path(dir.string(), 2), "cannot rename");
+  expect_output_error(checkpoint, hc::checkpoint_path(dir.string(), 2), "it is a directory");
   EXPECT_EQ(snapshot.find('\n'), std::string::npos);
   EXPECT_TRUE(leftovers(dir).empty()) << ::testing::PrintToString(leftovers(dir));
   EXPECT_EQ(earlier_is_intact(dir), "intact");
 }
 
-// Links planted where the temporary files go (and at a final name) point at a file outside
-// the output directory: every write goes on, and that file is untouched.
+// Links planted where the temporary files go point at a file outside the output directory:
+// every write goes on, and that file is untouched. A link at a final name is not replaced
+// (it would become a regular file): that write is refused.
 TEST(OutputFailures, PlantedLinksAreNeverFollowed) {
   hc::test::TempDir tmp("out_links");
   const fs::path dir = tmp.path() / "out";
@@ -287,7 +288,7 @@ TEST(OutputFailures, PlantedLinksAreNeverFollowed) {
   const std::string precious = "a file the run does not own\n";
   std::ofstream(victim) << precious;
   for (const char* name : {"snapshot_0000.h5.tmp", "snapshot_0000.xmf.tmp", "snapshot.xmf.tmp",
-                           "checkpoint_00000007.h5.tmp", "checkpoint_00000007.h5"})
+                           "checkpoint_00000007.h5.tmp", "checkpoint_00000008.h5"})
     fs::create_symlink(victim, dir / name);
   fs::create_symlink(tmp.path() / "nowhere", dir / "snapshot_0001.h5.tmp");  // dangling
 
@@ -300,6 +301,10 @@ TEST(OutputFailures, PlantedLinksAreNeverFollowed) {
               hc::write_checkpoint(hc::checkpoint_path(dir.string(), 7), header(4, 7), values(g, 7));
             }),
             "written");
+  expect_output_error(outcome([&] {
+                        hc::write_checkpoint(hc::checkpoint_path(dir.string(), 8), header(4, 8), values(g, 8));
+                      }),
+                      hc::checkpoint_path(dir.string(), 8), "not a regular file");
 
   std::ifstream in(victim);
   EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), precious);
