@@ -166,6 +166,20 @@ std::string row_name(const BenchOptions& o, const std::map<std::string, std::str
 
 }  // namespace
 
+std::string bench_lines(const BenchOptions& o) {
+  std::string lines = configuration_lines(load_deck(o.deck, o.sets));
+  for (const SweepAxis& axis : o.sweeps) {
+    lines += "sweep " + axis.key + " =";
+    for (const std::string& v : axis.values) lines += " " + v;
+    lines += "\n";
+  }
+  lines += "baseline =";
+  for (const auto& [key, value] : o.baseline) lines += " " + key + "=" + value;
+  lines += "\nrepeat = " + std::to_string(o.repeat) + "\nsteps = " + std::to_string(o.steps) +
+           "\nout = " + o.out_dir + "\n";
+  return lines;
+}
+
 void check_bench_options(const BenchOptions& o) {
   for (std::size_t a = 0; a < o.sweeps.size(); ++a)
     for (std::size_t b = 0; b < a; ++b)
@@ -188,12 +202,16 @@ void check_bench_options(const BenchOptions& o) {
   // something the other is not.
   std::map<std::string, std::string> seen;  // configuration -> the first row's name
   const std::size_t total = row_count(o);
-  for (std::size_t index = 0; index < total && total <= 4096; ++index) {
+  if (total > kMaxBenchRows)
+    throw DeckError("--sweep: the matrix has " + std::to_string(total) + " configurations; at most " +
+                    std::to_string(kMaxBenchRows) + " are allowed");
+  for (std::size_t index = 0; index < total; ++index) {
     const std::map<std::string, std::string> values = row_values(o, index);
     const auto [it, fresh] = seen.emplace(configuration_lines(row_config(o, values)), row_name(o, values));
     if (!fresh)
       throw DeckError("--sweep: rows '" + it->second + "' and '" + row_name(o, values) +
-                      "' are the same configuration (a value repeated under another spelling)");
+                      "' run the same configuration (a value repeated under another spelling, or a key "
+                      "that another one overrides, such as grid.n under an explicit grid.nx)");
   }
 }
 

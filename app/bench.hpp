@@ -5,6 +5,7 @@
 // this build or machine cannot run is listed as skipped with the reason, never dropped.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -47,9 +48,17 @@ SweepAxis parse_sweep(const std::string& text);
 // Parses "key=value,key=value" with canonical names.
 std::map<std::string, std::string> parse_baseline(const std::string& text);
 
+// The most configurations one sweep may have.
+constexpr std::size_t kMaxBenchRows = 10000;
+
 // Refuses (DeckError, exit code 2) a sweep that names a key twice in any spelling, a
-// baseline outside it, a bad deck or value, or two rows that are one configuration.
+// baseline outside it, a bad deck or value, more than kMaxBenchRows configurations, or two
+// rows that are one configuration.
 void check_bench_options(const BenchOptions& options);
+
+// Everything a sweep runs, one "key = value" per line: every rank of an MPI bench must
+// have the same (app/failures.hpp check_same_lines).
+std::string bench_lines(const BenchOptions& options);
 
 // One configuration of the sweep and its runs.
 struct BenchRow {

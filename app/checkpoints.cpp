@@ -108,10 +108,14 @@ RestartPoint load_restart(const Config& c, const Comm& comm, const Grid& local, 
     const std::vector<double> whole = comm.gather(p.state, local, global);
     std::string verdict;
     if (comm.root()) {
-      const std::string sum = state_checksum(whole);
-      if (sum != h.checksum)
-        verdict = "checkpoint '" + path + "' is corrupted: its state's checksum is " + sum + ", the file says " +
-                  h.checksum;
+      try {  // nothing may leave rank 0 between the gather and the broadcast
+        const std::string sum = state_checksum(whole);
+        if (sum != h.checksum)
+          verdict = "checkpoint '" + path + "' is corrupted: its state's checksum is " + sum + ", the file says " +
+                    h.checksum;
+      } catch (const std::exception& e) {
+        verdict = std::string("checkpoint '") + path + "' could not be checked: " + e.what();
+      }
     }
     verdict = comm.broadcast(verdict);
     if (!verdict.empty()) throw CheckpointError(verdict);

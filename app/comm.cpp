@@ -127,6 +127,22 @@ AgreedStatus agree_over_ranks(int code) {
   return s;
 }
 
+NodeShare node_share() {
+  NodeShare share;
+#if defined(HALOCLINE_HAVE_MPI)
+  if (world_size() > 1) {
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank(), MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &share.ranks);
+    int mine = world_rank() == 0, any = 0;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, node);
+    share.has_rank0 = any != 0;
+    MPI_Comm_free(&node);
+  }
+#endif
+  return share;
+}
+
 std::string broadcast_from(int root, const std::string& s) {
 #if defined(HALOCLINE_HAVE_MPI)
   if (world_size() > 1) {

@@ -59,6 +59,14 @@ struct AgreedStatus {
 // all get the same answer: one collective over all ranks, so that a failure on any rank
 // ends every rank at the same point instead of leaving the others waiting in MPI.
 AgreedStatus agree_over_ranks(int code);
+// The ranks of the job on this rank's node (they share its memory), and whether rank 0 is
+// among them (it holds the gathered state). A collective over all ranks.
+struct NodeShare {
+  int ranks = 1;
+  bool has_rank0 = true;
+};
+NodeShare node_share();
+
 // Rank `root`'s string on every rank of the job (a collective over all ranks).
 std::string broadcast_from(int root, const std::string& s);
 

@@ -303,6 +303,12 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   };
   // A restarted run has written the snapshots up to its checkpoint's time already.
   while (restart && periodic_output && next_output() <= start.time) ++outputs_done;
+  if (restart && periodic_output) {
+    // Its snapshots go on with the numbering of output times (snapshot k at t = k *
+    // interval), beside the ones before the checkpoint, which stay in the series.
+    snapshot_index = static_cast<int>(outputs_done) + 1;
+    if (writer) writer->continue_series(snapshot_index);
+  }
   // Checkpoints: every N steps (a step stop of the controller, which leaves dt alone), and
   // on request (wall time, SIGINT/SIGTERM) at the next step the device has not begun.
   const long every = config.checkpoint.every_steps;

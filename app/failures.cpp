@@ -118,14 +118,15 @@ std::string configuration_lines(const Config& c) {
   return s.str();
 }
 
-void check_same_configuration(const Config& config) {
-  const std::string mine = configuration_lines(config);
+void check_same_lines(const std::string& what, const std::string& mine) {
   const std::string reference = broadcast_from(0, mine);
   const std::string differs = first_difference(mine, reference);
   if (!differs.empty())
-    throw DeckError("this rank's configuration differs from rank 0's in " + differs +
-                    ": every rank must run the same deck, overrides and options");
+    throw DeckError("this rank differs from rank 0 in its " + what + ": " + differs +
+                    ": every rank must run the same command, deck, overrides and options");
 }
+
+void check_same_configuration(const Config& config) { check_same_lines("settings", configuration_lines(config)); }
 
 ExitStatus classify(std::exception_ptr failure) {
   ExitStatus s;

@@ -48,6 +48,10 @@ void agreed(const std::function<void()>& step);
 // ranks that differ, naming the first setting that does. Call it inside agreed().
 void check_same_configuration(const Config& config);
 
+// The same for any settings written one "key = value" per line (a command, bench's
+// options): DeckError, on the ranks whose `lines` differ from rank 0's, naming `what`.
+void check_same_lines(const std::string& what, const std::string& lines);
+
 // The resolved settings of `config`, one "key = value" line each, doubles exactly (the
 // fingerprint that check_same_configuration compares; the deck's text and path are left
 // out: two decks that say the same thing run the same).

@@ -25,6 +25,7 @@
 #include "app/failures.hpp"
 #include "app/outputs.hpp"
 #include "app/resources.hpp"
+#include "app/signals.hpp"
 #include "app/info.hpp"
 #include "app/probe.hpp"
 #include "app/report.hpp"
@@ -79,7 +80,7 @@ struct RunOutputs {
   ~RunOutputs() { hc::remove_if_empty(created); }
 };
 
-void prepare_outputs(const hc::Config& config, RunOutputs& outputs) {
+void prepare_outputs(const hc::Config& config, long restart_step, RunOutputs& outputs) {
   const std::vector<std::string> inputs = {config.deck_path, config.restart_path};
   hc::check_output_file(config.report_path, "report", inputs);  // before any directory is made
   outputs.out.open(config.out_dir);
@@ -89,10 +90,22 @@ void prepare_outputs(const hc::Config& config, RunOutputs& outputs) {
   const std::filesystem::path report_dir = std::filesystem::path(config.report_path).parent_path();
   if (!report_dir.empty()) make(report_dir.string());
   hc::check_output_file(config.report_path, "report", inputs);  // and after: it may be one of them
-  hc::check_output_names(config.out_dir, {config.deck_path});
+  // Another run's directory is never written into: the report's, nor the checkpoints' (the
+  // run would prune that run's checkpoints).
+  const std::string report_where = report_dir.empty() ? "." : report_dir.string();
+  hc::check_not_in_running_output(report_where, "report directory", config.out_dir);
+  hc::check_not_in_running_output(hc::checkpoint_dir(config), "checkpoint directory", config.out_dir);
+  // The run's own names must not be its inputs, except a restart file under its own
+  // checkpoint name (later checkpoints have later names; pruning spares it).
+  std::vector<std::string> named_inputs = {config.deck_path};
+  if (!config.restart_path.empty() &&
+      std::filesystem::path(config.restart_path).filename() !=
+          std::filesystem::path(hc::checkpoint_path("", restart_step)).filename())
+    named_inputs.push_back(config.restart_path);
+  hc::check_output_names(config.out_dir, named_inputs);
   if (!config.checkpoint.dir.empty()) {
     make(hc::checkpoint_dir(config));
-    hc::check_output_names(hc::checkpoint_dir(config), {config.deck_path});
+    hc::check_output_names(hc::checkpoint_dir(config), named_inputs);
   }
 }
 
@@ -100,16 +113,20 @@ void prepare_outputs(const hc::Config& config, RunOutputs& outputs) {
 // bad deck, a rank with another configuration, a process grid that cannot be, memory the
 // machine lacks, an unusable checkpoint, an output path the run may not write.
 int do_run(const RunArgs& a) {
+  hc::install_stop_signals();  // a signal during set-up ends the run cleanly too
   hc::set_hdf5_error_printing(a.hdf5_errors);
   hc::Config config;
   hc::agreed([&] { config = run_config(a); });
   hc::agreed([&] { hc::check_same_configuration(config); });
   RunOutputs outputs;
+  const hc::NodeShare node = hc::node_share();  // the ranks that share this node's memory
   hc::agreed([&] {
     const std::array<int, 3> dims = hc::choose_process_grid(config.n, config.ranks_grid, hc::world_size());
-    hc::check_memory_plan(hc::plan_memory(config, dims, !hc::runs_on_gpu(config.backend)));
-    if (!config.restart_path.empty()) hc::check_restart(config);
-    if (hc::world_rank() == 0) prepare_outputs(config, outputs);
+    hc::check_memory_plan(
+        hc::plan_memory(config, dims, !hc::runs_on_gpu(config.backend), node.ranks, node.has_rank0));
+    long restart_step = -1;
+    if (!config.restart_path.empty()) restart_step = hc::check_restart(config).step;
+    if (hc::world_rank() == 0) prepare_outputs(config, restart_step, outputs);
   });
 
   hc::RunOptions options;
@@ -166,6 +183,7 @@ int plot_bench(const std::filesystem::path& out, const hc::BenchResult& r) {
 }
 
 int do_bench(const BenchArgs& a) {
+  hc::install_stop_signals();
   hc::BenchOptions o;
   const bool root = hc::world_rank() == 0;
   const std::filesystem::path out(a.out);
@@ -179,6 +197,9 @@ int do_bench(const BenchArgs& a) {
     o.steps = a.steps;
     o.out_dir = a.out;
     hc::check_bench_options(o);
+  });
+  hc::agreed([&] { hc::check_same_lines("bench options", hc::bench_lines(o)); });
+  hc::agreed([&] {
     if (!root) return;
     for (const char* name : {"bench.json", "bench.csv"})
       hc::check_output_file((out / name).string(), "bench output", {o.deck}, name[6] == 'j');
@@ -187,11 +208,11 @@ int do_bench(const BenchArgs& a) {
   // bench.json is rewritten after each configuration: a sweep that is stopped keeps the
   // configurations it finished.
   auto save = [&](const hc::BenchResult& partial) {
-    if (root) hc::write_report(hc::bench_json(partial), (out / "bench.json").string());
+    if (root) hc::write_report(hc::bench_json(partial), (out / "bench.json").string(), "bench results");
   };
   const hc::BenchResult r = hc::run_bench(o, root && !a.quiet ? &std::cerr : nullptr, save);
   if (!root) return 0;
-  hc::write_report(hc::bench_json(r), (out / "bench.json").string());
+  hc::write_report(hc::bench_json(r), (out / "bench.json").string(), "bench results");
   hc::write_file_atomically((out / "bench.csv").string(), hc::bench_csv(r), "bench table");
   hc::print_bench(std::cout, r);
   std::cout << "bench " << (out / "bench.json").string() << ", " << (out / "bench.csv").string() << '\n';
@@ -215,27 +236,31 @@ int do_probe(const ProbeArgs& a) {
   options.quick = a.quick;
   options.device = a.device;
   if (!a.json.empty()) hc::check_output_file(a.json, "--json", {});
-  std::vector<std::string> created;  // removed again if the probe fails
-  if (!a.out.empty()) created = hc::create_writable_directory(a.out);
+  // Directories made for the probe's files are removed again if anything fails.
+  struct Made {
+    std::vector<std::string> dirs;
+    bool keep = false;
+    ~Made() {
+      if (!keep) hc::remove_if_empty(dirs);
+    }
+  } made;
+  auto make = [&](const std::string& dir) {
+    for (const std::string& d : hc::create_writable_directory(dir)) made.dirs.push_back(d);
+  };
+  if (!a.out.empty()) make(a.out);
   const std::filesystem::path json_dir = std::filesystem::path(a.json).parent_path();
-  if (!json_dir.empty())
-    for (const std::string& d : hc::create_writable_directory(json_dir.string())) created.push_back(d);
-  hc::ProbeResult r;
-  try {
-    r = hc::run_probe(a.backend, options);
-  } catch (...) {
-    hc::remove_if_empty(created);
-    throw;
-  }
+  if (!json_dir.empty()) make(json_dir.string());
+  const hc::ProbeResult r = hc::run_probe(a.backend, options);
   hc::print_probe(std::cout, r);
   const nlohmann::json j = hc::probe_json(r);
   if (!a.out.empty()) {
     // Where runs writing into the same directory find it (cached_probe).
     const std::string path = (std::filesystem::path(a.out) / hc::probe_cache_name(r.backend, r.device_name)).string();
-    hc::write_report(j, path);
+    hc::write_report(j, path, "probe");
     std::cout << "probe " << path << '\n';
   }
-  if (!a.json.empty()) hc::write_report(j, a.json);
+  if (!a.json.empty()) hc::write_report(j, a.json, "probe JSON");
+  made.keep = true;
   return 0;
 }
 
@@ -275,6 +300,22 @@ CLI::Validator in_range(long lo, long hi = std::numeric_limits<long>::max()) {
       rule);
 }
 
+// Every rank's command-line outcome (`early`: -1 go on, else the exit code it ended with)
+// and command agreed: -1 when all go on with the same command, else the exit code every
+// rank ends with (a rank's own parse error was said by it; a different command is said by
+// rank 0, naming the rank).
+int agree_on_command(int early, const std::string& command) {
+  const hc::AgreedStatus parsed = hc::agree_over_ranks(early > 0 ? early : 0);
+  if (parsed.code != 0) return parsed.code;
+  try {
+    hc::agreed([&] { hc::check_same_lines("command line", "command = " + command + "\n"); });
+  } catch (const hc::AgreedExit& e) {
+    if (hc::world_rank() == 0) hc::print_failure(e.status);
+    return e.status.code;
+  }
+  return early;
+}
+
 CLI::Validator non_empty() {
   return CLI::Validator([](std::string& text) { return text.empty() ? std::string("must not be empty") : ""; },
                         "PATH");
@@ -286,6 +327,7 @@ int main(int argc, char** argv) {
   // A file-size limit (ulimit -f, a quota of sorts) makes a write fail with EFBIG, reported
   // like a full disk (exit code 4), instead of killing the process with SIGXFSZ.
   std::signal(SIGXFSZ, SIG_IGN);
+  hc::initialize_comm(argc, argv);  // MPI first: it may take arguments of its own
   CLI::App app{"Halocline: a 3-D compressible Euler stencil mini-app for measuring memory strategies"};
   app.set_version_flag("--version", std::string("halocline ") + HALOCLINE_VERSION);
   app.require_subcommand(1);
@@ -355,17 +397,30 @@ int main(int argc, char** argv) {
   info->add_option("--backend", info_backend, "kokkos | hip")->check(CLI::IsMember({"kokkos", "hip"}));
   info->add_flag("--json", info_json_flag, "as JSON");
 
+  // The command line ends here for --help, --version or a mistake in it (exit code 2, said
+  // by the rank that made it). Every rank of a job agrees on that, and on the command, before
+  // anything else: one rank's --help, parse error or other subcommand must not leave the
+  // others waiting in MPI.
+  int early = -1;
+  std::string command = "error";
   try {
     app.parse(argc, argv);
+    for (CLI::App* sub : app.get_subcommands()) command = sub->get_name();
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    early = app.exit(e), command = "help";
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    early = app.exit(e), command = "help";
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    early = app.exit(e), command = "version";
   } catch (const CLI::ParseError& e) {
-    std::cerr << "halocline: error: " << e.what() << '\n';
-    return 2;
+    hc::ExitStatus status{2, "error: ", e.what(), false, hc::world_rank()};
+    hc::print_failure(status);
+    early = 2;
+  }
+  const int agreed_exit = agree_on_command(early, command);
+  if (agreed_exit >= 0) {
+    hc::finalize_comm();
+    return agreed_exit;
   }
 
   // A failure agreed by every rank (app/failures.hpp), or one every rank meets alike (a

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <regex>
 
+#include "app/failures.hpp"
 #include "io/deck.hpp"
 
 namespace fs = std::filesystem;
@@ -64,7 +65,11 @@ std::vector<std::string> create_writable_directory(const std::string& dir) {
     created.push_back(partial.string());
   }
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw DeckError("output directory '" + dir + "' exists and is not a directory");
+  if (!fs::is_directory(dir, ec))
+    throw DeckError("output directory '" + dir + "' " +
+                    (fs::is_symlink(fs::symlink_status(dir, ec)) && !fs::exists(dir, ec)
+                         ? "is a symbolic link to nothing"
+                         : "exists and is not a directory"));
   if (::access(dir.c_str(), W_OK | X_OK) != 0) {
     const std::string why = std::strerror(errno);
     remove_if_empty(created);
@@ -80,8 +85,48 @@ void remove_if_empty(const std::vector<std::string>& dirs) {
   }
 }
 
+// Where `path` (a directory, or a file's directory) lies inside the output directory of a
+// run that holds its lock, other than `own` (this run's): that directory, with its lock's
+// owner; empty otherwise. A run must not write into another's directory, nor prune its
+// checkpoints.
+static std::string running_output_around(const std::string& path, const std::string& own) {
+  fs::path dir = fs::absolute(fs::path(path)).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();  // "a/b/" names "a/b"
+  for (;; dir = dir.parent_path()) {
+    const fs::path lock = dir / kLockName;
+    std::error_code ec;
+    const bool ours = !own.empty() && fs::equivalent(dir, own, ec);
+    if (!ours && fs::is_regular_file(fs::symlink_status(lock, ec))) {
+      const int fd = ::open(lock.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd >= 0) {
+        const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+        char owner[300] = {};
+        const ssize_t got = held ? ::pread(fd, owner, sizeof owner - 1, 0) : 0;
+        ::close(fd);
+        if (held) {
+          std::string who = got > 0 ? std::string(owner, static_cast<std::size_t>(got)) : "another run";
+          while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
+          return "'" + dir.string() + "', in use by " + who;
+        }
+      }
+    }
+    if (dir == dir.parent_path()) return "";
+  }
+}
+
+void check_not_in_running_output(const std::string& path, const std::string& what, const std::string& own) {
+  const std::string other = running_output_around(path, own);
+  if (!other.empty())
+    throw DeckError(what + " '" + path + "' lies in the output directory " + other +
+                    "; a run writes only in a directory of its own");
+}
+
 void OutputDirectory::open(const std::string& dir) {
   dir_ = dir;
+  // Its own lock is lock()'s to judge; the directories around it must not be a running run's.
+  fs::path around = fs::absolute(fs::path(dir)).lexically_normal();
+  if (around.filename().empty()) around = around.parent_path();
+  check_not_in_running_output(around.parent_path().string(), "output directory '" + dir + "', inside", "");
   created_ = create_writable_directory(dir);
   try {
     lock();
@@ -125,8 +170,9 @@ void OutputDirectory::lock() {
     if (got > 0) {
       std::string who(previous, static_cast<std::size_t>(got));
       while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
-      std::cerr << "halocline: warning: output directory '" << dir_ << "' was locked by " << who
-                << ", which no longer runs; taking it over\n";
+      std::cerr << one_line("halocline: warning: output directory '" + dir_ + "' was locked by " + who +
+                            ", which no longer runs; taking it over")
+                << '\n';
     }
     const std::string me = "pid " + std::to_string(::getpid()) + " on host " + host_name() + "\n";
     if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, me.data(), me.size(), 0) != static_cast<ssize_t>(me.size())) {
@@ -151,6 +197,9 @@ OutputDirectory::~OutputDirectory() {
 void check_output_file(const std::string& path, const std::string& what, const std::vector<std::string>& inputs,
                        bool json) {
   if (path.empty()) throw DeckError(what + " path must not be empty");
+  const std::string name = fs::path(path).filename().string();
+  if (name.empty() || name == "." || name == "..")
+    throw DeckError(what + " '" + path + "' must name a file, not a directory");
   std::error_code ec;
   const fs::file_status status = fs::symlink_status(path, ec);
   if (!fs::exists(status)) return;

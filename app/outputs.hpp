@@ -35,6 +35,10 @@ class OutputDirectory {
   int lock_fd_ = -1;
 };
 
+// Throws DeckError when `path` (a directory, or where a file goes) lies inside the output
+// directory of a run that is running now (its lock held), other than `own`: this run's.
+void check_not_in_running_output(const std::string& path, const std::string& what, const std::string& own);
+
 // Creates `dir` and its missing parents; returns those it created, the deepest last.
 // Throws DeckError when it cannot or when `dir` is not a writable directory.
 std::vector<std::string> create_writable_directory(const std::string& dir);

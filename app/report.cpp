@@ -219,11 +219,11 @@ void add_probe_to_report(nlohmann::json& j, const ProbeResult& probe, const std:
       "through device memory, at the measured step time, against the device's own copy bandwidth";
 }
 
-void write_report(const nlohmann::json& report, const std::string& path) {
+void write_report(const nlohmann::json& report, const std::string& path, const std::string& what) {
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   std::error_code ec;  // a directory that cannot be made is said by the write that follows
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  write_file_atomically(path, report.dump(2) + "\n", "report");
+  write_file_atomically(path, report.dump(2) + "\n", what);
 }
 
 void print_summary(std::ostream& os, const Config& c, const RunResult& r) {

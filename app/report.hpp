@@ -19,7 +19,7 @@ nlohmann::json make_report(const Config& config, const RunResult& result);
 void add_probe_to_report(nlohmann::json& report, const ProbeResult& probe, const std::string& source);
 
 // Writes the report atomically (temporary file + rename); throws std::runtime_error.
-void write_report(const nlohmann::json& report, const std::string& path);
+void write_report(const nlohmann::json& report, const std::string& path, const std::string& what = "report");
 
 void print_summary(std::ostream& os, const Config& config, const RunResult& result);
 

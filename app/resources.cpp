@@ -51,7 +51,8 @@ std::string bytes_text(u128 n) {
   return digits;
 }
 
-MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool solver_on_host) {
+MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool solver_on_host, int node_ranks,
+                       bool node_has_rank0) {
   MemoryPlan plan;
   plan.solver_on_host = solver_on_host;
   u128 padded = 1, local = 1, global = 1;
@@ -68,19 +69,21 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
   u128 values = padded * kNumVars;  // SoA and AoS; AoSoA pads its last tile
   if (c.layout == LayoutKind::AoSoA) values = (padded + AoSoA::width - 1) / AoSoA::width * AoSoA::width * kNumVars;
   plan.solver_bytes = arrays * values * real;
-  // The driver keeps this rank's state as doubles; rank 0 also gathers the whole (a copy
+  // The driver keeps each rank's state as doubles; rank 0 also gathers the whole (a copy
   // even on one rank), makes its primitives for a snapshot, and builds each snapshot or
   // checkpoint file in memory before writing it (io/h5util.hpp).
-  plan.host_bytes = kNumVars * 8 * (local + 3 * global);
+  plan.node_ranks = node_ranks;
+  plan.copies_bytes = kNumVars * 8 * (static_cast<u128>(node_ranks) * local + (node_has_rank0 ? 3 * global : 0));
   return plan;
 }
 
 void check_memory_plan(const MemoryPlan& plan) {
-  const u128 host = plan.host_bytes + (plan.solver_on_host ? plan.solver_bytes : 0);
+  const u128 host = plan.host_bytes();
   const u128 addressable = u128(1) << 62;  // far beyond any machine, far inside size_t
-  const std::string parts = bytes_text(plan.solver_bytes) + " bytes for the solver's arrays" +
+  const std::string ranks = plan.node_ranks > 1 ? " on each of the node's " + std::to_string(plan.node_ranks) + " ranks" : "";
+  const std::string parts = bytes_text(plan.solver_bytes) + " bytes for the solver's arrays" + ranks +
                             (plan.solver_on_host ? "" : " (device memory)") + " and " +
-                            bytes_text(plan.host_bytes) + " bytes for the host copies of the state";
+                            bytes_text(plan.copies_bytes) + " bytes for the host copies of the state";
   if (plan.solver_bytes > addressable || host > addressable)
     throw ResourceError("this grid needs " + bytes_text(plan.solver_on_host ? host : plan.solver_bytes) +
                         " bytes (" + parts + "): more than a process can address");

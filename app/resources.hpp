@@ -12,14 +12,19 @@
 
 namespace halocline {
 
-// Bytes a run of `config` on the process grid `ranks_grid` needs, for its largest rank.
+// Bytes a run of `config` on the process grid `ranks_grid` needs on one node: `node_ranks`
+// ranks (each counted as the largest), rank 0 among them or not.
 struct MemoryPlan {
-  unsigned __int128 solver_bytes = 0;  // the backend's state and flux arrays (device or host)
-  unsigned __int128 host_bytes = 0;    // host copies of the state: this rank's, and on rank 0
-                                       // the gathered whole, its primitives and a file image
+  unsigned __int128 solver_bytes = 0;  // one rank's state and flux arrays (device or host)
+  unsigned __int128 copies_bytes = 0;  // host copies of the state on the node: each rank's own,
+                                       // and rank 0's gathered whole, its primitives and a
+                                       // file image
+  int node_ranks = 1;
   bool solver_on_host = true;          // the backend's arrays are in host memory
+  unsigned __int128 host_bytes() const { return copies_bytes + (solver_on_host ? node_ranks * solver_bytes : 0); }
 };
-MemoryPlan plan_memory(const Config& config, const std::array<int, 3>& ranks_grid, bool solver_on_host);
+MemoryPlan plan_memory(const Config& config, const std::array<int, 3>& ranks_grid, bool solver_on_host,
+                       int node_ranks = 1, bool node_has_rank0 = true);
 
 // Throws ResourceError (exit code 2) when the plan cannot fit: more bytes than this process
 // can address, or more host memory than is available (MemAvailable, and what ulimit -v

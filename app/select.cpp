@@ -5,6 +5,8 @@
 #include "app/select.hpp"
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "app/comm.hpp"
 #include "app/problems.hpp"
@@ -136,7 +138,14 @@ ProbeResult run_probe(const std::string& backend, const ProbeOptions& options) {
 RuntimeSession::RuntimeSession(int& argc, char** argv) {
   initialize_comm(argc, argv);  // MPI first: it may consume its own arguments
 #if defined(HALOCLINE_HAVE_KOKKOS)
-  kokkos_initialize(argc, argv);
+  // Kokkos sees only its own --kokkos-* options: it also reads older bare names such as
+  // --device and --threads, which belong to Halocline's command line.
+  std::vector<char*> kokkos_argv = {argv[0]};
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]).rfind("--kokkos-", 0) == 0) kokkos_argv.push_back(argv[i]);
+  int kokkos_argc = static_cast<int>(kokkos_argv.size());
+  kokkos_argv.push_back(nullptr);
+  kokkos_initialize(kokkos_argc, kokkos_argv.data());
 #endif
 }
 RuntimeSession::~RuntimeSession() {

@@ -215,6 +215,8 @@ std::array<std::string, 6> read_boundaries(hid_t file, const std::string& path) 
 // refusal says what is wrong in one line).
 hid_t open_for_reading(const std::string& path) {
   if (!fs::exists(path)) refuse(path, "does not exist");
+  // A FIFO or a device would be read for ever or give no file at all.
+  if (!fs::is_regular_file(path)) refuse(path, "is not a regular file");
   h5::apply_error_printing();
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file < 0) refuse(path, "is not a readable HDF5 file (truncated or not a checkpoint)");
@@ -339,13 +341,15 @@ std::vector<CheckpointFile> list_checkpoints(const std::string& dir) {
 }
 
 void prune_checkpoints(const std::string& dir, int keep, const std::string& spare) {
-  const std::vector<CheckpointFile> found = list_checkpoints(dir);
+  std::vector<CheckpointFile> found = list_checkpoints(dir);
   std::error_code ec;
-  for (std::size_t i = 0; i + keep < found.size(); ++i) {
-    // equivalent() compares the files themselves: another spelling of the path, a link.
-    const bool is_spare = !spare.empty() && fs::equivalent(found[i].path, spare, ec);
-    if (!is_spare) fs::remove(found[i].path, ec);
-  }
+  // The spare is neither counted nor removed: renamed by hand to a later step, it would
+  // otherwise count as the newest and have the run's own new checkpoints removed.
+  // equivalent() compares the files themselves: another spelling of the path, a link.
+  found.erase(std::remove_if(found.begin(), found.end(),
+                             [&](const CheckpointFile& f) { return !spare.empty() && fs::equivalent(f.path, spare, ec); }),
+              found.end());
+  for (std::size_t i = 0; i + keep < found.size(); ++i) fs::remove(found[i].path, ec);
 }
 
 }  // namespace halocline

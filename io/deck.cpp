@@ -12,6 +12,11 @@
 
 #include <toml++/toml.h>
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -553,17 +558,47 @@ Config parse_deck(const std::string& text, const std::string& source,
   return config;
 }
 
-Config load_deck(const std::string& path, const std::vector<std::string>& overrides) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw DeckError("cannot read deck '" + path + "': " + std::strerror(errno));
-  // Read at most one byte past the limit: a device such as /dev/zero never ends.
+namespace {
+
+// The deck's bytes, at most kMaxDeckBytes + 1 (a device such as /dev/zero never ends). A
+// FIFO or device that gives nothing for kDeckWaitSeconds is refused (a FIFO with no writer
+// would wait for ever; under MPI every rank would wait with it).
+constexpr int kDeckWaitSeconds = 10;
+std::string read_deck_bytes(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw DeckError("cannot read deck '" + path + "': " + std::strerror(errno));
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   std::string text;
   char buf[8192];
-  std::size_t got;
-  while (text.size() <= kMaxDeckBytes && (got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
-  const int err = std::ferror(f) ? errno : 0;  // e.g. EISDIR for a directory
-  std::fclose(f);
-  if (err) throw DeckError("cannot read deck '" + path + "': " + std::strerror(err));
+  for (;;) {
+    if (!regular) {
+      pollfd p{fd, POLLIN, 0};
+      const int ready = ::poll(&p, 1, kDeckWaitSeconds * 1000);
+      if (ready == 0) {
+        ::close(fd);
+        throw DeckError("deck '" + path + "' gave no data for " + std::to_string(kDeckWaitSeconds) +
+                        " s (a FIFO with no writer?)");
+      }
+    }
+    const ssize_t got = ::read(fd, buf, sizeof buf);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (got < 0) {
+      const int err = errno;  // e.g. EISDIR for a directory
+      ::close(fd);
+      throw DeckError("cannot read deck '" + path + "': " + std::strerror(err));
+    }
+    if (got == 0 || text.size() > kMaxDeckBytes) break;
+    text.append(buf, static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  return text;
+}
+
+}  // namespace
+
+Config load_deck(const std::string& path, const std::vector<std::string>& overrides) {
+  const std::string text = read_deck_bytes(path);
   if (text.size() > kMaxDeckBytes)
     throw DeckError("deck '" + path + "' is larger than " + std::to_string(kMaxDeckBytes >> 20) +
                     " MiB, the most a deck may be");

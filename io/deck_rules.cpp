@@ -1,6 +1,8 @@
 // The cross-key rules of a deck: what no single key's type can say.
 #include "io/deck_rules.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -35,6 +37,15 @@ void validate_rules(const Config& c, const Where& where) {
     check(c.n[d] >= 1, {kSizeKeys[d], "grid.n"}, "must be >= 1", std::to_string(c.n[d]));
     check(c.hi[d] > c.lo[d], {kHiKeys[d], kLoKeys[d]},
           std::string("must be greater than '") + kLoKeys[d] + "' = " + num(c.lo[d]), num(c.hi[d]));
+    // Cells must be sizes a double can tell apart at these coordinates, and the extent a
+    // finite number: otherwise the time step is infinite or the run takes for ever.
+    const double extent = c.hi[d] - c.lo[d], dx = extent / c.n[d];
+    const double scale = std::max(std::fabs(c.lo[d]), std::fabs(c.hi[d]));
+    if (!std::isfinite(extent) || !(dx >= 1e-12 * scale) || !std::isnormal(dx))
+      fail(where({kHiKeys[d], kLoKeys[d], kSizeKeys[d], "grid.n"}),
+           std::string("the domain along ") + "xyz"[d] + ", [" + num(c.lo[d]) + ", " + num(c.hi[d]) + "] in " +
+               std::to_string(c.n[d]) + " cells, gives cells of " + num(dx) +
+               ": the extent must be finite and each cell at least 1e-12 of the coordinates' size");
   }
 
   // The scheme needs a direction of at least two cells to do anything at all.

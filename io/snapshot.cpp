@@ -282,6 +282,22 @@ SnapshotInfo SnapshotWriter::write(int index, long step, double time,
   return info;
 }
 
+void SnapshotWriter::continue_series(int first_index) {
+  h5::apply_error_printing();
+  for (int index = 0; index < first_index; ++index) {
+    const std::string stem = file_stem(prefix_, index);
+    const fs::path h5_path = fs::path(out_dir_) / (stem + ".h5");
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::symlink_status(h5_path, ec))) continue;
+    H5Handle file(H5Fopen(h5_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    H5Handle attr(file.get() >= 0 ? H5Aopen(file.get(), "time", H5P_DEFAULT) : -1, H5Aclose);
+    double time = 0;
+    if (attr.get() < 0 || H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &time) < 0) continue;
+    written_.push_back({h5_path.string(), (fs::path(out_dir_) / (stem + ".xmf")).string()});
+    times_.push_back(time);
+  }
+}
+
 void SnapshotWriter::write_series() const {
   if (collective_ && !part_.root) return;
   std::string body = "    <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";

@@ -46,6 +46,11 @@ class SnapshotWriter {
   // (OutputError as write()).
   void write_series() const;
 
+  // A restarted run continues the numbering at `first_index`: the snapshots before it that
+  // are in the directory (the run it continues wrote them) join the series, with their times,
+  // so that <prefix>.xmf still lists them. A file that cannot be read is left out.
+  void continue_series(int first_index);
+
   const std::vector<SnapshotInfo>& written() const { return written_; }
 
  private:

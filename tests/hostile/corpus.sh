@@ -472,14 +472,14 @@ case_MpiRanksWithDifferentDecks() {
   ready
   mpi 1 "$bin" run "$inputs/sedov.toml" --set grid.n=12 --out o : -n 1 "$bin" run "$inputs/sedov.toml" \
     --set grid.n=12 --set physics.gamma=1.6 --out o
-  expect_refused "rank 1: error: this rank's configuration differs from rank 0's in physics.gamma" mpi
+  expect_refused "rank 1: error: this rank differs from rank 0 in its settings: physics.gamma" mpi
   expect_fast
 }
 case_MpiRankWithAnotherGrid() {
   ready
   mpi 2 "$bin" run "$inputs/sedov.toml" --set grid.n=12 --out o : -n 1 "$bin" run "$inputs/sedov.toml" \
     --set grid.n=14 --out o
-  expect_refused "rank 2: error: this rank's configuration differs from rank 0's in grid.n" mpi
+  expect_refused "rank 2: error: this rank differs from rank 0 in its settings: grid.n" mpi
   expect_fast
 }
 case_MpiRankCannotReadTheDeck() {
@@ -556,9 +556,165 @@ bench_refused() {  # bench_refused MESSAGE SWEEP-ARGS...
 case_BenchKeyUnderTwoNames() { bench_refused "--sweep layout is given twice" --sweep layout=aos --sweep run.layout=soa; }
 case_BenchHostMemUnderTwoNames() { bench_refused "--sweep host-mem is given twice" --sweep host_mem=pinned --sweep host-mem=pageable; }
 case_BenchValueRepeated() { bench_refused "the value 'aos' is given twice" --sweep layout=aos,soa,aos; }
-case_BenchValueUnderTwoSpellings() { bench_refused "are the same configuration" --sweep physics.cfl=0.5,0.50; }
+case_BenchValueUnderTwoSpellings() { bench_refused "run the same configuration" --sweep physics.cfl=0.5,0.50; }
 case_BenchBaselineKeyTwice() { bench_refused "'layout' is given twice" --sweep layout=aos,soa --baseline layout=aos,run.layout=soa; }
 case_BenchRepeatZero() { small_deck; ready; hc bench deck.toml --out b --repeat 0; expect_refused "--repeat: must be >= 1 (got 0)"; }
+
+# ---- Found by a hostile review (2026-12-01) ----------------------------------------------------
+
+case_DeckIsAFifo() { mkfifo "$w/f"; ready; hc run f --out o; expect_refused "deck 'f' gave no data for 10 s"; }
+case_RestartIsAFifo() { mkfifo "$w/f"; ready; hc run "$inputs/sod.toml" --restart f --out o; expect_refused "checkpoint 'f' is not a regular file"; }
+case_DomainExtentInfinite() {
+  ready
+  hc run "$inputs/sod.toml" --set grid.xmin=-1e308 --set grid.xmax=1e308 --out o
+  expect_refused "the extent must be finite"
+}
+case_DomainCellsTooSmall() {
+  ready
+  hc run "$inputs/sod.toml" --set grid.xmin=1 --set grid.xmax=1.000000000000001 --out o
+  expect_refused "each cell at least 1e-12 of the coordinates' size"
+}
+case_ParseErrorWithANewline() { ready; hc run "$inputs/sod.toml" --steps $'1\n2' --out o; expect_refused "--steps"; }
+case_ProbeJsonNamesADirectory() { ready; hc probe --quick --json newdir/; expect_refused "must name a file"; }
+case_ProbeDeviceOption() {
+  ready
+  hc probe --quick --device 0 --json p.json
+  expect_exit 0
+  expect_left p.json
+}
+case_StaleLockWithControlCharacters() {
+  small_deck
+  mkdir "$w/o"
+  ready
+  printf 'pid 1\x1b[2J\nforged line\n' >"$w/o/.halocline.lock"
+  hc run --no-probe deck.toml --quiet --out o --steps 2
+  expect_exit 0
+  expect_one_line
+  ! grep -q $'\x1b' "$log/err" || fail "an escape character reached the terminal"
+  expect_left o/report.json
+}
+case_SignalDuringSetUp() {
+  small_deck
+  ready
+  (cd "$w" && exec "$bin" run --no-probe deck.toml --quiet --set grid.n=100 --set time.max_steps=0 --out o \
+    >"$log/out" 2>"$log/err") &
+  local pid=$!
+  for _ in $(seq 1 200); do [ -e "$w/o/.halocline.lock" ] && break; sleep 0.01; done
+  kill -TERM "$pid"
+  wait "$pid"
+  code=$?
+  expect_exit 143
+  expect_err "interrupted by signal 15"
+  [ ! -e "$w/o/.halocline.lock" ] || fail "the lock was left"
+}
+case_OutputInsideARunningRun() {
+  small_deck
+  (cd "$w" && exec "$bin" run --no-probe deck.toml --quiet --out A --set time.max_steps=0 >/dev/null 2>&1) &
+  local first=$!
+  for _ in $(seq 1 100); do [ -e "$w/A/.halocline.lock" ] && break; sleep 0.05; done
+  ready
+  hc run --no-probe deck.toml --out A/sub --steps 2
+  local nested=$code
+  hc run --no-probe deck.toml --out B --report A/report.json --steps 2
+  local report=$code
+  hc run --no-probe deck.toml --out B --set checkpoint.dir=../A --steps 2
+  kill -KILL "$first" 2>/dev/null
+  wait "$first" 2>/dev/null
+  [ "$nested" = 2 ] || fail "--out inside a running run's directory: exit $nested"
+  [ "$report" = 2 ] || fail "--report into a running run's directory: exit $report"
+  expect_exit 2  # the deck may not name ../A either way
+}
+case_CheckpointDirOfARunningRun() {
+  small_deck
+  (cd "$w" && exec "$bin" run --no-probe deck.toml --quiet --out A --set time.max_steps=0 >/dev/null 2>&1) &
+  local first=$!
+  for _ in $(seq 1 100); do [ -e "$w/A/.halocline.lock" ] && break; sleep 0.05; done
+  ready
+  hc run --no-probe deck.toml --out . --set checkpoint.dir=A --set checkpoint.every_steps=1 --steps 2
+  kill -KILL "$first" 2>/dev/null
+  wait "$first" 2>/dev/null
+  expect_exit 2
+  expect_err "checkpoint directory"
+  expect_err "in use by pid $first"
+}
+case_RestartKeepsEarlierSnapshots() {
+  small_deck
+  hc run --no-probe deck.toml --quiet --out c --set output.interval=0.05 --set time.t_end=0.2 --set time.max_steps=0 \
+    --set checkpoint.every_steps=2 --set checkpoint.keep=1
+  expect_exit 0
+  local newest early
+  newest=$(ls "$w"/c/checkpoint_*.h5 | sort | tail -1)
+  early=$(md5sum "$w/c/snapshot_0000.h5" "$w/c/snapshot_0001.h5")
+  hc run --no-probe deck.toml --quiet --out c --set output.interval=0.05 --set time.t_end=0.4 --set time.max_steps=0 \
+    --restart "$newest"
+  expect_exit 0
+  # The snapshots before the checkpoint's time are the first run's, untouched; the new ones
+  # go on with the numbering (t = 0.4 is snapshot 8); the series lists every one.
+  [ "$(md5sum "$w/c/snapshot_0000.h5" "$w/c/snapshot_0001.h5")" = "$early" ] || fail "an earlier snapshot was overwritten"
+  [ -e "$w/c/snapshot_0008.h5" ] || fail "the numbering did not go on: $(ls "$w/c" | tr '\n' ' ')"
+  [ "$(grep -c '<Grid Name="snapshot_' "$w/c/snapshot.xmf")" = "$(ls "$w"/c/snapshot_????.h5 | wc -l)" ] ||
+    fail "snapshot.xmf does not list every snapshot"
+}
+case_RestartFileNamedAsASnapshot() {
+  make_checkpoint
+  mkdir "$w/o"
+  cp "$w/ckpt/checkpoint_00000004.h5" "$w/o/snapshot_0001.h5"
+  ready
+  hc run deck.toml --restart o/snapshot_0001.h5 --out o --set output.interval=0.01 --set time.t_end=0.1
+  expect_refused "would overwrite its input"
+}
+case_RenamedRestartFileIsProtected() {
+  # A checkpoint of step 4 renamed to step 99's name: a run going on from it would reach
+  # step 99 and write that name.
+  make_checkpoint
+  mkdir "$w/c"
+  cp "$w/ckpt/checkpoint_00000004.h5" "$w/c/checkpoint_00000099.h5"
+  ready
+  hc run deck.toml --out c --restart c/checkpoint_00000099.h5 --set checkpoint.every_steps=2 --steps 8
+  expect_refused "would overwrite its input 'c/checkpoint_00000099.h5'"
+}
+case_MpiBenchRanksWithDifferentDecks() {
+  small_deck
+  ready
+  mpi 1 "$bin" bench deck.toml --out b --repeat 1 --steps 1 --sweep layout=aos,soa : -n 1 "$bin" bench deck.toml \
+    --out b --repeat 1 --steps 1 --sweep layout=aos,soa --set physics.gamma=1.6
+  expect_refused "rank 1: error: this rank differs from rank 0 in its bench options: physics.gamma" mpi
+  expect_fast
+}
+case_MpiBenchRanksWithDifferentSweeps() {
+  small_deck
+  ready
+  mpi 1 "$bin" bench deck.toml --out b --repeat 1 --steps 1 --sweep layout=aos,soa : -n 1 "$bin" bench deck.toml \
+    --out b --repeat 1 --steps 1 --sweep layout=aos,soa,aosoa
+  expect_refused "differs from rank 0 in its bench options: sweep layout" mpi
+  expect_fast
+}
+case_MpiRankWithAnotherCommand() {
+  ready
+  mpi 2 "$bin" run "$inputs/sod.toml" --out o : -n 1 "$bin" info
+  expect_refused "rank 2: error: this rank differs from rank 0 in its command line: command (info here, run on rank 0)" mpi
+  expect_fast
+}
+case_MpiRankAsksForTheVersion() {
+  ready
+  mpi 2 "$bin" run "$inputs/sod.toml" --out o : -n 1 "$bin" --version
+  expect_exit 2
+  expect_err "(version here, run on rank 0)"
+  expect_fast
+}
+case_MpiRankWithAParseError() {
+  ready
+  mpi 2 "$bin" run "$inputs/sod.toml" --out o : -n 1 "$bin" run "$inputs/sod.toml" --out o --bogus
+  expect_refused "rank 2: error: " mpi
+  expect_err "--bogus"
+  expect_fast
+}
+case_BenchMatrixTooLarge() {
+  small_deck
+  ready
+  hc bench deck.toml --out b --sweep "physics.cfl=$(seq -s, 0.001 0.001 0.101)" --sweep "time.max_steps=$(seq -s, 100 199)"
+  expect_refused "at most 10000 are allowed"
+}
 
 # ---- Dispatch --------------------------------------------------------------------------------------
 declare -F "case_$name" >/dev/null || { echo "no case '$name' in $0"; exit 1; }
