@@ -226,7 +226,7 @@ int do_bench(const BenchArgs& a) {
 }
 
 struct ProbeArgs {
-  std::string backend = "kokkos", out, json;
+  std::string backend = hc::backend_name(hc::default_backend()), out, json;  // the build's first
   int device = 0;
   bool quick = false;
 };
@@ -384,17 +384,17 @@ int main(int argc, char** argv) {
   ProbeArgs probe_args;
   CLI::App* probe = app.add_subcommand("probe", "measure the machine: copy and triad bandwidth, "
                                                 "host <-> device copies by size, launch latency");
-  probe->add_option("--backend", probe_args.backend, "kokkos | hip")->check(CLI::IsMember({"kokkos", "hip"}));
+  probe->add_option("--backend", probe_args.backend, "kokkos | hip (default: the first built in)")->check(CLI::IsMember({"kokkos", "hip"}));
   probe->add_option("--device", probe_args.device, "GPU index")->check(in_range(0, 1 << 20));
   probe->add_option("--out", probe_args.out, "also write it where runs into this directory find it")
       ->check(non_empty());
   probe->add_option("--json", probe_args.json, "also write the JSON here")->check(non_empty());
   probe->add_flag("--quick", probe_args.quick, "copy and triad only");
 
-  std::string info_backend = "kokkos";
+  std::string info_backend = hc::backend_name(hc::default_backend());
   bool info_json_flag = false;
   CLI::App* info = app.add_subcommand("info", "describe the device and the build");
-  info->add_option("--backend", info_backend, "kokkos | hip")->check(CLI::IsMember({"kokkos", "hip"}));
+  info->add_option("--backend", info_backend, "kokkos | hip (default: the first built in)")->check(CLI::IsMember({"kokkos", "hip"}));
   info->add_flag("--json", info_json_flag, "as JSON");
 
   // The command line ends here for --help, --version or a mistake in it (exit code 2, said
