@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "app/config.hpp"
+#include "io/config.hpp"
 
 namespace halocline {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "app/comm.hpp"
-#include "app/config.hpp"
+#include "io/config.hpp"
 #include "io/checkpoint.hpp"
 #include "kernels/grid.hpp"
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/contract/halo_messages.hpp"
 #include "kernels/grid.hpp"
 
 namespace halocline {
@@ -25,14 +26,6 @@ struct ProcessGrid {
   int neighbour[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
 };
 
-// One direction's messages: the buffers MPI reads and writes (host staging buffers, or
-// device buffers for GPU-aware MPI) and which of the two faces exchange at all.
-struct HaloMessages {
-  const void* send[2] = {nullptr, nullptr};  // from face 0 (low) and face 1 (high)
-  void* receive[2] = {nullptr, nullptr};     // into the ghosts of face 0 and face 1
-  std::size_t bytes = 0;                     // of each message
-  bool exchanged[2] = {false, false};
-};
 
 // Initializes MPI (where built in) for the life of the process; finalized by
 // finalize_comm(). Both are called by app/select.cpp's RuntimeSession.

@@ -150,7 +150,7 @@ void compute_cells(Stages& s, Slot input, int stage, const CellBox* boxes, int c
 }
 
 // One SSP-RK2 stage: stage 1 reads u0 and writes u1, stage 2 reads u1 (and u0) and writes
-// the new state into a third array; finish_step() makes that array u0 (app/backend.hpp).
+// the new state into a third array; finish_step() makes that array u0 (kernels/contract/backend.hpp).
 void rk_stage(Stages& s, int stage) {
   Backend& b = s.backend;
   const Slot input = stage == 1 ? Slot::U0 : Slot::U1;

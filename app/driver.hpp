@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "app/backend.hpp"
-#include "app/config.hpp"
+#include "kernels/contract/backend.hpp"
+#include "io/config.hpp"
 #include "app/timers.hpp"
 #include "kernels/grid.hpp"
 

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <vector>
 
-#include "app/backend.hpp"
+#include "kernels/contract/backend.hpp"
 #include "app/comm.hpp"
 #include "app/driver.hpp"
 #include "app/resources.hpp"

@@ -14,7 +14,7 @@
 #include <string>
 #include <utility>
 
-#include "app/config.hpp"
+#include "io/config.hpp"
 
 namespace halocline {
 

@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include "app/backend.hpp"
+#include "kernels/contract/backend.hpp"
 
 namespace halocline {
 

@@ -16,7 +16,7 @@
 #include <limits>
 #include <unistd.h>
 
-#include "app/backend.hpp"
+#include "kernels/contract/backend.hpp"
 #include "app/bench.hpp"
 #include "app/build_info.hpp"
 #include "app/checkpoints.hpp"

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "app/config.hpp"
+#include "io/config.hpp"
 #include "kernels/grid.hpp"
 
 namespace halocline {

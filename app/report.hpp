@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include "app/config.hpp"
+#include "io/config.hpp"
 #include "app/driver.hpp"
 #include "app/probe.hpp"
 

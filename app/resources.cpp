@@ -5,7 +5,7 @@
 #include <fstream>
 #include <limits>
 
-#include "app/backend.hpp"
+#include "kernels/contract/backend.hpp"
 #include "kernels/grid.hpp"
 #include "layouts/layouts.hpp"
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "app/config.hpp"
+#include "io/config.hpp"
 
 namespace halocline {
 

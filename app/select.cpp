@@ -182,7 +182,11 @@ std::unique_ptr<Backend> make_backend(const Config& c, const Grid& g, const Boun
   const std::string why = backend_unavailable(c.backend);
   if (!why.empty()) throw DeckError(why);
   const Placement p{faces, device};
-  return c.precision == Precision::FP64 ? with_layout<double>(c, g, p) : with_layout<float>(c, g, p);
+  try {
+    return c.precision == Precision::FP64 ? with_layout<double>(c, g, p) : with_layout<float>(c, g, p);
+  } catch (const NotApplicable& e) {
+    throw DeckError(e.what());  // the backend's word for a choice it cannot make: bad input
+  }
 }
 
 }  // namespace halocline

@@ -4,9 +4,9 @@
 #include <memory>
 #include <string>
 
-#include "app/backend.hpp"
+#include "kernels/contract/backend.hpp"
 #include "app/comm.hpp"
-#include "app/config.hpp"
+#include "io/config.hpp"
 #include "app/probe.hpp"
 #include "kernels/grid.hpp"
 

@@ -4,21 +4,6 @@
 
 namespace halocline {
 
-ProfilerRanges& profiler_ranges() {
-  static ProfilerRanges ranges;
-  return ranges;
-}
-
-PhaseClock::Mark HostClock::mark() {
-  if (fence_) fence_();
-  marks_.push_back(std::chrono::steady_clock::now());
-  return marks_.size() - 1;
-}
-
-double HostClock::seconds_between(Mark earlier, Mark later) {
-  return std::chrono::duration<double>(marks_[later] - marks_[earlier]).count();
-}
-
 std::size_t PhaseTimers::slot_of(const std::string& phase) {
   // A handful of phases: a linear search is cheaper than a map and keeps first-use order.
   for (std::size_t i = 0; i < phases_.size(); ++i)

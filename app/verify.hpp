@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "app/config.hpp"
+#include "io/config.hpp"
 #include "app/driver.hpp"
 
 namespace halocline {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "app/config.hpp"
+#include "io/config.hpp"
 
 namespace halocline {
 

@@ -6,7 +6,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "app/config.hpp"
+#include "io/config.hpp"
 
 namespace halocline::deck_detail {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "app/config.hpp"
+#include "io/config.hpp"
 #include "app/probe.hpp"
 #include "tests/schema_check.hpp"
 

@@ -9,7 +9,7 @@
 #include <hdf5.h>
 #include <unistd.h>
 
-#include "app/config.hpp"
+#include "io/config.hpp"
 #include "io/deck.hpp"
 
 namespace halocline::test {

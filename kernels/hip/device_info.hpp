@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string>
 
-#include "app/backend.hpp"
+#include "kernels/contract/backend.hpp"
 #include "kernels/hip/runtime.hpp"
 
 namespace halocline::hip {

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "app/timers.hpp"
+#include "kernels/contract/phase_clock.hpp"
 #include "kernels/hip/runtime.hpp"
 
 namespace halocline::hip {

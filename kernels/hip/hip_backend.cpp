@@ -1,4 +1,4 @@
-// The native HIP backend. The state lives where the owner model puts it (app/strategy.hpp):
+// The native HIP backend. The state lives where the owner model puts it (kernels/contract/strategy.hpp):
 //   device   the state arrays and the fluxes in device memory for the whole run; the time
 //            step is planned and used on the device; snapshots are copied on a second stream into
 //            pinned memory while the next step computes.
@@ -415,7 +415,7 @@ class HipBackend final : public Backend {
   TransferLog log_;
   hip::Copier copier_;
 
-  hip::DeviceArray solution_[2];  // u0 and unew, by turns (see Slot in app/backend.hpp)
+  hip::DeviceArray solution_[2];  // u0 and unew, by turns (see Slot in kernels/contract/backend.hpp)
   hip::DeviceArray stage_;        // u1
   hip::DeviceArray flux_[3], rates_, max_rate_, control_;
   hip::HostBuffer staging_;

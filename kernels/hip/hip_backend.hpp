@@ -1,13 +1,13 @@
 // The native HIP backend (AMD through HIP, NVIDIA through kernels/hip/hip_nvidia.hpp):
 // the solver's kernels in kernels/hip/kernels.hpp, and the owner models of
-// app/strategy.hpp. This header is plain C++ so that app/select.cpp can include it.
+// kernels/contract/strategy.hpp. This header is plain C++ so that app/select.cpp can include it.
 #pragma once
 
 #include <memory>
 
-#include "app/backend.hpp"
-#include "app/probe.hpp"
-#include "app/strategy.hpp"
+#include "kernels/contract/backend.hpp"
+#include "kernels/contract/probe_result.hpp"
+#include "kernels/contract/strategy.hpp"
 #include "kernels/boundary.hpp"
 #include "kernels/grid.hpp"
 #include "kernels/hydro.hpp"

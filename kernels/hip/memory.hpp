@@ -6,9 +6,9 @@
 #include <cstring>
 #include <string>
 
-#include "app/backend.hpp"
-#include "app/strategy.hpp"
-#include "app/transfers.hpp"
+#include "kernels/contract/backend.hpp"
+#include "kernels/contract/strategy.hpp"
+#include "kernels/contract/transfers.hpp"
 #include "kernels/hip/runtime.hpp"
 
 namespace halocline::hip {

@@ -9,8 +9,8 @@
 #include <memory>
 #include <type_traits>
 
-#include "app/backend.hpp"
-#include "app/timers.hpp"
+#include "kernels/contract/backend.hpp"
+#include "kernels/contract/phase_clock.hpp"
 #include "kernels/kokkos/memory.hpp"
 #include "kernels/kokkos/policies.hpp"
 #if defined(KOKKOS_ENABLE_CUDA)

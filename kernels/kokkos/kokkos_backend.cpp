@@ -3,7 +3,7 @@
 // in the headers beside this file (one per kernel). Instantiated below for every layout and
 // precision.
 //
-// Owner models, as in the native HIP backend (app/strategy.hpp):
+// Owner models, as in the native HIP backend (kernels/contract/strategy.hpp):
 //   device   everything in the execution space's memory; the host's copy (pinned or
 //            pageable staging) only at set-up and output.
 //   host     the host owns u0 between steps: each step copies it to the device and back.
@@ -26,7 +26,6 @@
 #include <fstream>
 #include <string>
 
-#include "io/deck.hpp"
 #include "kernels/kokkos/fluxes.hpp"
 #include "kernels/kokkos/ghost_fill.hpp"
 #include "kernels/kokkos/gpu.hpp"
@@ -313,7 +312,7 @@ class KokkosBackend final : public Backend {
   MemoryStrategy memory_;
   std::array<int, 3> tile_;  // --kokkos-tile (see kokkos_detail::Launch)
   kokkos_detail::Instances instances_;
-  Buffer solution_[2];  // u0 and unew, by turns (see Slot in app/backend.hpp)
+  Buffer solution_[2];  // u0 and unew, by turns (see Slot in kernels/contract/backend.hpp)
   int current_ = 0;     // which of solution_ is u0
   Buffer stage_;        // u1
   Buffer flux_[3];      // empty for inactive directions
@@ -345,7 +344,7 @@ std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& ph
                                              const BoundaryFaces& boundary, const MemoryStrategy& memory,
                                              const std::array<int, 3>& tile) {
   if (kokkos_detail::kHostExecution && memory.owner != Owner::Device)
-    throw DeckError(std::string("--owner ") + owner_name(memory.owner) + ": the kokkos backend runs on " +
+    throw NotApplicable(std::string("--owner ") + owner_name(memory.owner) + ": the kokkos backend runs on " +
                     Kokkos::DefaultExecutionSpace::name() +
                     ", whose memory is the host's: only the device owner model applies there");
   return std::make_unique<KokkosBackend<Real, L>>(grid, physics, boundary, memory, tile);

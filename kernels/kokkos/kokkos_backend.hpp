@@ -7,8 +7,8 @@
 #include <cstddef>
 #include <memory>
 
-#include "app/backend.hpp"
-#include "app/probe.hpp"
+#include "kernels/contract/backend.hpp"
+#include "kernels/contract/probe_result.hpp"
 #include "kernels/boundary.hpp"
 #include "kernels/grid.hpp"
 #include "kernels/hydro.hpp"
@@ -16,7 +16,7 @@
 namespace halocline {
 
 // Layout L is AoS, SoA or AoSoA (layouts/layouts.hpp); Real is double or float. The owner
-// models other than device need a GPU build of Kokkos (DeckError, exit code 2, otherwise).
+// models other than device need a GPU build of Kokkos (NotApplicable, exit code 2, otherwise).
 // `tile`: the cells per thread block of the cell loops (Config::kokkos_tile).
 template <class Real, class L>
 std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics,

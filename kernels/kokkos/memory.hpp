@@ -1,5 +1,5 @@
 // Where the Kokkos backend keeps its arrays, chosen at run time by the owner model and the
-// host memory kind (app/strategy.hpp), and the copies between them.
+// host memory kind (kernels/contract/strategy.hpp), and the copies between them.
 //
 //   Device    the execution space's own memory (CudaSpace, HIPSpace; host memory on a CPU)
 //   Managed   memory both sides touch, migrated by pages (Kokkos::SharedSpace: CudaUVMSpace)
@@ -18,7 +18,7 @@
 #include <string>
 #include <utility>
 
-#include "app/transfers.hpp"
+#include "kernels/contract/transfers.hpp"
 #include "kernels/kokkos/policies.hpp"
 
 namespace halocline::kokkos_detail {

@@ -1,33 +1,31 @@
-// The backend seam: what the shared driver (app/driver.cpp) asks of a programming model.
+// The backend contract: what the shared driver (app/driver.cpp) asks of a programming model.
 //
 // A backend owns the state in its own memory, in one layout and precision, and runs the
 // kernels of kernels/stencil.hpp over it. The driver owns the algorithm: the order of the
 // SSP-RK2 stages, the halo exchange and its MPI calls, the time step, output, and every
 // timer. Each programming model implements this interface in its own folder under
 // kernels/ (kernels/kokkos/, kernels/hip/) and is chosen in app/select.cpp.
+//
+// This folder (kernels/contract/) is the leaf the layers meet at, as BabelStream's Stream.h:
+// it includes the standard library and the physics headers of kernels/ only, never app/,
+// io/ or a backend (tools/check_layers.py enforces it).
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "app/comm.hpp"
-#include "app/strategy.hpp"
-#include "app/timers.hpp"
-#include "app/transfers.hpp"
+#include "kernels/contract/errors.hpp"
+#include "kernels/contract/halo_messages.hpp"
+#include "kernels/contract/phase_clock.hpp"
+#include "kernels/contract/strategy.hpp"
+#include "kernels/contract/transfers.hpp"
 #include "kernels/halo.hpp"
 #include "kernels/step_control.hpp"
 
 namespace halocline {
-
-// The machine cannot hold what the run needs (device or host memory): exit code 2, before
-// any work.
-struct ResourceError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // What the backend runs on, for the report.
 struct DeviceInfo {
@@ -86,7 +84,7 @@ class Backend {
   // Copies the conserved state in canonical order (variable-major; interior cells, x
   // fastest) into / out of u0. Values are converted to and from the backend's precision.
   virtual void set_state(const std::vector<double>& canonical) = 0;
-  // `purpose` says how the copy is counted (app/transfers.hpp).
+  // `purpose` says how the copy is counted (kernels/contract/transfers.hpp).
   virtual void get_state(std::vector<double>& canonical, Purpose purpose = Purpose::Output) = 0;
   // Starts copying u0, as it is after the work submitted so far, to the host for the next
   // get_state(), so that the copy can overlap steps submitted before get_state() is called.

@@ -1,7 +1,7 @@
 // Names of the Config enums, as written in decks, reports and snapshots. io/deck.cpp
 // parses the same words, so a name printed here can always be read back. The Kokkos tile is
 // a command-line choice only: its parser is here, beside its name.
-#include "app/config.hpp"
+#include "io/config.hpp"
 
 #include <sstream>
 
@@ -45,34 +45,6 @@ const char* backend_name(BackendKind b) {
   switch (b) {
     case BackendKind::Kokkos: return "kokkos";
     case BackendKind::Hip: return "hip";
-  }
-  return "?";
-}
-
-const char* owner_name(Owner o) {
-  switch (o) {
-    case Owner::Device: return "device";
-    case Owner::Host: return "host";
-    case Owner::Managed: return "managed";
-  }
-  return "?";
-}
-
-const char* host_memory_name(HostMemory h) {
-  switch (h) {
-    case HostMemory::Pinned: return "pinned";
-    case HostMemory::Pageable: return "pageable";
-  }
-  return "?";
-}
-
-const char* halo_name(HaloStrategy h) {
-  switch (h) {
-    case HaloStrategy::Auto: return "auto";
-    case HaloStrategy::None: return "none";
-    case HaloStrategy::Sync: return "sync";
-    case HaloStrategy::Overlap: return "overlap";
-    case HaloStrategy::GpuAware: return "gpu-aware";
   }
   return "?";
 }

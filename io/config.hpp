@@ -6,7 +6,7 @@
 #include <array>
 #include <string>
 
-#include "app/strategy.hpp"
+#include "kernels/contract/strategy.hpp"
 #include "kernels/boundary.hpp"
 #include "kernels/hydro.hpp"
 #include "layouts/layouts.hpp"

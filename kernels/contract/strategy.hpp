@@ -1,4 +1,5 @@
-// The memory strategies a run can choose (docs/strategies.md explains each).
+// The strategies a run chooses that a backend must know of: who owns the state, how host
+// buffers are allocated, how the halo is exchanged (docs/design.md, docs/halo.md).
 #pragma once
 
 namespace halocline {
@@ -29,8 +30,32 @@ enum class HaloStrategy {
   GpuAware,  // as sync, but MPI reads and writes device memory (no host staging)
 };
 
-const char* owner_name(Owner o);
-const char* halo_name(HaloStrategy h);
-const char* host_memory_name(HostMemory h);
+inline const char* owner_name(Owner o) {
+  switch (o) {
+    case Owner::Device: return "device";
+    case Owner::Host: return "host";
+    case Owner::Managed: return "managed";
+  }
+  return "?";
+}
+
+inline const char* host_memory_name(HostMemory h) {
+  switch (h) {
+    case HostMemory::Pinned: return "pinned";
+    case HostMemory::Pageable: return "pageable";
+  }
+  return "?";
+}
+
+inline const char* halo_name(HaloStrategy h) {
+  switch (h) {
+    case HaloStrategy::Auto: return "auto";
+    case HaloStrategy::None: return "none";
+    case HaloStrategy::Sync: return "sync";
+    case HaloStrategy::Overlap: return "overlap";
+    case HaloStrategy::GpuAware: return "gpu-aware";
+  }
+  return "?";
+}
 
 }  // namespace halocline
