@@ -321,6 +321,60 @@ CLI::Validator non_empty() {
                         "PATH");
 }
 
+// `halocline run DECK [options]`: the options a run takes, into `a`.
+CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
+  CLI::App* run = app.add_subcommand("run", "run a deck");
+  run->add_option("deck", a.deck, "TOML deck (see docs/decks.md)")->required();
+  run->add_option("--layout", a.layout, "aos | soa | aosoa");
+  run->add_option("--precision", a.precision, "fp64 | fp32");
+  run->add_option("--backend", a.backend, "kokkos | hip");
+  run->add_option("--owner", a.owner, "GPU: who owns the state: device | host | managed");
+  run->add_option("--host-mem", a.host_mem, "GPU: host buffers: pinned | pageable");
+  run->add_option("--prefetch", a.prefetch, "GPU, managed owner: on | off")
+      ->check(CLI::IsMember({"on", "off"}));
+  run->add_option("--halo", a.halo,
+                  "halo exchange: auto | none | sync | overlap | gpu-aware (docs/halo.md)");
+  run->add_option("--kokkos-tile", a.kokkos_tile,
+                  "kokkos backend: cells per thread block: auto | kokkos | flat | AxBxC (docs/kokkos.md)");
+  run->add_option("--ranks-grid", a.ranks_grid, "MPI ranks per direction: PX,PY,PZ")
+      ->delimiter(',')
+      ->check(in_range(1));
+  run->add_option("--steps", a.steps, "stop after N >= 1 steps (sets time.max_steps)")
+      ->check(in_range(1));
+  run->add_option("--set", a.sets, "override a deck key: --set grid.n=256 (repeatable)");
+  run->add_option("--out", a.out, "output directory (output.dir)")->check(non_empty());
+  run->add_option("--restart", a.restart, "continue from this checkpoint (docs/reliability.md)")
+      ->check(non_empty());
+  run->add_option("--report", a.report, "JSON report path (default OUT/report.json)")->check(non_empty());
+  run->add_flag("--quiet", a.quiet, "print nothing on success");
+  run->add_flag("--hdf5-errors", a.hdf5_errors,
+                "also print HDF5's own error stack when a file cannot be read or written (debugging)");
+  run->add_flag("--no-probe", a.no_probe,
+                "leave the device's copy bandwidth out of the report (no probe run)");
+  return run;
+}
+
+// `halocline bench DECK --sweep ...`: the options a sweep takes, into `a`.
+CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
+  CLI::App* bench = app.add_subcommand("bench", "run a deck over a matrix of strategies, N repetitions each");
+  bench->add_option("deck", a.deck, "TOML deck")->required();
+  bench->add_option("--sweep", a.sweeps,
+                    "key=v1,v2,...: layout, precision, backend, owner, host-mem, prefetch, halo, kokkos-tile, "
+                    "or a deck key (repeatable: the matrix of all)");
+  bench->add_option("--repeat", a.repeat,
+                    "repetitions of each configuration: blocks of --steps steps in its one run")
+      ->check(in_range(1));
+  bench->add_option("--steps", a.steps, "timed steps of each repetition (after 4 untimed ones)")
+      ->check(in_range(1, 1000000));
+  bench->add_option("--baseline", a.baseline, "key=value,...: the configuration speedups are against");
+  bench->add_option("--set", a.sets, "override a deck key for every run (repeatable)");
+  bench->add_option("--out", a.out, "where bench.json, bench.csv and each run's report go")
+      ->check(non_empty());
+  bench->add_flag("--quiet", a.quiet, "no progress lines");
+  bench->add_flag("--plot", a.plot, "draw the results into OUT/plots (tools/plot.py)");
+  return bench;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -333,53 +387,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   RunArgs run_args;
-  CLI::App* run = app.add_subcommand("run", "run a deck");
-  run->add_option("deck", run_args.deck, "TOML deck (see docs/decks.md)")->required();
-  run->add_option("--layout", run_args.layout, "aos | soa | aosoa");
-  run->add_option("--precision", run_args.precision, "fp64 | fp32");
-  run->add_option("--backend", run_args.backend, "kokkos | hip");
-  run->add_option("--owner", run_args.owner, "GPU: who owns the state: device | host | managed");
-  run->add_option("--host-mem", run_args.host_mem, "GPU: host buffers: pinned | pageable");
-  run->add_option("--prefetch", run_args.prefetch, "GPU, managed owner: on | off")
-      ->check(CLI::IsMember({"on", "off"}));
-  run->add_option("--halo", run_args.halo,
-                  "halo exchange: auto | none | sync | overlap | gpu-aware (docs/halo.md)");
-  run->add_option("--kokkos-tile", run_args.kokkos_tile,
-                  "kokkos backend: cells per thread block: auto | kokkos | flat | AxBxC (docs/kokkos.md)");
-  run->add_option("--ranks-grid", run_args.ranks_grid, "MPI ranks per direction: PX,PY,PZ")
-      ->delimiter(',')
-      ->check(in_range(1));
-  run->add_option("--steps", run_args.steps, "stop after N >= 1 steps (sets time.max_steps)")
-      ->check(in_range(1));
-  run->add_option("--set", run_args.sets, "override a deck key: --set grid.n=256 (repeatable)");
-  run->add_option("--out", run_args.out, "output directory (output.dir)")->check(non_empty());
-  run->add_option("--restart", run_args.restart, "continue from this checkpoint (docs/reliability.md)")
-      ->check(non_empty());
-  run->add_option("--report", run_args.report, "JSON report path (default OUT/report.json)")->check(non_empty());
-  run->add_flag("--quiet", run_args.quiet, "print nothing on success");
-  run->add_flag("--hdf5-errors", run_args.hdf5_errors,
-                "also print HDF5's own error stack when a file cannot be read or written (debugging)");
-  run->add_flag("--no-probe", run_args.no_probe,
-                "leave the device's copy bandwidth out of the report (no probe run)");
+  CLI::App* run = add_run_command(app, run_args);
   CLI::App* verify = app.add_subcommand("verify", "run the verification problems");
 
   BenchArgs bench_args;
-  CLI::App* bench = app.add_subcommand("bench", "run a deck over a matrix of strategies, N repetitions each");
-  bench->add_option("deck", bench_args.deck, "TOML deck")->required();
-  bench->add_option("--sweep", bench_args.sweeps,
-                    "key=v1,v2,...: layout, precision, backend, owner, host-mem, prefetch, halo, kokkos-tile, "
-                    "or a deck key (repeatable: the matrix of all)");
-  bench->add_option("--repeat", bench_args.repeat,
-                    "repetitions of each configuration: blocks of --steps steps in its one run")
-      ->check(in_range(1));
-  bench->add_option("--steps", bench_args.steps, "timed steps of each repetition (after 4 untimed ones)")
-      ->check(in_range(1, 1000000));
-  bench->add_option("--baseline", bench_args.baseline, "key=value,...: the configuration speedups are against");
-  bench->add_option("--set", bench_args.sets, "override a deck key for every run (repeatable)");
-  bench->add_option("--out", bench_args.out, "where bench.json, bench.csv and each run's report go")
-      ->check(non_empty());
-  bench->add_flag("--quiet", bench_args.quiet, "no progress lines");
-  bench->add_flag("--plot", bench_args.plot, "draw the results into OUT/plots (tools/plot.py)");
+  CLI::App* bench = add_bench_command(app, bench_args);
 
   ProbeArgs probe_args;
   CLI::App* probe = app.add_subcommand("probe", "measure the machine: copy and triad bandwidth, "
