@@ -119,8 +119,6 @@ E parse_word(const Choices<E>& choices, const std::string& word, const std::stri
   throw DeckError(key + ": must be one of " + join(choices) + " (got '" + word + "')");
 }
 
-// Shortest text that reads back as the same double, for messages.
-
 // toml++'s names for node types, except that TOML calls its floats "float".
 std::string type_name(const toml::node& n) {
   std::ostringstream os;
@@ -169,8 +167,6 @@ const std::vector<Section>& schema() {
   };
   return s;
 }
-// Keys per direction, for the checks that loop over directions.
-
 const std::vector<std::string>& state_keys() {  // keys of [riemann.left] / [riemann.right]
   static const std::vector<std::string> k = {"rho", "u", "v", "w", "p"};
   return k;

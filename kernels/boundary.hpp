@@ -18,18 +18,18 @@ struct BoundaryFaces {
                          {Boundary::Outflow, Boundary::Outflow}};
 };
 
-// For ghost coordinate `g` along a direction with `n` interior cells after `ng` ghosts
-// (interior coordinates ng .. ng+n-1): the coordinate it copies from, and in `flip`
-// whether its normal momentum is negated.
-//   periodic:   the cell one period away
-//   outflow:    the nearest interior cell (zero gradient)
-//   reflecting: the mirror image across the face, normal momentum negated
 // Whether ghost coordinate `g` of a direction with `ng` ghosts below `n` interior cells
 // belongs to a face the ghost fill writes (every face but an exchanged one).
 HC_INLINE bool filled_by_boundary(int g, int ng, Boundary lo, Boundary hi) {
   return (g < ng ? lo : hi) != Boundary::Exchanged;
 }
 
+// For ghost coordinate `g` along a direction with `n` interior cells after `ng` ghosts
+// (interior coordinates ng .. ng+n-1): the coordinate it copies from, and in `flip`
+// whether its normal momentum is negated.
+//   periodic:   the cell one period away
+//   outflow:    the nearest interior cell (zero gradient)
+//   reflecting: the mirror image across the face, normal momentum negated
 HC_INLINE int ghost_source(int g, int n, int ng, Boundary lo, Boundary hi, bool& flip) {
   flip = false;
   const bool low_side = g < ng;

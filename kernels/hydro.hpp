@@ -1,7 +1,7 @@
 // The physics of Halocline, written once: ideal-gas equation of state, MUSCL
 // reconstruction with slope limiters, HLLC and Rusanov fluxes, and the signal speed for
 // the CFL condition. Every function is a host/device inline function on plain values, so
-// any backend (Kokkos today, native HIP later) calls exactly the same arithmetic; that is
+// every backend (Kokkos, native HIP) calls exactly the same arithmetic; that is
 // what makes results bitwise identical across layouts and backends.
 //
 // Fluxes are computed in a frame rotated so that velocity component 0 is normal to the

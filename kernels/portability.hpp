@@ -1,7 +1,7 @@
 // Host/device annotations for the physics functions.
 //
 // The physics is written once, as inline functions that every backend calls from its own
-// kernels: Kokkos (any execution space) and, later, native HIP. Under nvcc or hipcc the
+// kernels: Kokkos (any execution space) and native HIP. Under nvcc or hipcc the
 // functions must be callable from device code; under a plain C++ compiler the
 // annotations vanish. This header must not include Kokkos or HIP, so that each backend
 // can use the physics without the others.
