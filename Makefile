@@ -17,7 +17,7 @@ PACKAGES := cmake make g++ pkg-config libtrilinos-kokkos-dev libhdf5-dev libgtes
 # apt-get needs root; use sudo when it is there and we are not root.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all deps configure build run test verify clean plots
+.PHONY: all deps configure build run test verify clean plots format format-check
 
 all: build
 
@@ -54,6 +54,17 @@ plots: build
 
 clean:
 	rm -rf build build-debug build-kokkos4 build-kokkos-gpu build-hip-nvidia build-hip-amd build-asan build-fuzz out
+
+# The code's one style (.clang-format; Debian's clang-format): `make format` applies it,
+# `make format-check` (CI) fails naming each file that is not in it.
+FORMAT_FILES = $(shell git ls-files '*.cpp' '*.hpp')
+format:
+	@command -v clang-format >/dev/null || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y clang-format; }
+	clang-format -i $(FORMAT_FILES)
+format-check:
+	@command -v clang-format >/dev/null || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y clang-format; }
+	clang-format --dry-run --Werror $(FORMAT_FILES)
+	@echo "format-check: $(words $(FORMAT_FILES)) files in the style of .clang-format"
 
 # Hardened input and memory safety (CI runs both):
 #   make fuzz       the deck fuzzer (libFuzzer, clang) for FUZZ_SECONDS, seeded with inputs/;
