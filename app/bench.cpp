@@ -38,14 +38,14 @@ std::string not_applicable(const Config& c, const std::map<std::string, std::str
   // A step stages data through host memory only in the host owner model and in a halo
   // exchange; prefetching moves managed memory only. Elsewhere these choices change no
   // step, so only their defaults run (the others would repeat them).
-  if (values.count("host-mem") && c.memory.host_memory != defaults.host_memory &&
-      c.memory.owner != Owner::Host && c.halo == HaloStrategy::None)
-    return named("host-mem", values.at("host-mem")) + " has no effect with owner=" +
-           owner_name(c.memory.owner) + " and halo=none: no step stages data through host memory (same as " +
+  if (values.count("host-mem") && c.memory.host_memory != defaults.host_memory && c.memory.owner != Owner::Host &&
+      c.halo == HaloStrategy::None)
+    return named("host-mem", values.at("host-mem")) + " has no effect with owner=" + owner_name(c.memory.owner) +
+           " and halo=none: no step stages data through host memory (same as " +
            named("host-mem", host_memory_name(defaults.host_memory)) + ")";
   if (values.count("prefetch") && c.memory.prefetch != defaults.prefetch && c.memory.owner != Owner::Managed)
-    return named("prefetch", values.at("prefetch")) + " has no effect with owner=" +
-           owner_name(c.memory.owner) + " (it moves managed memory only)";
+    return named("prefetch", values.at("prefetch")) + " has no effect with owner=" + owner_name(c.memory.owner) +
+           " (it moves managed memory only)";
   if (values.count("kokkos-tile") && c.backend != BackendKind::Kokkos && c.kokkos_tile != Config().kokkos_tile)
     return named("kokkos-tile", values.at("kokkos-tile")) + " has no effect on the " + backend_name(c.backend) +
            " backend";
@@ -71,13 +71,20 @@ std::string not_applicable(const Config& c, const std::map<std::string, std::str
 
 bool apply_strategy_key(Config& c, const std::string& key, const std::string& value) {
   const std::string option = "--" + key;
-  if (key == "layout") c.layout = parse_layout(value, option);
-  else if (key == "precision") c.precision = parse_precision(value, option);
-  else if (key == "backend") c.backend = parse_backend(value, option);
-  else if (key == "owner") c.memory.owner = parse_owner(value, option);
-  else if (key == "host-mem") c.memory.host_memory = parse_host_memory(value, option);
-  else if (key == "halo") c.halo = parse_halo(value, option);
-  else if (key == "kokkos-tile") c.kokkos_tile = parse_kokkos_tile(value, option);
+  if (key == "layout")
+    c.layout = parse_layout(value, option);
+  else if (key == "precision")
+    c.precision = parse_precision(value, option);
+  else if (key == "backend")
+    c.backend = parse_backend(value, option);
+  else if (key == "owner")
+    c.memory.owner = parse_owner(value, option);
+  else if (key == "host-mem")
+    c.memory.host_memory = parse_host_memory(value, option);
+  else if (key == "halo")
+    c.halo = parse_halo(value, option);
+  else if (key == "kokkos-tile")
+    c.kokkos_tile = parse_kokkos_tile(value, option);
   else if (key == "prefetch") {
     if (value != "on" && value != "off") throw DeckError(option + " must be on or off, not '" + value + "'");
     c.memory.prefetch = value == "on";
@@ -90,10 +97,11 @@ bool apply_strategy_key(Config& c, const std::string& key, const std::string& va
 std::string canonical_key(const std::string& key) {
   // The deck's run.* keys and the command line's options name the same choices.
   static const std::map<std::string, std::string> aliases = {
-      {"run.layout", "layout"},       {"run.precision", "precision"}, {"run.backend", "backend"},
-      {"run.owner", "owner"},         {"run.host_mem", "host-mem"},   {"host_mem", "host-mem"},
-      {"run.prefetch", "prefetch"},   {"run.halo", "halo"},           {"kokkos_tile", "kokkos-tile"},
-      {"run.kokkos_tile", "kokkos-tile"}};
+      {"run.layout", "layout"},       {"run.precision", "precision"},
+      {"run.backend", "backend"},     {"run.owner", "owner"},
+      {"run.host_mem", "host-mem"},   {"host_mem", "host-mem"},
+      {"run.prefetch", "prefetch"},   {"run.halo", "halo"},
+      {"kokkos_tile", "kokkos-tile"}, {"run.kokkos_tile", "kokkos-tile"}};
   const auto it = aliases.find(key);
   return it == aliases.end() ? key : it->second;
 }
@@ -175,8 +183,8 @@ std::string bench_lines(const BenchOptions& o) {
   }
   lines += "baseline =";
   for (const auto& [key, value] : o.baseline) lines += " " + key + "=" + value;
-  lines += "\nrepeat = " + std::to_string(o.repeat) + "\nsteps = " + std::to_string(o.steps) +
-           "\nout = " + o.out_dir + "\n";
+  lines +=
+      "\nrepeat = " + std::to_string(o.repeat) + "\nsteps = " + std::to_string(o.steps) + "\nout = " + o.out_dir + "\n";
   return lines;
 }
 
@@ -246,8 +254,8 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
         const nlohmann::json report = make_report(c, r);
         if (r.rank == 0) write_report(report, o.out_dir + "/runs/" + std::to_string(index) + "/report.json");
         // The step-time samples after the warm-up, in order, cut into the blocks.
-        const std::vector<double> samples(r.step_times.begin() + std::min<std::size_t>(kWarmupSteps, r.step_times.size()),
-                                          r.step_times.end());
+        const std::vector<double> samples(
+            r.step_times.begin() + std::min<std::size_t>(kWarmupSteps, r.step_times.size()), r.step_times.end());
         if (r.steps < c.max_steps || samples.size() < static_cast<std::size_t>(o.repeat * o.steps))
           throw DeckError("the deck ended the run at step " + std::to_string(r.steps) + " of " +
                           std::to_string(c.max_steps) + " (t_end): raise time.t_end to benchmark it");
@@ -340,15 +348,17 @@ nlohmann::json bench_json(const BenchResult& r) {
           {"baseline", r.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.baseline)},
           {"rows", rows},
           {"definitions",
-           {{"step_s", "one run per configuration: after the warm-up (2 steps) and the traced step "
-                       "with the one after it, `repeat` blocks of `steps` steps; per block (repetition) "
-                       "the median step time; min, median and max over the repetitions"},
+           {{"step_s",
+             "one run per configuration: after the warm-up (2 steps) and the traced step "
+             "with the one after it, `repeat` blocks of `steps` steps; per block (repetition) "
+             "the median step time; min, median and max over the repetitions"},
             {"fom_cell_updates_per_s", "interior cells / median step time"},
             {"effective_bandwidth_Bps", "the bytes a step must move (report traffic) / median step time"},
             {"speedup", "the baseline's median step time / this configuration's"},
             {"run_s", "the configuration's whole run: set-up, steps, final checks, memory freed"},
-            {"phases_per_step_s", "each timed phase's total over the run's timed steps (all but the "
-                                  "warm-up) / their number (the report's timers)"}}}};
+            {"phases_per_step_s",
+             "each timed phase's total over the run's timed steps (all but the "
+             "warm-up) / their number (the report's timers)"}}}};
 }
 
 std::string bench_csv(const BenchResult& r) {
@@ -363,8 +373,8 @@ std::string bench_csv(const BenchResult& r) {
       std::replace(reason.begin(), reason.end(), '"', '\'');
       os << (row.failed.empty() ? "skipped" : "failed") << ",,,,,,,\"" << reason << "\"\n";
     } else {
-      os << "ran," << row.min_s << ',' << row.median_s << ',' << row.max_s << ',' << row.cells / row.median_s
-         << ',' << row.effective_Bps << ',' << row.speedup << ",\n";
+      os << "ran," << row.min_s << ',' << row.median_s << ',' << row.max_s << ',' << row.cells / row.median_s << ','
+         << row.effective_Bps << ',' << row.speedup << ",\n";
     }
   }
   return os.str();
@@ -373,18 +383,18 @@ std::string bench_csv(const BenchResult& r) {
 void print_bench(std::ostream& os, const BenchResult& r) {
   std::size_t width = 13;
   for (const BenchRow& row : r.rows) width = std::max(width, row.name.size() + 2);
-  os << std::left << std::setw(static_cast<int>(width)) << "configuration" << std::right << std::setw(11)
-     << "median ms" << std::setw(10) << "min ms" << std::setw(10) << "max ms" << std::setw(12) << "Gcell/s"
-     << std::setw(9) << "TB/s" << std::setw(9) << "speedup" << '\n';
+  os << std::left << std::setw(static_cast<int>(width)) << "configuration" << std::right << std::setw(11) << "median ms"
+     << std::setw(10) << "min ms" << std::setw(10) << "max ms" << std::setw(12) << "Gcell/s" << std::setw(9) << "TB/s"
+     << std::setw(9) << "speedup" << '\n';
   for (const BenchRow& row : r.rows) {
     os << std::left << std::setw(static_cast<int>(width)) << row.name << std::right;
     if (!row.ran()) {
       os << (row.failed.empty() ? "skipped: " + row.skipped : "FAILED: " + row.failed) << '\n';
       continue;
     }
-    os << std::fixed << std::setprecision(3) << std::setw(11) << row.median_s * 1e3 << std::setw(10)
-       << row.min_s * 1e3 << std::setw(10) << row.max_s * 1e3 << std::setw(12) << row.cells / row.median_s / 1e9
-       << std::setw(9) << row.effective_Bps / 1e12 << std::setprecision(2) << std::setw(9) << row.speedup << '\n';
+    os << std::fixed << std::setprecision(3) << std::setw(11) << row.median_s * 1e3 << std::setw(10) << row.min_s * 1e3
+       << std::setw(10) << row.max_s * 1e3 << std::setw(12) << row.cells / row.median_s / 1e9 << std::setw(9)
+       << row.effective_Bps / 1e12 << std::setprecision(2) << std::setw(9) << row.speedup << '\n';
   }
   os << std::defaultfloat << std::setprecision(6) << "one run per configuration: " << r.options.repeat
      << " repetitions of " << r.options.steps << " steps after " << kWarmupSteps + kTracedStepsUnsampled

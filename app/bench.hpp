@@ -18,18 +18,18 @@
 namespace halocline {
 
 struct SweepAxis {
-  std::string key;                  // layout, precision, backend, owner, host-mem, prefetch,
-                                    // halo, or any deck key (grid.n, physics.limiter, ...)
+  std::string key;  // layout, precision, backend, owner, host-mem, prefetch,
+                    // halo, or any deck key (grid.n, physics.limiter, ...)
   std::vector<std::string> values;
 };
 
 struct BenchOptions {
   std::string deck;
-  std::vector<std::string> sets;    // --set overrides for every configuration
+  std::vector<std::string> sets;  // --set overrides for every configuration
   std::vector<SweepAxis> sweeps;
   std::map<std::string, std::string> baseline;  // key -> value; empty: the first configuration
   int repeat = 3;
-  long steps = 20;                  // timed steps per repetition
+  long steps = 20;  // timed steps per repetition
   std::string out_dir = "bench";
 };
 
@@ -67,15 +67,15 @@ struct BenchRow {
   std::string skipped;                        // why it could not run here; empty when it ran
   std::string failed;                         // what went wrong when it ran and failed
   bool ran() const { return skipped.empty() && failed.empty(); }
-  std::vector<double> step_s;                 // median step time of each repetition (block)
-  std::vector<double> fom;                    // cell updates per second of each repetition
-  double run_s = 0;                           // the whole run, set-up to memory freed
-  double min_s = 0, median_s = 0, max_s = 0;  // over the repetitions
-  double cells = 0;                           // interior cells
-  double bytes_per_step = 0;                  // the traffic a step must move (report)
-  double effective_Bps = 0;                   // bytes_per_step / median step time
-  double speedup = 0;                         // baseline median / this median (0: no baseline)
-  std::string checksum;                       // of the final state
+  std::vector<double> step_s;                       // median step time of each repetition (block)
+  std::vector<double> fom;                          // cell updates per second of each repetition
+  double run_s = 0;                                 // the whole run, set-up to memory freed
+  double min_s = 0, median_s = 0, max_s = 0;        // over the repetitions
+  double cells = 0;                                 // interior cells
+  double bytes_per_step = 0;                        // the traffic a step must move (report)
+  double effective_Bps = 0;                         // bytes_per_step / median step time
+  double speedup = 0;                               // baseline median / this median (0: no baseline)
+  std::string checksum;                             // of the final state
   std::map<std::string, double> phases_per_step_s;  // timed phase -> seconds per timed step
 };
 

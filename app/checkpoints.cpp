@@ -47,10 +47,8 @@ std::string mismatch(const CheckpointHeader& h, const Config& c) {
   for (int f = 0; f < 6; ++f)
     if (h.boundaries[f] != deck[f])
       return std::string("has boundary.") + faces[f] + " = " + h.boundaries[f] + "; the deck has " + deck[f];
-  if (h.grid != c.n)
-    return "is for a grid of " + grid_text(h.grid) + " cells; the deck asks for " + grid_text(c.n);
-  if (h.gamma != c.physics.gamma)
-    return "has gamma = " + number(h.gamma) + "; the deck has " + number(c.physics.gamma);
+  if (h.grid != c.n) return "is for a grid of " + grid_text(h.grid) + " cells; the deck asks for " + grid_text(c.n);
+  if (h.gamma != c.physics.gamma) return "has gamma = " + number(h.gamma) + "; the deck has " + number(c.physics.gamma);
   if (h.precision != precision_name(c.precision))
     return "was written by an " + h.precision + " run; this run is " + precision_name(c.precision) +
            " (restart in the same precision)";
@@ -72,15 +70,12 @@ std::string newer_checkpoints(const CheckpointHeader& h, const Config& c) {
   if (dir.size() > 1 && dir.back() == '/') dir.pop_back();  // "out/" when checkpoint.dir is empty
   return "is at step " + std::to_string(h.step) + ", but the run's checkpoint directory '" + dir +
          "' already holds later ones (the newest: '" + found.back().path +
-         "'): their runs would mix; use another --out, or remove the checkpoints after step " +
-         std::to_string(h.step);
+         "'): their runs would mix; use another --out, or remove the checkpoints after step " + std::to_string(h.step);
 }
 
 }  // namespace
 
-std::string checkpoint_dir(const Config& c) {
-  return (std::filesystem::path(c.out_dir) / c.checkpoint.dir).string();
-}
+std::string checkpoint_dir(const Config& c) { return (std::filesystem::path(c.out_dir) / c.checkpoint.dir).string(); }
 
 CheckpointHeader check_restart(const Config& c) {
   const CheckpointHeader h = read_checkpoint_header(c.restart_path);
@@ -147,9 +142,8 @@ CheckpointHeader header_of(const Config& c, const Comm& comm, long step, double 
 
 }  // namespace
 
-std::string save_checkpoint(const Config& c, const Comm& comm, long step, double time,
-                            const std::vector<double>& local, const Grid& local_grid,
-                            const Grid& global) {
+std::string save_checkpoint(const Config& c, const Comm& comm, long step, double time, const std::vector<double>& local,
+                            const Grid& local_grid, const Grid& global) {
   const std::vector<double> whole = comm.gather(local, local_grid, global);
   const std::string dir = checkpoint_dir(c);
   const std::string path = checkpoint_path(dir, step);

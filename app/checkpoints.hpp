@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "app/comm.hpp"
-#include "io/config.hpp"
 #include "io/checkpoint.hpp"
+#include "io/config.hpp"
 #include "kernels/grid.hpp"
 
 namespace halocline {
@@ -29,16 +29,14 @@ CheckpointHeader check_restart(const Config& config);
 // Reads the checkpoint `config.restart_path` for this rank's subdomain `local`. Refuses
 // (CheckpointError, exit code 2) what check_restart refuses and a file whose state does not
 // match its checksum; every rank throws alike.
-RestartPoint load_restart(const Config& config, const Comm& comm, const Grid& local,
-                          const Grid& global);
+RestartPoint load_restart(const Config& config, const Comm& comm, const Grid& local, const Grid& global);
 
 // Writes the checkpoint of step `step` at `time` from the ranks' blocks `local` (rank 0
 // gathers and writes), removes all but the newest `keep` (never the checkpoint the run
 // restarted from), and returns its path. Every rank throws alike when rank 0 fails:
 // OutputError when the file could not be written (the previous checkpoints are kept).
 std::string save_checkpoint(const Config& config, const Comm& comm, long step, double time,
-                            const std::vector<double>& local, const Grid& local_grid,
-                            const Grid& global);
+                            const std::vector<double>& local, const Grid& local_grid, const Grid& global);
 
 // The checkpoint directory of a run: checkpoint.dir below the output directory.
 std::string checkpoint_dir(const Config& config);

@@ -30,8 +30,7 @@ int halo_tag(int d, int side) { return 2 * d + side; }
 
 int checked_count(std::size_t n, const char* what) {
   if (n > static_cast<std::size_t>(INT_MAX))
-    throw std::runtime_error(std::string(what) + " of " + std::to_string(n) +
-                             " elements exceeds one MPI message");
+    throw std::runtime_error(std::string(what) + " of " + std::to_string(n) + " elements exceeds one MPI message");
   return static_cast<int>(n);
 }
 #endif
@@ -166,8 +165,8 @@ namespace {
 bool thick_enough(const std::array<int, 3>& n, const std::array<int, 3>& p, std::string& why) {
   for (int d = 0; d < 3; ++d) {
     if (p[d] < 1 || p[d] > n[d]) {
-      why = "puts " + std::to_string(p[d]) + " ranks along " + "xyz"[d] + ", which has " +
-            std::to_string(n[d]) + " cells";
+      why = "puts " + std::to_string(p[d]) + " ranks along " + "xyz"[d] + ", which has " + std::to_string(n[d]) +
+            " cells";
       return false;
     }
     if (p[d] > 1 && n[d] / p[d] < kGhostLayers) {
@@ -208,16 +207,14 @@ std::array<int, 3> balanced_grid(const std::array<int, 3>& n, int ranks) {
 
 }  // namespace
 
-std::array<int, 3> choose_process_grid(const std::array<int, 3>& n, const std::array<int, 3>& requested,
-                                       int ranks) {
+std::array<int, 3> choose_process_grid(const std::array<int, 3>& n, const std::array<int, 3>& requested, int ranks) {
   std::string why;
   if (requested[0] || requested[1] || requested[2]) {
     const long product = static_cast<long>(requested[0]) * requested[1] * requested[2];
     if (product != ranks)
       throw DeckError("--ranks-grid " + dims_text(requested) + " has " + std::to_string(product) +
                       " ranks, but the run has " + std::to_string(ranks));
-    if (!thick_enough(n, requested, why))
-      throw DeckError("--ranks-grid " + dims_text(requested) + " " + why);
+    if (!thick_enough(n, requested, why)) throw DeckError("--ranks-grid " + dims_text(requested) + " " + why);
     return requested;
   }
   if (ranks > 1 && n[0] * 1L * n[1] * n[2] == 1)
@@ -244,8 +241,7 @@ std::array<int, 3> choose_process_grid(const std::array<int, 3>& n, const std::a
   return best;
 }
 
-Comm::Comm(const std::array<int, 3>& n, const std::array<int, 3>& requested,
-           const std::array<bool, 3>& periodic) {
+Comm::Comm(const std::array<int, 3>& n, const std::array<int, 3>& requested, const std::array<bool, 3>& periodic) {
 #if defined(HALOCLINE_HAVE_MPI)
   MPI_Comm_size(MPI_COMM_WORLD, &pg_.size);
 #endif
@@ -297,12 +293,12 @@ void Comm::exchange(int d, const HaloMessages& m) const {
   int nreq = 0;
   for (int side = 0; side < 2; ++side)
     if (m.exchanged[side])
-      MPI_Irecv(m.receive[side], count, MPI_BYTE, pg_.neighbour[d][side], halo_tag(d, side),
-                as_mpi(cart_), &requests[nreq++]);
+      MPI_Irecv(m.receive[side], count, MPI_BYTE, pg_.neighbour[d][side], halo_tag(d, side), as_mpi(cart_),
+                &requests[nreq++]);
   for (int side = 0; side < 2; ++side)
     if (m.exchanged[side])
-      MPI_Isend(m.send[side], count, MPI_BYTE, pg_.neighbour[d][side], halo_tag(d, 1 - side),
-                as_mpi(cart_), &requests[nreq++]);
+      MPI_Isend(m.send[side], count, MPI_BYTE, pg_.neighbour[d][side], halo_tag(d, 1 - side), as_mpi(cart_),
+                &requests[nreq++]);
   if (MPI_Waitall(nreq, requests, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
     throw std::runtime_error("MPI halo exchange along " + std::string(1, "xyz"[d]) + " failed");
 #else
@@ -332,8 +328,8 @@ double Comm::sum(double x) const {
 #endif
 }
 
-void Comm::min_max_mean(const std::vector<double>& x, std::vector<double>& mn,
-                        std::vector<double>& mx, std::vector<double>& mean) const {
+void Comm::min_max_mean(const std::vector<double>& x, std::vector<double>& mn, std::vector<double>& mx,
+                        std::vector<double>& mean) const {
   mn = mx = mean = x;
 #if defined(HALOCLINE_HAVE_MPI)
   const int n = static_cast<int>(x.size());
@@ -368,8 +364,7 @@ std::vector<std::string> Comm::gather(const std::string& s) const {
     total += lengths[r];
   }
   std::string all(total, '\0');
-  MPI_Gatherv(s.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
-              as_mpi(cart_));
+  MPI_Gatherv(s.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, as_mpi(cart_));
   std::vector<std::string> out;
   for (std::size_t r = 0; r < lengths.size(); ++r) out.push_back(all.substr(offsets[r], lengths[r]));
   return out;
@@ -384,8 +379,7 @@ void Comm::barrier() const {
 #endif
 }
 
-std::vector<double> Comm::gather(const std::vector<double>& local, const Grid& lg,
-                                 const Grid& global) const {
+std::vector<double> Comm::gather(const std::vector<double>& local, const Grid& lg, const Grid& global) const {
   // One rank holds the whole domain in the same order already: a plain copy (no zero fill
   // and no second pass over hundreds of megabytes at large sizes).
   if (pg_.size == 1) return local;
@@ -399,8 +393,7 @@ std::vector<double> Comm::gather(const std::vector<double>& local, const Grid& l
           const double* src = values + v * cells + (static_cast<std::size_t>(k) * n[1] + j) * n[0];
           const std::size_t dst =
               v * global.ninterior +
-              ((static_cast<std::size_t>(offset[2] + k) * global.n[1] + offset[1] + j) * global.n[0]) +
-              offset[0];
+              ((static_cast<std::size_t>(offset[2] + k) * global.n[1] + offset[1] + j) * global.n[0]) + offset[0];
           std::copy(src, src + n[0], out.begin() + dst);
         }
   };
@@ -418,16 +411,16 @@ std::vector<double> Comm::gather(const std::vector<double>& local, const Grid& l
       const std::size_t cells = static_cast<std::size_t>(header[3]) * header[4] * header[5];
       buffer.resize(kNumVars * cells);
       for (int v = 0; v < kNumVars; ++v)  // one message per variable keeps counts in int
-        MPI_Recv(buffer.data() + v * cells, checked_count(cells, "a gathered variable"),
-                 MPI_DOUBLE, r, 101, comm, MPI_STATUS_IGNORE);
+        MPI_Recv(buffer.data() + v * cells, checked_count(cells, "a gathered variable"), MPI_DOUBLE, r, 101, comm,
+                 MPI_STATUS_IGNORE);
       place(header, header + 3, buffer.data());
     }
   } else {
     int header[6] = {lg.offset[0], lg.offset[1], lg.offset[2], lg.n[0], lg.n[1], lg.n[2]};
     MPI_Send(header, 6, MPI_INT, 0, 100, comm);
     for (int v = 0; v < kNumVars; ++v)
-      MPI_Send(local.data() + v * lg.ninterior, checked_count(lg.ninterior, "a gathered variable"),
-               MPI_DOUBLE, 0, 101, comm);
+      MPI_Send(local.data() + v * lg.ninterior, checked_count(lg.ninterior, "a gathered variable"), MPI_DOUBLE, 0, 101,
+               comm);
   }
 #endif
   return out;
@@ -437,13 +430,15 @@ bool Comm::device_aware(std::string& why) const {
 #if defined(HALOCLINE_HAVE_MPI)
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
   if (MPIX_Query_cuda_support()) return true;
-  why = "this Open MPI was built with CUDA support, but MPIX_Query_cuda_support() says it is "
-        "not available at run time";
+  why =
+      "this Open MPI was built with CUDA support, but MPIX_Query_cuda_support() says it is "
+      "not available at run time";
   return false;
 #elif defined(MPIX_ROCM_AWARE_SUPPORT) && MPIX_ROCM_AWARE_SUPPORT
   if (MPIX_Query_rocm_support()) return true;
-  why = "this Open MPI was built with ROCm support, but MPIX_Query_rocm_support() says it is "
-        "not available at run time";
+  why =
+      "this Open MPI was built with ROCm support, but MPIX_Query_rocm_support() says it is "
+      "not available at run time";
   return false;
 #else
   char version[MPI_MAX_LIBRARY_VERSION_STRING];

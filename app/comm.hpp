@@ -26,7 +26,6 @@ struct ProcessGrid {
   int neighbour[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
 };
 
-
 // Initializes MPI (where built in) for the life of the process; finalized by
 // finalize_comm(). Both are called by app/select.cpp's RuntimeSession.
 void initialize_comm(int& argc, char**& argv);
@@ -70,8 +69,7 @@ std::string broadcast_from(int root, const std::string& s);
 // ranks gives every rank at least kGhostLayers cells along it, because a rank's ghost
 // layers are filled from its neighbour's interior. Directions of one cell get one rank.
 // Throws DeckError (exit code 2) naming the direction and the sizes when no grid can.
-std::array<int, 3> choose_process_grid(const std::array<int, 3>& n, const std::array<int, 3>& requested,
-                                       int ranks);
+std::array<int, 3> choose_process_grid(const std::array<int, 3>& n, const std::array<int, 3>& requested, int ranks);
 
 // The ranks of the run, arranged as a Cartesian grid over the domain.
 class Comm {
@@ -79,8 +77,7 @@ class Comm {
   // Makes the process grid for a domain of n cells per direction, as
   // choose_process_grid(n, requested, ranks) chooses it; `periodic` says which directions
   // wrap. Throws DeckError (exit code 2) as that does.
-  Comm(const std::array<int, 3>& n, const std::array<int, 3>& requested,
-       const std::array<bool, 3>& periodic);
+  Comm(const std::array<int, 3>& n, const std::array<int, 3>& requested, const std::array<bool, 3>& periodic);
   ~Comm();
   Comm(const Comm&) = delete;
   Comm& operator=(const Comm&) = delete;
@@ -105,8 +102,8 @@ class Comm {
   double max(double x) const;  // over all ranks
   double sum(double x) const;
   // Per element min, max and mean over all ranks (for the timers).
-  void min_max_mean(const std::vector<double>& x, std::vector<double>& min,
-                    std::vector<double>& max, std::vector<double>& mean) const;
+  void min_max_mean(const std::vector<double>& x, std::vector<double>& min, std::vector<double>& max,
+                    std::vector<double>& mean) const;
   // The same string on every rank: rank 0's.
   std::string broadcast(const std::string& s) const;
   // Every rank's string, in rank order, on rank 0 (other ranks get an empty vector).
@@ -115,8 +112,7 @@ class Comm {
 
   // Assembles the subdomains' canonical states (variable-major, interior, x fastest) into
   // the global canonical state on rank 0; other ranks get an empty vector.
-  std::vector<double> gather(const std::vector<double>& local, const Grid& local_grid,
-                             const Grid& global) const;
+  std::vector<double> gather(const std::vector<double>& local, const Grid& local_grid, const Grid& global) const;
 
   // Whether the MPI library says it can send from and receive into device memory, and if
   // not, why (for --halo gpu-aware's error message).

@@ -16,21 +16,24 @@ Totals conserved_totals(const std::vector<double>& s, const Grid& g) {
   // One variable per thread, each summed in canonical order (the same result on any number
   // of threads); small states on the calling thread.
   const std::size_t per_thread = g.ninterior >= (1u << 16) ? 1 : kNumVars;
-  parallel_for(kNumVars, [&](std::size_t v0, std::size_t v1) {
-    for (std::size_t v = v0; v < v1; ++v) {
-      // Neumaier's compensated sum: the totals must resolve drifts near 1e-15.
-      double sum = 0, comp = 0, abs_sum = 0;
-      for (std::size_t c = 0; c < g.ninterior; ++c) {
-        const double x = s[v * g.ninterior + c];
-        const double t = sum + x;
-        comp += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
-        sum = t;
-        abs_sum += std::fabs(x);
-      }
-      out.sum[v] = (sum + comp) * volume;
-      out.abs_sum[v] = abs_sum * volume;
-    }
-  }, per_thread);
+  parallel_for(
+      kNumVars,
+      [&](std::size_t v0, std::size_t v1) {
+        for (std::size_t v = v0; v < v1; ++v) {
+          // Neumaier's compensated sum: the totals must resolve drifts near 1e-15.
+          double sum = 0, comp = 0, abs_sum = 0;
+          for (std::size_t c = 0; c < g.ninterior; ++c) {
+            const double x = s[v * g.ninterior + c];
+            const double t = sum + x;
+            comp += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
+            sum = t;
+            abs_sum += std::fabs(x);
+          }
+          out.sum[v] = (sum + comp) * volume;
+          out.abs_sum[v] = abs_sum * volume;
+        }
+      },
+      per_thread);
   return out;
 }
 

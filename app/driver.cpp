@@ -121,9 +121,7 @@ class Simulation {
   // The loop's four steps: see run_simulation().
   void read_status() { control_ = backend_->step_status(false); }
   void take_stop_requests();
-  bool at_stop() const {
-    return control_.failed || control_.t >= t_stop_ || control_.step >= step_stop();
-  }
+  bool at_stop() const { return control_.failed || control_.t >= t_stop_ || control_.step >= step_stop(); }
   bool stop();  // true at the end of the run
   void step();
   void finish();
@@ -152,8 +150,8 @@ class Simulation {
   std::unique_ptr<PhaseTimers> timers_;
   std::unique_ptr<Stages> stages_;
   RestartPoint start_;
-  std::vector<double> state_;  // this rank's state, canonical
-  std::vector<double> whole_;  // the whole state, gathered on rank 0 (empty elsewhere)
+  std::vector<double> state_;      // this rank's state, canonical
+  std::vector<double> whole_;      // the whole state, gathered on rank 0 (empty elsewhere)
   bool whole_is_current_ = false;  // `whole_` was gathered from the latest `state_`
   bool collective_ = false;        // every rank writes its block of one snapshot file
   std::unique_ptr<SnapshotWriter> writer_;
@@ -165,8 +163,8 @@ class Simulation {
   double t_stop_ = 0;
   StepControl control_;
   // The loop's own bookkeeping.
-  long asked_ = 0;      // steps asked of the backend
-  double output_s_ = 0; // host seconds of snapshots written inside the loop
+  long asked_ = 0;       // steps asked of the backend
+  double output_s_ = 0;  // host seconds of snapshots written inside the loop
   struct {
     long step = -1;
     double t = 0;
@@ -178,10 +176,13 @@ class Simulation {
 // ---- Set-up -------------------------------------------------------------------------------
 
 Simulation::Simulation(const Config& config, const RunOptions& options, RunResult& r)
-    : config_(config), options_(options), r_(r), laps_{r},
+    : config_(config),
+      options_(options),
+      r_(r),
+      laps_{r},
       comm_(config.n, config.ranks_grid, periodic_directions(config)),
       g_(grid_of(config, comm_.grid().dims.data(), comm_.grid().coords.data())) {
-  r_.grid = grid_of(config);  // the whole domain
+  r_.grid = grid_of(config);            // the whole domain
   ranks_on_node() = comm_.node_size();  // they share the node's cores in host passes
   r_.rank = comm_.rank();
   r_.ranks = comm_.size();
@@ -296,8 +297,8 @@ void Simulation::start_controller() {
 void Simulation::take_stop_requests() {
   if (checkpoints_.signal || checkpoints_.next <= control_.step + 2) return;
   int signal = stop_signal();
-  bool due = config_.checkpoint.every_seconds > 0 &&
-             seconds_since(checkpoints_.last) >= config_.checkpoint.every_seconds;
+  bool due =
+      config_.checkpoint.every_seconds > 0 && seconds_since(checkpoints_.last) >= config_.checkpoint.every_seconds;
   if (comm_.size() > 1) {
     signal = static_cast<int>(comm_.max(signal));
     due = comm_.max(due ? 1.0 : 0.0) > 0;
@@ -444,8 +445,8 @@ void Simulation::report_fault() {
   if (control_.step > start_.step) {
     backend_->select_after_fault(AfterFault::LastGood);
     backend_->get_state(state_, Purpose::Output);
-    const std::string good = "the last good state (step " + std::to_string(control_.step - 1) + ", t = " +
-                             std::to_string(control_.t_before) + ")";
+    const std::string good = "the last good state (step " + std::to_string(control_.step - 1) +
+                             ", t = " + std::to_string(control_.t_before) + ")";
     try {  // the fault is the news; a checkpoint that cannot be written is said with it
       saved = good + " is saved in " +
               save_checkpoint(config_, comm_, control_.step - 1, control_.t_before, state_, g_, r_.grid);
@@ -454,8 +455,8 @@ void Simulation::report_fault() {
     }
   }
   throw NumericalError("step " + std::to_string(control_.step) + ", t = " + std::to_string(control_.t) +
-                       ": no valid time step (max signal rate " + std::to_string(control_.max_rate) + "); " +
-                       where + "; " + saved);
+                       ": no valid time step (max signal rate " + std::to_string(control_.max_rate) + "); " + where +
+                       "; " + saved);
 }
 
 // ---- Finish ------------------------------------------------------------------------------------

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/contract/backend.hpp"
-#include "io/config.hpp"
 #include "app/timers.hpp"
+#include "io/config.hpp"
+#include "kernels/contract/backend.hpp"
 #include "kernels/grid.hpp"
 
 namespace halocline {
@@ -31,11 +31,13 @@ struct Totals {
 // `checkpoint_failure` says why it could not be written): exit code 128 + signal.
 struct Interrupted : std::runtime_error {
   Interrupted(int signal_number, long at_step, std::string checkpoint_path, const std::string& checkpoint_failure = "")
-      : std::runtime_error("interrupted by signal " + std::to_string(signal_number) + " at step " +
-                           std::to_string(at_step) +
-                           (checkpoint_failure.empty() ? "; the state is saved in " + checkpoint_path
-                                                       : "; the checkpoint could not be written: " + checkpoint_failure)),
-        signal(signal_number), step(at_step), checkpoint(std::move(checkpoint_path)) {}
+      : std::runtime_error(
+            "interrupted by signal " + std::to_string(signal_number) + " at step " + std::to_string(at_step) +
+            (checkpoint_failure.empty() ? "; the state is saved in " + checkpoint_path
+                                        : "; the checkpoint could not be written: " + checkpoint_failure)),
+        signal(signal_number),
+        step(at_step),
+        checkpoint(std::move(checkpoint_path)) {}
   int signal;
   long step;
   std::string checkpoint;
@@ -63,8 +65,8 @@ struct RunResult {
   // warm-up, 2 steps, or none in a shorter run): `timed_steps` of them.
   long timed_steps_from = 0, timed_steps = 0;
   double sim_time = 0;
-  double wall_s = 0;       // whole run, set-up and output included
-  double loop_s = 0;       // the time-step loop without output: the FOM's time
+  double wall_s = 0;  // whole run, set-up and output included
+  double loop_s = 0;  // the time-step loop without output: the FOM's time
   // Host seconds of each stretch of the run outside the step loop, in order.
   std::vector<std::pair<std::string, double>> outside_loop;
   // Host wall time between step submissions (see driver): the warm-up steps first, then
@@ -91,9 +93,9 @@ struct RunResult {
   int rank = 0, ranks = 1;
   std::array<int, 3> ranks_grid{1, 1, 1};
   HaloStrategy halo = HaloStrategy::None;  // as resolved for this run
-  std::string output_mode;  // serial (one rank), gather (rank 0 writes) or collective
-  std::vector<std::string> snapshots;  // XDMF files written
-  std::vector<std::string> checkpoints;  // checkpoint files written (older ones may be pruned)
+  std::string output_mode;                 // serial (one rank), gather (rank 0 writes) or collective
+  std::vector<std::string> snapshots;      // XDMF files written
+  std::vector<std::string> checkpoints;    // checkpoint files written (older ones may be pruned)
   std::size_t device_bytes = 0;
   DeviceInfo device;
   TransferLog transfers;
@@ -113,7 +115,6 @@ double max_relative_drift(const Totals& initial, const Totals& final);
 std::string state_checksum(const std::vector<double>& canonical);
 
 // Primitive variables (rho, u, v, w, p), canonical order, from conserved ones.
-std::vector<double> primitives(const std::vector<double>& canonical, std::size_t ncells,
-                               double gamma);
+std::vector<double> primitives(const std::vector<double>& canonical, std::size_t ncells, double gamma);
 
 }  // namespace halocline

@@ -7,13 +7,13 @@
 #include <sstream>
 #include <vector>
 
-#include "kernels/contract/backend.hpp"
 #include "app/comm.hpp"
 #include "app/driver.hpp"
 #include "app/resources.hpp"
 #include "io/checkpoint.hpp"
 #include "io/deck.hpp"
 #include "io/output_error.hpp"
+#include "kernels/contract/backend.hpp"
 
 namespace halocline {
 
@@ -73,8 +73,8 @@ std::string configuration_lines(const Config& c) {
     return t.str();
   };
   line("problem.type", problem_name(c.problem));
-  line("riemann", c.riemann.preset + " " + state_text(c.riemann.left) + " / " + state_text(c.riemann.right) +
-                      " x0 " + exact(c.riemann.x0) + " direction " + std::to_string(c.riemann.direction));
+  line("riemann", c.riemann.preset + " " + state_text(c.riemann.left) + " / " + state_text(c.riemann.right) + " x0 " +
+                      exact(c.riemann.x0) + " direction " + std::to_string(c.riemann.direction));
   const VortexSetup& v = c.vortex;
   line("isentropic_vortex", triple(std::array<double, 3>{v.strength, v.x0, v.y0}) + " " +
                                 triple(std::array<double, 3>{v.u, v.v, v.rho}) + " " + exact(v.p));
@@ -112,8 +112,8 @@ std::string configuration_lines(const Config& c) {
   line("run.host_mem", host_memory_name(c.memory.host_memory));
   line("run.prefetch", c.memory.prefetch ? "on" : "off");
   line("run.halo", halo_name(c.halo));
-  line("ranks_grid", std::to_string(c.ranks_grid[0]) + "," + std::to_string(c.ranks_grid[1]) + "," +
-                         std::to_string(c.ranks_grid[2]));
+  line("ranks_grid",
+       std::to_string(c.ranks_grid[0]) + "," + std::to_string(c.ranks_grid[1]) + "," + std::to_string(c.ranks_grid[2]));
   line("kokkos_tile", kokkos_tile_name(c.kokkos_tile));
   return s.str();
 }

@@ -20,7 +20,7 @@ namespace halocline {
 
 struct ExitStatus {
   int code = 1;
-  std::string prefix;       // "error: ", "numerical failure: " or "" (a signal)
+  std::string prefix;  // "error: ", "numerical failure: " or "" (a signal)
   std::string message;
   bool every_rank = false;  // every rank meets it alike (rank 0 speaks for the run)
   int rank = -1;            // the rank it happened on, named in the message; -1: not named

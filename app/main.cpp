@@ -3,6 +3,7 @@
 // 2 bad input (command line, deck, output path, a checkpoint that cannot be used, memory
 // the machine lacks), 3 a numerical failure during the run, 4 a file that could not be
 // written, 128 + N: stopped by signal N (SIGINT 130, SIGTERM 143).
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <csignal>
@@ -14,26 +15,25 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
-#include <unistd.h>
 
-#include "kernels/contract/backend.hpp"
 #include "app/bench.hpp"
 #include "app/build_info.hpp"
 #include "app/checkpoints.hpp"
 #include "app/comm.hpp"
 #include "app/driver.hpp"
 #include "app/failures.hpp"
-#include "app/outputs.hpp"
-#include "app/resources.hpp"
-#include "app/signals.hpp"
 #include "app/info.hpp"
+#include "app/outputs.hpp"
 #include "app/probe.hpp"
 #include "app/report.hpp"
+#include "app/resources.hpp"
+#include "app/select.hpp"
+#include "app/signals.hpp"
 #include "app/verify.hpp"
 #include "io/checkpoint.hpp"
 #include "io/deck.hpp"
 #include "io/h5util.hpp"
-#include "app/select.hpp"
+#include "kernels/contract/backend.hpp"
 
 namespace hc = halocline;
 
@@ -53,20 +53,18 @@ struct RunArgs {
 hc::Config run_config(const RunArgs& a) {
   hc::Config config = hc::load_deck(a.deck, a.sets);
   const std::pair<const char*, const std::string*> choices[] = {
-      {"layout", &a.layout}, {"precision", &a.precision}, {"backend", &a.backend}, {"owner", &a.owner},
-      {"host-mem", &a.host_mem}, {"prefetch", &a.prefetch}, {"halo", &a.halo}, {"kokkos-tile", &a.kokkos_tile}};
+      {"layout", &a.layout},     {"precision", &a.precision}, {"backend", &a.backend}, {"owner", &a.owner},
+      {"host-mem", &a.host_mem}, {"prefetch", &a.prefetch},   {"halo", &a.halo},       {"kokkos-tile", &a.kokkos_tile}};
   for (const auto& [key, value] : choices)
     if (!value->empty()) hc::apply_strategy_key(config, key, *value);
   if (!a.ranks_grid.empty()) {
-    if (a.ranks_grid.size() != 3)
-      throw hc::DeckError("--ranks-grid takes three positive numbers PX,PY,PZ");
+    if (a.ranks_grid.size() != 3) throw hc::DeckError("--ranks-grid takes three positive numbers PX,PY,PZ");
     for (int d = 0; d < 3; ++d) config.ranks_grid[d] = a.ranks_grid[d];
   }
   if (a.steps > 0) config.max_steps = a.steps;
   if (!a.out.empty()) config.out_dir = a.out;
   config.restart_path = a.restart;
-  config.report_path = a.report.empty() ? (std::filesystem::path(config.out_dir) / "report.json").string()
-                                        : a.report;
+  config.report_path = a.report.empty() ? (std::filesystem::path(config.out_dir) / "report.json").string() : a.report;
   hc::validate(config);
   return config;
 }
@@ -98,9 +96,8 @@ void prepare_outputs(const hc::Config& config, long restart_step, RunOutputs& ou
   // The run's own names must not be its inputs, except a restart file under its own
   // checkpoint name (later checkpoints have later names; pruning spares it).
   std::vector<std::string> named_inputs = {config.deck_path};
-  if (!config.restart_path.empty() &&
-      std::filesystem::path(config.restart_path).filename() !=
-          std::filesystem::path(hc::checkpoint_path("", restart_step)).filename())
+  if (!config.restart_path.empty() && std::filesystem::path(config.restart_path).filename() !=
+                                          std::filesystem::path(hc::checkpoint_path("", restart_step)).filename())
     named_inputs.push_back(config.restart_path);
   hc::check_output_names(config.out_dir, named_inputs);
   if (!config.checkpoint.dir.empty()) {
@@ -122,8 +119,7 @@ int do_run(const RunArgs& a) {
   const hc::NodeShare node = hc::node_share();  // the ranks that share this node's memory
   hc::agreed([&] {
     const std::array<int, 3> dims = hc::choose_process_grid(config.n, config.ranks_grid, hc::world_size());
-    hc::check_memory_plan(
-        hc::plan_memory(config, dims, !hc::runs_on_gpu(config.backend), node.ranks, node.has_rank0));
+    hc::check_memory_plan(hc::plan_memory(config, dims, !hc::runs_on_gpu(config.backend), node.ranks, node.has_rank0));
     long restart_step = -1;
     if (!config.restart_path.empty()) restart_step = hc::check_restart(config).step;
     if (hc::world_rank() == 0) prepare_outputs(config, restart_step, outputs);
@@ -217,7 +213,8 @@ int do_bench(const BenchArgs& a) {
   hc::print_bench(std::cout, r);
   std::cout << "bench " << (out / "bench.json").string() << ", " << (out / "bench.csv").string() << '\n';
   if (a.plot && plot_bench(out, r) != 0) throw std::runtime_error("--plot: tools/plot.py failed");
-  const long failed = std::count_if(r.rows.begin(), r.rows.end(), [](const hc::BenchRow& row) { return !row.failed.empty(); });
+  const long failed =
+      std::count_if(r.rows.begin(), r.rows.end(), [](const hc::BenchRow& row) { return !row.failed.empty(); });
   if (failed > 0) {
     std::cerr << "halocline: bench: " << failed << " configuration(s) failed (listed in bench.json)\n";
     return 1;
@@ -284,9 +281,9 @@ int do_verify() {
 // CLI11's own range checks print their bounds in full (a 309-digit number for "positive"):
 // these say the rule in the option's own terms.
 CLI::Validator in_range(long lo, long hi = std::numeric_limits<long>::max()) {
-  const std::string rule = hi == std::numeric_limits<long>::max() ? ">= " + std::to_string(lo)
-                                                                   : "in [" + std::to_string(lo) + ", " +
-                                                                         std::to_string(hi) + "]";
+  const std::string rule = hi == std::numeric_limits<long>::max()
+                               ? ">= " + std::to_string(lo)
+                               : "in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
   return CLI::Validator(
       [lo, hi, rule](std::string& text) -> std::string {
         char* end = nullptr;
@@ -317,8 +314,7 @@ int agree_on_command(int early, const std::string& command) {
 }
 
 CLI::Validator non_empty() {
-  return CLI::Validator([](std::string& text) { return text.empty() ? std::string("must not be empty") : ""; },
-                        "PATH");
+  return CLI::Validator([](std::string& text) { return text.empty() ? std::string("must not be empty") : ""; }, "PATH");
 }
 
 // `halocline run DECK [options]`: the options a run takes, into `a`.
@@ -330,27 +326,22 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
   run->add_option("--backend", a.backend, "kokkos | hip");
   run->add_option("--owner", a.owner, "GPU: who owns the state: device | host | managed");
   run->add_option("--host-mem", a.host_mem, "GPU: host buffers: pinned | pageable");
-  run->add_option("--prefetch", a.prefetch, "GPU, managed owner: on | off")
-      ->check(CLI::IsMember({"on", "off"}));
-  run->add_option("--halo", a.halo,
-                  "halo exchange: auto | none | sync | overlap | gpu-aware (docs/halo.md)");
+  run->add_option("--prefetch", a.prefetch, "GPU, managed owner: on | off")->check(CLI::IsMember({"on", "off"}));
+  run->add_option("--halo", a.halo, "halo exchange: auto | none | sync | overlap | gpu-aware (docs/halo.md)");
   run->add_option("--kokkos-tile", a.kokkos_tile,
                   "kokkos backend: cells per thread block: auto | kokkos | flat | AxBxC (docs/kokkos.md)");
   run->add_option("--ranks-grid", a.ranks_grid, "MPI ranks per direction: PX,PY,PZ")
       ->delimiter(',')
       ->check(in_range(1));
-  run->add_option("--steps", a.steps, "stop after N >= 1 steps (sets time.max_steps)")
-      ->check(in_range(1));
+  run->add_option("--steps", a.steps, "stop after N >= 1 steps (sets time.max_steps)")->check(in_range(1));
   run->add_option("--set", a.sets, "override a deck key: --set grid.n=256 (repeatable)");
   run->add_option("--out", a.out, "output directory (output.dir)")->check(non_empty());
-  run->add_option("--restart", a.restart, "continue from this checkpoint (docs/reliability.md)")
-      ->check(non_empty());
+  run->add_option("--restart", a.restart, "continue from this checkpoint (docs/reliability.md)")->check(non_empty());
   run->add_option("--report", a.report, "JSON report path (default OUT/report.json)")->check(non_empty());
   run->add_flag("--quiet", a.quiet, "print nothing on success");
   run->add_flag("--hdf5-errors", a.hdf5_errors,
                 "also print HDF5's own error stack when a file cannot be read or written (debugging)");
-  run->add_flag("--no-probe", a.no_probe,
-                "leave the device's copy bandwidth out of the report (no probe run)");
+  run->add_flag("--no-probe", a.no_probe, "leave the device's copy bandwidth out of the report (no probe run)");
   return run;
 }
 
@@ -361,15 +352,13 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
   bench->add_option("--sweep", a.sweeps,
                     "key=v1,v2,...: layout, precision, backend, owner, host-mem, prefetch, halo, kokkos-tile, "
                     "or a deck key (repeatable: the matrix of all)");
-  bench->add_option("--repeat", a.repeat,
-                    "repetitions of each configuration: blocks of --steps steps in its one run")
+  bench->add_option("--repeat", a.repeat, "repetitions of each configuration: blocks of --steps steps in its one run")
       ->check(in_range(1));
   bench->add_option("--steps", a.steps, "timed steps of each repetition (after 4 untimed ones)")
       ->check(in_range(1, 1000000));
   bench->add_option("--baseline", a.baseline, "key=value,...: the configuration speedups are against");
   bench->add_option("--set", a.sets, "override a deck key for every run (repeatable)");
-  bench->add_option("--out", a.out, "where bench.json, bench.csv and each run's report go")
-      ->check(non_empty());
+  bench->add_option("--out", a.out, "where bench.json, bench.csv and each run's report go")->check(non_empty());
   bench->add_flag("--quiet", a.quiet, "no progress lines");
   bench->add_flag("--plot", a.plot, "draw the results into OUT/plots (tools/plot.py)");
   return bench;
@@ -394,9 +383,11 @@ int main(int argc, char** argv) {
   CLI::App* bench = add_bench_command(app, bench_args);
 
   ProbeArgs probe_args;
-  CLI::App* probe = app.add_subcommand("probe", "measure the machine: copy and triad bandwidth, "
-                                                "host <-> device copies by size, launch latency");
-  probe->add_option("--backend", probe_args.backend, "kokkos | hip (default: the first built in)")->check(CLI::IsMember({"kokkos", "hip"}));
+  CLI::App* probe = app.add_subcommand("probe",
+                                       "measure the machine: copy and triad bandwidth, "
+                                       "host <-> device copies by size, launch latency");
+  probe->add_option("--backend", probe_args.backend, "kokkos | hip (default: the first built in)")
+      ->check(CLI::IsMember({"kokkos", "hip"}));
   probe->add_option("--device", probe_args.device, "GPU index")->check(in_range(0, 1 << 20));
   probe->add_option("--out", probe_args.out, "also write it where runs into this directory find it")
       ->check(non_empty());
@@ -406,7 +397,8 @@ int main(int argc, char** argv) {
   std::string info_backend = hc::backend_name(hc::default_backend());
   bool info_json_flag = false;
   CLI::App* info = app.add_subcommand("info", "describe the device and the build");
-  info->add_option("--backend", info_backend, "kokkos | hip (default: the first built in)")->check(CLI::IsMember({"kokkos", "hip"}));
+  info->add_option("--backend", info_backend, "kokkos | hip (default: the first built in)")
+      ->check(CLI::IsMember({"kokkos", "hip"}));
   info->add_flag("--json", info_json_flag, "as JSON");
 
   // The command line ends here for --help, --version or a mistake in it (exit code 2, said

@@ -159,7 +159,8 @@ void OutputDirectory::lock() {
                         "'); choose another --out or wait for that run to end");
       throw DeckError("output directory '" + dir_ + "': cannot lock '" + lock_path_ + "': " + std::strerror(error));
     }
-    struct stat held{}, named{};
+    struct stat held {
+    }, named{};
     if (::fstat(fd, &held) != 0 || ::stat(lock_path_.c_str(), &named) != 0 || held.st_ino != named.st_ino ||
         held.st_dev != named.st_dev) {
       ::close(fd);  // removed or replaced by its owner meanwhile: try the new one
@@ -215,7 +216,8 @@ void check_output_file(const std::string& path, const std::string& what, const s
   while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
   }
   if (in && first != '{')
-    throw DeckError(what + " '" + path + "' exists and is not a JSON report; the run does not overwrite "
+    throw DeckError(what + " '" + path +
+                    "' exists and is not a JSON report; the run does not overwrite "
                     "other files (remove it or choose another path)");
 }
 

@@ -16,8 +16,8 @@ namespace halocline {
 nlohmann::json probe_json(const ProbeResult& r) {
   nlohmann::json transfers = nlohmann::json::array();
   for (const TransferPoint& p : r.transfers)
-    transfers.push_back({{"memory", p.memory}, {"direction", p.direction}, {"bytes", p.bytes},
-                         {"best_s", p.best_s}, {"Bps", p.Bps()}});
+    transfers.push_back(
+        {{"memory", p.memory}, {"direction", p.direction}, {"bytes", p.bytes}, {"best_s", p.best_s}, {"Bps", p.Bps()}});
   auto or_null = [](double v) { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v); };
   return {
       {"halocline_version", HALOCLINE_VERSION},
@@ -37,12 +37,14 @@ nlohmann::json probe_json(const ProbeResult& r) {
       {"timer_resolution_s", or_null(r.timer_resolution_s)},
       {"timer", r.timer},
       {"definitions",
-       {{"copy_Bps", "c[i] = a[i] over arrays of array_bytes: 2 x array_bytes / fastest of the "
-                     "repetitions (after 2 warm-ups), as BabelStream"},
+       {{"copy_Bps",
+         "c[i] = a[i] over arrays of array_bytes: 2 x array_bytes / fastest of the "
+         "repetitions (after 2 warm-ups), as BabelStream"},
         {"triad_Bps", "a[i] = b[i] + s c[i]: 3 x array_bytes / fastest repetition"},
-        {"transfers", "one copy of `bytes` between device memory and host memory of each kind, "
-                      "fastest of 3-10 after a warm-up; managed: a prefetch migration of pages "
-                      "resident on the other side"},
+        {"transfers",
+         "one copy of `bytes` between device memory and host memory of each kind, "
+         "fastest of 3-10 after a warm-up; managed: a prefetch migration of pages "
+         "resident on the other side"},
         {"launch_s", "wall time per empty kernel, 1000 launched back to back"},
         {"launch_sync_s", "median wall time of one empty kernel launched and waited for"},
         {"timer_resolution_s", "smallest non-zero interval the phase timers' clock reads"}}},
@@ -75,16 +77,14 @@ ProbeResult probe_from_json(const nlohmann::json& j) {
 void print_probe(std::ostream& os, const ProbeResult& r) {
   auto gbs = [](double bps) { return bps / 1e9; };
   os << "probe: " << r.backend << " on " << r.device_name << (r.quick ? " (quick)" : "") << '\n'
-     << std::fixed << std::setprecision(1) << "  copy   " << std::setw(9) << gbs(r.copy_Bps)
-     << " GB/s best, " << gbs(r.copy_median_Bps) << " median (arrays of " << (r.array_bytes >> 20)
-     << " MiB, " << r.repetitions << " repetitions)\n"
-     << "  triad  " << std::setw(9) << gbs(r.triad_Bps) << " GB/s best, " << gbs(r.triad_median_Bps)
-     << " median\n";
+     << std::fixed << std::setprecision(1) << "  copy   " << std::setw(9) << gbs(r.copy_Bps) << " GB/s best, "
+     << gbs(r.copy_median_Bps) << " median (arrays of " << (r.array_bytes >> 20) << " MiB, " << r.repetitions
+     << " repetitions)\n"
+     << "  triad  " << std::setw(9) << gbs(r.triad_Bps) << " GB/s best, " << gbs(r.triad_median_Bps) << " median\n";
   if (r.launch_s >= 0)
     os << std::setprecision(2) << "  kernel launch " << r.launch_s * 1e6 << " us back to back, "
        << r.launch_sync_s * 1e6 << " us launched and waited for\n"
-       << std::setprecision(3) << "  timer resolution " << r.timer_resolution_s * 1e6 << " us ("
-       << r.timer << ")\n";
+       << std::setprecision(3) << "  timer resolution " << r.timer_resolution_s * 1e6 << " us (" << r.timer << ")\n";
   if (r.transfers.empty()) {
     os << "  host <-> device copies: " << r.transfers_note << '\n';
   } else {
@@ -114,8 +114,7 @@ std::string probe_cache_name(const std::string& backend, const std::string& devi
   return name + ".json";
 }
 
-ProbeResult cached_probe(const std::string& out_dir, const std::string& backend, int device,
-                         std::string& source) {
+ProbeResult cached_probe(const std::string& out_dir, const std::string& backend, int device, std::string& source) {
   namespace fs = std::filesystem;
   ProbeOptions options;
   options.quick = true;

@@ -24,8 +24,7 @@ void print_probe(std::ostream& os, const ProbeResult& r);
 // The probe figures of this device for a run writing into `out_dir`: read from
 // `out_dir/probe-<backend>-<device>.json` when a probe of this build and device is there,
 // otherwise measured (quick) and written there. `source` says which.
-ProbeResult cached_probe(const std::string& out_dir, const std::string& backend, int device,
-                         std::string& source);
+ProbeResult cached_probe(const std::string& out_dir, const std::string& backend, int device, std::string& source);
 
 // The file name cached_probe uses for a device name: letters and digits kept, the rest '_'.
 std::string probe_cache_name(const std::string& backend, const std::string& device_name);

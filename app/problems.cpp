@@ -20,9 +20,7 @@ constexpr double kPi = 3.14159265358979323846;
 using PointState = std::function<PrimState(const double x[3])>;
 
 // Coordinate of x along direction d as a fraction of the domain, in [0, 1).
-double fraction(const Config& c, const double x[3], int d) {
-  return (x[d] - c.lo[d]) / (c.hi[d] - c.lo[d]);
-}
+double fraction(const Config& c, const double x[3], int d) { return (x[d] - c.lo[d]) / (c.hi[d] - c.lo[d]); }
 
 // Periodic minimum-image distance from a to b along direction d.
 double periodic_delta(const Config& c, double a, double b, int d) {
@@ -53,11 +51,10 @@ PrimState vortex_state(const Config& c, const double x[3], double t) {
   const double r2 = dx * dx + dy * dy;
   const double swirl = v.strength / (2 * kPi) * std::exp(0.5 * (1 - r2));
   const double t_inf = v.p / v.rho;
-  const double temperature =
-      t_inf - (gamma - 1) * v.strength * v.strength / (8 * gamma * kPi * kPi) * std::exp(1 - r2);
+  const double temperature = t_inf - (gamma - 1) * v.strength * v.strength / (8 * gamma * kPi * kPi) * std::exp(1 - r2);
   const double ratio = temperature / t_inf;
-  return PrimState{v.rho * std::pow(ratio, 1 / (gamma - 1)), v.u - swirl * dy, v.v + swirl * dx,
-                   0.0, v.p * std::pow(ratio, gamma / (gamma - 1))};
+  return PrimState{v.rho * std::pow(ratio, 1 / (gamma - 1)), v.u - swirl * dy, v.v + swirl * dx, 0.0,
+                   v.p * std::pow(ratio, gamma / (gamma - 1))};
 }
 
 // McNally, Lyra and Passy (2012): a smooth shear layer pair with a seeded mode.
@@ -107,8 +104,7 @@ void to_conserved(const PrimState& s, double gamma, double w[5]) {
 }
 
 // Cell averages of a smooth point state by 2-point Gauss quadrature per active direction.
-void gauss_average(const Grid& g, const PointState& f, double gamma, int i, int j, int k,
-                   double w[5]) {
+void gauss_average(const Grid& g, const PointState& f, double gamma, int i, int j, int k, double w[5]) {
   static const double kNodes[2] = {-0.5 / std::sqrt(3.0), 0.5 / std::sqrt(3.0)};
   const int idx[3] = {i, j, k};
   int count[3];
@@ -189,46 +185,46 @@ std::vector<double> initial_state(const Config& c, const Grid& g) {
 
   // Every cell on its own (the planes of constant k split over host threads).
   const std::size_t plane = static_cast<std::size_t>(g.n[0]) * g.n[1];
-  parallel_for(static_cast<std::size_t>(g.n[2]), [&](std::size_t k0, std::size_t k1) {
-    for (int k = static_cast<int>(k0); k < static_cast<int>(k1); ++k)
-      for (int j = 0; j < g.n[1]; ++j)
-        for (int i = 0; i < g.n[0]; ++i) {
-          const std::size_t cell = (k * static_cast<std::size_t>(g.n[1]) + j) * g.n[0] + i;
-          const double x[3] = {g.centre(0, i), g.centre(1, j), g.centre(2, k)};
-          const int global[3] = {g.offset[0] + i, g.offset[1] + j, g.offset[2] + k};
-          double w[5] = {0, 0, 0, 0, 0};
-          switch (c.problem) {
-            case ProblemKind::Riemann:
-              to_conserved(riemann_state(c, x), gamma, w);
-              break;
-            case ProblemKind::IsentropicVortex:
-              gauss_average(
-                  g, [&](const double* p) { return vortex_state(c, p, 0.0); }, gamma, i, j, k, w);
-              break;
-            case ProblemKind::KelvinHelmholtz:
-              gauss_average(
-                  g, [&](const double* p) { return kh_state(c, p); }, gamma, i, j, k, w);
-              break;
-            case ProblemKind::Sedov: {
-              PrimState s{c.sedov.rho, 0, 0, 0, c.sedov.p};
-              if (sedov_r2(global) < sedov_radius * sedov_radius) s.p = sedov_pressure;
-              to_conserved(s, gamma, w);
-              break;
+  parallel_for(
+      static_cast<std::size_t>(g.n[2]),
+      [&](std::size_t k0, std::size_t k1) {
+        for (int k = static_cast<int>(k0); k < static_cast<int>(k1); ++k)
+          for (int j = 0; j < g.n[1]; ++j)
+            for (int i = 0; i < g.n[0]; ++i) {
+              const std::size_t cell = (k * static_cast<std::size_t>(g.n[1]) + j) * g.n[0] + i;
+              const double x[3] = {g.centre(0, i), g.centre(1, j), g.centre(2, k)};
+              const int global[3] = {g.offset[0] + i, g.offset[1] + j, g.offset[2] + k};
+              double w[5] = {0, 0, 0, 0, 0};
+              switch (c.problem) {
+                case ProblemKind::Riemann: to_conserved(riemann_state(c, x), gamma, w); break;
+                case ProblemKind::IsentropicVortex:
+                  gauss_average(
+                      g, [&](const double* p) { return vortex_state(c, p, 0.0); }, gamma, i, j, k, w);
+                  break;
+                case ProblemKind::KelvinHelmholtz:
+                  gauss_average(
+                      g, [&](const double* p) { return kh_state(c, p); }, gamma, i, j, k, w);
+                  break;
+                case ProblemKind::Sedov: {
+                  PrimState s{c.sedov.rho, 0, 0, 0, c.sedov.p};
+                  if (sedov_r2(global) < sedov_radius * sedov_radius) s.p = sedov_pressure;
+                  to_conserved(s, gamma, w);
+                  break;
+                }
+                case ProblemKind::Uniform: {
+                  PrimState s = c.uniform.state;
+                  const std::uint64_t index = static_cast<std::uint64_t>(global[0]) +
+                                              static_cast<std::uint64_t>(g.n_global[0]) *
+                                                  (global[1] + static_cast<std::uint64_t>(g.n_global[1]) * global[2]);
+                  s.rho *= 1.0 + c.uniform.perturbation * hashed_unit(index, c.uniform.seed);
+                  to_conserved(s, gamma, w);
+                  break;
+                }
+              }
+              store(out, n, cell, w);
             }
-            case ProblemKind::Uniform: {
-              PrimState s = c.uniform.state;
-              const std::uint64_t index =
-                  static_cast<std::uint64_t>(global[0]) +
-                  static_cast<std::uint64_t>(g.n_global[0]) *
-                      (global[1] + static_cast<std::uint64_t>(g.n_global[1]) * global[2]);
-              s.rho *= 1.0 + c.uniform.perturbation * hashed_unit(index, c.uniform.seed);
-              to_conserved(s, gamma, w);
-              break;
-            }
-          }
-          store(out, n, cell, w);
-        }
-  }, 1 + (1u << 14) / std::max<std::size_t>(1, plane));
+      },
+      1 + (1u << 14) / std::max<std::size_t>(1, plane));
   return out;
 }
 

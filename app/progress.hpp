@@ -11,8 +11,7 @@ namespace halocline {
 
 class ProgressLine {
  public:
-  ProgressLine(bool enabled, double t_end, long max_steps)
-      : enabled_(enabled), t_end_(t_end), max_steps_(max_steps) {}
+  ProgressLine(bool enabled, double t_end, long max_steps) : enabled_(enabled), t_end_(t_end), max_steps_(max_steps) {}
   ~ProgressLine() {
     if (shown_) std::fputc('\n', stderr);  // leave the last line standing
   }

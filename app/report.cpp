@@ -22,9 +22,7 @@ nlohmann::json totals_json(const Totals& t) {
   return j;
 }
 
-nlohmann::json count_json(const TransferCount& c) {
-  return {{"calls", c.calls}, {"bytes", c.bytes}};
-}
+nlohmann::json count_json(const TransferCount& c) { return {{"calls", c.calls}, {"bytes", c.bytes}}; }
 
 // Per direction: totals by purpose and by host-memory kind, and the step loop's per-step
 // average (output copies are counted apart, under "output").
@@ -61,9 +59,13 @@ nlohmann::json step_time_json(std::vector<double> t) {
   std::sort(t.begin(), t.end());
   const std::size_t n = t.size();
   const double median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-  return {{"median", median}, {"min", t.front()}, {"max", t.back()}, {"samples", n},
-          {"definition", "host time between step submissions; the first two (warm-up) and the "
-                         "traced step with the one after it (timeline) excluded"}};
+  return {{"median", median},
+          {"min", t.front()},
+          {"max", t.back()},
+          {"samples", n},
+          {"definition",
+           "host time between step submissions; the first two (warm-up) and the "
+           "traced step with the one after it (timeline) excluded"}};
 }
 
 bool ends_with(const std::string& s, const std::string& tail) {
@@ -81,19 +83,21 @@ nlohmann::json halo_json(const RunResult& r, double median_step) {
       exchange = exchange || ends_with(p.name, phase);
     (exchange ? t_halo : t_compute) += p.total_s * per_step;
   }
-  nlohmann::json j = {
-      {"strategy", halo_name(r.halo)},
-      {"t_halo_s", t_halo},
-      {"t_compute_s", t_compute},
-      {"t_step_s", median_step},
-      {"definitions",
-       {{"t_halo_s", "per step, the sum of the exchange phases pack, d2h, h2d, unpack (device "
-                     "events on the stream they run in) and mpi (host wall time), both stages"},
-        {"t_compute_s", "per step, the sum of every other timed phase but output (device events "
-                        "on the compute stream)"},
-        {"t_step_s", "median step time (step_time_s), warm-up excluded like the timers"},
-        {"hidden_fraction", "(t_compute + t_halo - t_step) / t_halo, clipped to [0, 1]: the part "
-                            "of the exchange that ran while the device computed"}}}};
+  nlohmann::json j = {{"strategy", halo_name(r.halo)},
+                      {"t_halo_s", t_halo},
+                      {"t_compute_s", t_compute},
+                      {"t_step_s", median_step},
+                      {"definitions",
+                       {{"t_halo_s",
+                         "per step, the sum of the exchange phases pack, d2h, h2d, unpack (device "
+                         "events on the stream they run in) and mpi (host wall time), both stages"},
+                        {"t_compute_s",
+                         "per step, the sum of every other timed phase but output (device events "
+                         "on the compute stream)"},
+                        {"t_step_s", "median step time (step_time_s), warm-up excluded like the timers"},
+                        {"hidden_fraction",
+                         "(t_compute + t_halo - t_step) / t_halo, clipped to [0, 1]: the part "
+                         "of the exchange that ran while the device computed"}}}};
   if (t_halo > 0 && median_step > 0) {
     const double hidden = (t_compute + t_halo - median_step) / t_halo;
     j["hidden_fraction"] = std::min(1.0, std::max(0.0, hidden));
@@ -165,23 +169,23 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   j["traffic"] = {{"bytes_per_step", bytes_per_step},
                   {"values_per_cell", 32 + 30 * nd},
                   {"effective_bandwidth_Bps", median_step > 0 ? bytes_per_step / median_step : 0.0},
-                  {"definition", "(32 + 30 active directions) values per interior cell per step, "
-                                 "over the median step time"}};
+                  {"definition",
+                   "(32 + 30 active directions) values per interior cell per step, "
+                   "over the median step time"}};
   double sum = 0;  // device phases per step: what the kernels take, without gaps
   for (const PhaseStats& p : r.timers)
     if (p.name != "output") sum += r.timed_steps ? p.total_s / r.timed_steps : 0.0;
   j["timers_sum_per_step_s"] = sum;
   nlohmann::json timers = nlohmann::json::object();
   for (const PhaseStats& p : r.timers)
-    timers[p.name] = {{"total_s", p.total_s}, {"calls", p.calls}, {"mean_s", p.mean_s()},
-                      {"min_s", p.min_s},     {"max_s", p.max_s}};
+    timers[p.name] = {
+        {"total_s", p.total_s}, {"calls", p.calls}, {"mean_s", p.mean_s()}, {"min_s", p.min_s}, {"max_s", p.max_s}};
   j["timers"] = timers;
   // Each phase's total over the ranks (the timers above are rank 0's).
   nlohmann::json over_ranks = nlohmann::json::object();
   for (std::size_t i = 0; i < r.timers.size() && i < r.timers_mean_s.size(); ++i)
-    over_ranks[r.timers[i].name] = {{"min_s", r.timers_min_s[i]},
-                                    {"max_s", r.timers_max_s[i]},
-                                    {"mean_s", r.timers_mean_s[i]}};
+    over_ranks[r.timers[i].name] = {
+        {"min_s", r.timers_min_s[i]}, {"max_s", r.timers_max_s[i]}, {"mean_s", r.timers_mean_s[i]}};
   j["timers_over_ranks"] = over_ranks;
   j["devices_over_ranks"] = r.devices_over_ranks;  // rank order: one GPU per rank shows here
   j["halo"] = halo_json(r, median_step);
@@ -190,9 +194,10 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
     events.push_back({{"phase", e.phase}, {"stream", e.stream}, {"start_s", e.start_s}, {"end_s", e.end_s}});
   j["timeline"] = {{"step", r.traced_step},
                    {"events", events},
-                   {"definition", "the backend calls of one step (the first timed one, begun with the "
-                                  "device idle): start and end on the clock of the stream each ran "
-                                  "in (device events on a GPU), in seconds since the step began"}};
+                   {"definition",
+                    "the backend calls of one step (the first timed one, begun with the "
+                    "device idle): start and end on the clock of the stream each ran "
+                    "in (device events on a GPU), in seconds since the step began"}};
   j["conservation"] = {{"initial", totals_json(r.initial)},
                        {"final", totals_json(r.final)},
                        {"max_relative_drift", max_relative_drift(r.initial, r.final)}};
@@ -227,30 +232,28 @@ void write_report(const nlohmann::json& report, const std::string& path, const s
 }
 
 void print_summary(std::ostream& os, const Config& c, const RunResult& r) {
-  os << "halocline " << HALOCLINE_VERSION << ": " << problem_name(c.problem) << " on "
-     << c.n[0] << " x " << c.n[1] << " x " << c.n[2] << ", " << layout_name(c.layout) << ", "
-     << precision_name(c.precision) << ", " << r.backend_description << '\n';
-  os << "steps " << r.steps << ", t = " << r.sim_time << ", wall " << std::fixed
-     << std::setprecision(3) << r.wall_s << " s, loop " << r.loop_s << " s\n";
-  os << std::defaultfloat << std::setprecision(4) << "FOM " << r.cell_updates_per_s / 1e6
-     << " M cell-updates/s\n\n";
-  os << std::left << std::setw(26) << "phase" << std::right << std::setw(8) << "calls"
-     << std::setw(12) << "total s" << std::setw(12) << "mean ms" << std::setw(12) << "min ms"
-     << std::setw(12) << "max ms" << std::setw(8) << "% wall" << '\n';
+  os << "halocline " << HALOCLINE_VERSION << ": " << problem_name(c.problem) << " on " << c.n[0] << " x " << c.n[1]
+     << " x " << c.n[2] << ", " << layout_name(c.layout) << ", " << precision_name(c.precision) << ", "
+     << r.backend_description << '\n';
+  os << "steps " << r.steps << ", t = " << r.sim_time << ", wall " << std::fixed << std::setprecision(3) << r.wall_s
+     << " s, loop " << r.loop_s << " s\n";
+  os << std::defaultfloat << std::setprecision(4) << "FOM " << r.cell_updates_per_s / 1e6 << " M cell-updates/s\n\n";
+  os << std::left << std::setw(26) << "phase" << std::right << std::setw(8) << "calls" << std::setw(12) << "total s"
+     << std::setw(12) << "mean ms" << std::setw(12) << "min ms" << std::setw(12) << "max ms" << std::setw(8) << "% wall"
+     << '\n';
   for (const PhaseStats& p : r.timers) {
     const double share = r.wall_s > 0 ? 100.0 * p.total_s / r.wall_s : 0.0;
-    os << std::left << std::setw(26) << p.name << std::right << std::setw(8) << p.calls
-       << std::fixed << std::setprecision(4) << std::setw(12) << p.total_s << std::setprecision(3)
-       << std::setw(12) << p.mean_s() * 1e3 << std::setw(12) << p.min_s * 1e3 << std::setw(12)
-       << p.max_s * 1e3 << std::setprecision(1) << std::setw(8) << share << '\n';
+    os << std::left << std::setw(26) << p.name << std::right << std::setw(8) << p.calls << std::fixed
+       << std::setprecision(4) << std::setw(12) << p.total_s << std::setprecision(3) << std::setw(12)
+       << p.mean_s() * 1e3 << std::setw(12) << p.min_s * 1e3 << std::setw(12) << p.max_s * 1e3 << std::setprecision(1)
+       << std::setw(8) << share << '\n';
   }
   os << std::defaultfloat << std::setprecision(6);
   bool open = false;  // an outflow face lets mass, momentum and energy through
   for (const auto& faces : c.boundary)
     for (Boundary b : faces) open = open || b == Boundary::Outflow;
   os << "\nconservation: max relative drift " << max_relative_drift(r.initial, r.final)
-     << (open ? " (outflow boundaries: not conserved)" : "")
-     << "\nchecksum " << r.checksum << '\n';
+     << (open ? " (outflow boundaries: not conserved)" : "") << "\nchecksum " << r.checksum << '\n';
 }
 
 }  // namespace halocline

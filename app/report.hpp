@@ -6,9 +6,9 @@
 #include <ostream>
 #include <string>
 
-#include "io/config.hpp"
 #include "app/driver.hpp"
 #include "app/probe.hpp"
+#include "io/config.hpp"
 
 namespace halocline {
 

@@ -36,9 +36,7 @@ std::uint64_t address_space_left() {
   return limit.rlim_cur > used ? limit.rlim_cur - used : 0;
 }
 
-std::string gib(u128 bytes) {
-  return bytes_text((bytes + (u128(1) << 29)) >> 30) + " GiB";
-}
+std::string gib(u128 bytes) { return bytes_text((bytes + (u128(1) << 29)) >> 30) + " GiB"; }
 
 }  // namespace
 
@@ -80,17 +78,18 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
 void check_memory_plan(const MemoryPlan& plan) {
   const u128 host = plan.host_bytes();
   const u128 addressable = u128(1) << 62;  // far beyond any machine, far inside size_t
-  const std::string ranks = plan.node_ranks > 1 ? " on each of the node's " + std::to_string(plan.node_ranks) + " ranks" : "";
+  const std::string ranks =
+      plan.node_ranks > 1 ? " on each of the node's " + std::to_string(plan.node_ranks) + " ranks" : "";
   const std::string parts = bytes_text(plan.solver_bytes) + " bytes for the solver's arrays" + ranks +
-                            (plan.solver_on_host ? "" : " (device memory)") + " and " +
-                            bytes_text(plan.copies_bytes) + " bytes for the host copies of the state";
+                            (plan.solver_on_host ? "" : " (device memory)") + " and " + bytes_text(plan.copies_bytes) +
+                            " bytes for the host copies of the state";
   if (plan.solver_bytes > addressable || host > addressable)
-    throw ResourceError("this grid needs " + bytes_text(plan.solver_on_host ? host : plan.solver_bytes) +
-                        " bytes (" + parts + "): more than a process can address");
+    throw ResourceError("this grid needs " + bytes_text(plan.solver_on_host ? host : plan.solver_bytes) + " bytes (" +
+                        parts + "): more than a process can address");
   const std::uint64_t available = host_bytes_available();
   if (available > 0 && host > available)
-    throw ResourceError("this grid needs " + bytes_text(host) + " bytes (" + gib(host) + ") of host memory (" +
-                        parts + "); " + host_memory_text());
+    throw ResourceError("this grid needs " + bytes_text(host) + " bytes (" + gib(host) + ") of host memory (" + parts +
+                        "); " + host_memory_text());
 }
 
 std::uint64_t host_bytes_available() {

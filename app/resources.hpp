@@ -20,7 +20,7 @@ struct MemoryPlan {
                                        // and rank 0's gathered whole, its primitives and a
                                        // file image
   int node_ranks = 1;
-  bool solver_on_host = true;          // the backend's arrays are in host memory
+  bool solver_on_host = true;  // the backend's arrays are in host memory
   unsigned __int128 host_bytes() const { return copies_bytes + (solver_on_host ? node_ranks * solver_bytes : 0); }
 };
 MemoryPlan plan_memory(const Config& config, const std::array<int, 3>& ranks_grid, bool solver_on_host,

@@ -162,8 +162,7 @@ HaloSetup choose_halo(const Config& c, const Comm& comm, const Grid& g) {
   HaloSetup h;
   h.host_memory = c.memory.host_memory;
   h.strategy = c.halo;
-  if (h.strategy == HaloStrategy::Auto)
-    h.strategy = comm.size() > 1 ? HaloStrategy::Overlap : HaloStrategy::None;
+  if (h.strategy == HaloStrategy::Auto) h.strategy = comm.size() > 1 ? HaloStrategy::Overlap : HaloStrategy::None;
   if (h.strategy == HaloStrategy::None && comm.size() > 1)
     throw DeckError("--halo none needs one rank; this run has " + std::to_string(comm.size()) +
                     " (choose sync, overlap or gpu-aware)");
@@ -172,13 +171,11 @@ HaloSetup choose_halo(const Config& c, const Comm& comm, const Grid& g) {
     throw DeckError("--halo gpu-aware: " + why + "; use --halo sync or overlap");
   if (h.strategy == HaloStrategy::None) return h;
   for (int d = 0; d < 3; ++d)
-    for (int side = 0; side < 2; ++side)
-      h.exchanged[d][side] = g.active(d) && comm.grid().neighbour[d][side] >= 0;
+    for (int side = 0; side < 2; ++side) h.exchanged[d][side] = g.active(d) && comm.grid().neighbour[d][side] >= 0;
   return h;
 }
 
-std::unique_ptr<Backend> make_backend(const Config& c, const Grid& g, const BoundaryFaces& faces,
-                                      int device) {
+std::unique_ptr<Backend> make_backend(const Config& c, const Grid& g, const BoundaryFaces& faces, int device) {
   const std::string why = backend_unavailable(c.backend);
   if (!why.empty()) throw DeckError(why);
   const Placement p{faces, device};

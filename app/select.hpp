@@ -4,10 +4,10 @@
 #include <memory>
 #include <string>
 
-#include "kernels/contract/backend.hpp"
 #include "app/comm.hpp"
-#include "io/config.hpp"
 #include "app/probe.hpp"
+#include "io/config.hpp"
+#include "kernels/contract/backend.hpp"
 #include "kernels/grid.hpp"
 
 namespace halocline {
@@ -15,8 +15,8 @@ namespace halocline {
 // The backend of `config` for this rank's subdomain `grid`, with boundary `faces` (the
 // exchanged ones marked) on GPU `device` (GPU backends). Throws DeckError (exit code 2)
 // when the configured backend cannot run here.
-std::unique_ptr<Backend> make_backend(const Config& config, const Grid& grid,
-                                      const BoundaryFaces& faces, int device = 0);
+std::unique_ptr<Backend> make_backend(const Config& config, const Grid& grid, const BoundaryFaces& faces,
+                                      int device = 0);
 
 // The halo strategy of the run (--halo, `auto` resolved) and which faces of this rank's
 // subdomain `grid` it exchanges: those with a neighbour (another rank, or this one across a

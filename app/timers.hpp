@@ -22,7 +22,7 @@ namespace halocline {
 
 // One timed call of a traced step, on the timeline of its stream.
 struct TraceEvent {
-  std::string phase, stream;  // stream: compute, halo or host
+  std::string phase, stream;      // stream: compute, halo or host
   double start_s = 0, end_s = 0;  // since the trace started
 };
 
@@ -62,9 +62,7 @@ class PhaseTimers {
   // Times backend work `phase` until the returned Scope goes out of scope, on the device
   // clock or on another clock of the backend (a second stream's).
   Scope scope(const std::string& phase) { return Scope(*this, slot_of(phase), device_clock_); }
-  Scope scope(const std::string& phase, PhaseClock& clock) {
-    return Scope(*this, slot_of(phase), clock);
-  }
+  Scope scope(const std::string& phase, PhaseClock& clock) { return Scope(*this, slot_of(phase), clock); }
   // Times host work `phase` the same way, on the host clock.
   Scope host_scope(const std::string& phase) { return Scope(*this, slot_of(phase), host_clock_); }
 

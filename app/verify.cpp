@@ -7,8 +7,8 @@
 #include <cmath>
 #include <iomanip>
 
-#include "io/deck.hpp"
 #include "app/problems.hpp"
+#include "io/deck.hpp"
 #include "kernels/exact_riemann.hpp"
 
 namespace halocline {
@@ -24,40 +24,38 @@ RunResult run_quietly(const Config& config) {
 }
 
 Config sod_config(int n, int direction) {
-  return config_from_toml(
-      "[problem]\ntype = 'riemann'\n[riemann]\npreset = 'sod'\ndirection = '" +
-      std::string(1, "xyz"[direction]) + "'\n[grid]\nn" + std::string(1, "xyz"[direction]) +
-      " = " + std::to_string(n) + "\n[time]\nt_end = 0.2\n");
+  return config_from_toml("[problem]\ntype = 'riemann'\n[riemann]\npreset = 'sod'\ndirection = '" +
+                          std::string(1, "xyz"[direction]) + "'\n[grid]\nn" + std::string(1, "xyz"[direction]) + " = " +
+                          std::to_string(n) + "\n[time]\nt_end = 0.2\n");
 }
 
 Config riemann_preset_config(const std::string& preset, int n) {
   // Toro's end times for his tests 1-5 (Table 4.1); Sod's is 0.2.
-  const double t_end = preset == "toro2" ? 0.15 : preset == "toro3" ? 0.012
-                     : preset == "toro4" ? 0.035 : preset == "toro5" ? 0.035 : 0.2;
+  const double t_end = preset == "toro2"   ? 0.15
+                       : preset == "toro3" ? 0.012
+                       : preset == "toro4" ? 0.035
+                       : preset == "toro5" ? 0.035
+                                           : 0.2;
   return config_from_toml("[problem]\ntype = 'riemann'\n[riemann]\npreset = '" + preset +
-                          "'\n[grid]\nnx = " + std::to_string(n) +
-                          "\n[time]\nt_end = " + std::to_string(t_end) + "\n");
+                          "'\n[grid]\nnx = " + std::to_string(n) + "\n[time]\nt_end = " + std::to_string(t_end) + "\n");
 }
 
 Config vortex_config(int n) {
-  return config_from_toml(
-      "[problem]\ntype = 'isentropic_vortex'\n[grid]\nnx = " + std::to_string(n) +
-      "\nny = " + std::to_string(n) +
-      "\nxmin = -5.0\nxmax = 5.0\nymin = -5.0\nymax = 5.0\n"
-      "[boundary]\nall = 'periodic'\n[time]\nt_end = 2.0\n");
+  return config_from_toml("[problem]\ntype = 'isentropic_vortex'\n[grid]\nnx = " + std::to_string(n) +
+                          "\nny = " + std::to_string(n) +
+                          "\nxmin = -5.0\nxmax = 5.0\nymin = -5.0\nymax = 5.0\n"
+                          "[boundary]\nall = 'periodic'\n[time]\nt_end = 2.0\n");
 }
 
 Config sedov_config(int n) {
-  return config_from_toml(
-      "[problem]\ntype = 'sedov'\n[grid]\nn = " + std::to_string(n) +
-      "\nxmin = -0.5\nxmax = 0.5\nymin = -0.5\nymax = 0.5\nzmin = -0.5\nzmax = 0.5\n"
-      "[time]\nt_end = 0.05\n");
+  return config_from_toml("[problem]\ntype = 'sedov'\n[grid]\nn = " + std::to_string(n) +
+                          "\nxmin = -0.5\nxmax = 0.5\nymin = -0.5\nymax = 0.5\nzmin = -0.5\nzmax = 0.5\n"
+                          "[time]\nt_end = 0.05\n");
 }
 
 double riemann_l1_density_error(const Config& c, const RunResult& r) {
   const RiemannSetup& s = c.riemann;
-  const ExactRiemann exact({s.left.rho, s.left.u, s.left.p}, {s.right.rho, s.right.u, s.right.p},
-                           c.physics.gamma);
+  const ExactRiemann exact({s.left.rho, s.left.u, s.left.p}, {s.right.rho, s.right.u, s.right.p}, c.physics.gamma);
   const Grid& g = r.grid;
   const int d = s.direction;
   double error = 0;
@@ -98,9 +96,9 @@ SedovMeasure measure_sedov(const Config& c, const RunResult& r) {
         const double v = rho(i, j, k);
         rho_max = std::max(rho_max, v);
         // Mirror images and axis permutations of a centred blast are the same solution.
-        asym = std::max({asym, std::fabs(v - rho(nx - 1 - i, j, k)), std::fabs(v - rho(i, ny - 1 - j, k)),
-                         std::fabs(v - rho(i, j, nz - 1 - k)), std::fabs(v - rho(j, i, k)),
-                         std::fabs(v - rho(k, j, i))});
+        asym =
+            std::max({asym, std::fabs(v - rho(nx - 1 - i, j, k)), std::fabs(v - rho(i, ny - 1 - j, k)),
+                      std::fabs(v - rho(i, j, nz - 1 - k)), std::fabs(v - rho(j, i, k)), std::fabs(v - rho(k, j, i))});
       }
   std::vector<double> mean(shells, 0.0);
   for (int s = 0; s < shells; ++s) mean[s] = count[s] > 0 ? sum[s] / count[s] : 0.0;
@@ -129,9 +127,9 @@ SedovMeasure measure_sedov(const Config& c, const RunResult& r) {
 namespace {
 
 void report(std::ostream& os, std::vector<Check>& checks, Check c) {
-  os << std::left << std::setw(22) << c.problem << std::setw(44) << c.measure << std::right
-     << std::setw(13) << std::setprecision(5) << c.value << "  " << std::left << std::setw(14)
-     << c.limit << (c.pass ? "PASS" : "FAIL") << std::endl;
+  os << std::left << std::setw(22) << c.problem << std::setw(44) << c.measure << std::right << std::setw(13)
+     << std::setprecision(5) << c.value << "  " << std::left << std::setw(14) << c.limit << (c.pass ? "PASS" : "FAIL")
+     << std::endl;
   checks.push_back(std::move(c));
 }
 
@@ -139,8 +137,9 @@ void report(std::ostream& os, std::vector<Check>& checks, Check c) {
 
 std::vector<Check> run_verification(std::ostream& os) {
   std::vector<Check> checks;
-  os << std::left << std::setw(22) << "problem" << std::setw(44) << "measure" << std::right
-     << std::setw(13) << "value" << "  " << std::left << std::setw(14) << "limit" << "result\n";
+  os << std::left << std::setw(22) << "problem" << std::setw(44) << "measure" << std::right << std::setw(13) << "value"
+     << "  " << std::left << std::setw(14) << "limit"
+     << "result\n";
 
   // Sod: error against the exact solution and its convergence (Athena++'s thresholds).
   const Config sod128 = sod_config(128), sod256 = sod_config(256);
@@ -156,11 +155,10 @@ std::vector<Check> run_verification(std::ostream& os) {
     const std::size_t n = r128.grid.ninterior;
     bool same = rd.steps == r128.steps;
     for (std::size_t i = 0; same && i < n; ++i)
-      same = rd.final_state[i] == r128.final_state[i] &&
-             rd.final_state[(1 + d) * n + i] == r128.final_state[n + i] &&
+      same = rd.final_state[i] == r128.final_state[i] && rd.final_state[(1 + d) * n + i] == r128.final_state[n + i] &&
              rd.final_state[4 * n + i] == r128.final_state[4 * n + i];
-    report(os, checks, {"sod", std::string("profile along ") + "xyz"[d] + " == along x (bitwise)",
-                        same ? 1.0 : 0.0, "== 1", same});
+    report(os, checks,
+           {"sod", std::string("profile along ") + "xyz"[d] + " == along x (bitwise)", same ? 1.0 : 0.0, "== 1", same});
   }
 
   // Strong shocks and rarefactions (Toro's tests 2-5): positive and close to exact.
@@ -171,8 +169,8 @@ std::vector<Check> run_verification(std::ostream& os) {
     const std::vector<double> prim = primitives(r.final_state, n, c.physics.gamma);
     double min_positive = prim[0];
     for (std::size_t i = 0; i < n; ++i) min_positive = std::min({min_positive, prim[i], prim[4 * n + i]});
-    report(os, checks, {preset, "min(rho, p) at t_end, N=200", min_positive, "> 0",
-                        min_positive > 0 && r.sim_time == c.t_end});
+    report(os, checks,
+           {preset, "min(rho, p) at t_end, N=200", min_positive, "> 0", min_positive > 0 && r.sim_time == c.t_end});
     double rho_max = 0;
     for (std::size_t i = 0; i < n; ++i) rho_max = std::max(rho_max, prim[i]);
     const double rel = riemann_l1_density_error(c, r) / rho_max;
@@ -188,9 +186,9 @@ std::vector<Check> run_verification(std::ostream& os) {
   }
   for (int s = 0; s < 2; ++s) {
     const double order = std::log2(errors[s] / errors[s + 1]);
-    report(os, checks, {"isentropic_vortex",
-                        "L1(rho) order, N=" + std::to_string(sizes[s]) + "->" + std::to_string(sizes[s + 1]),
-                        order, ">= 1.8", order >= 1.8});
+    report(os, checks,
+           {"isentropic_vortex", "L1(rho) order, N=" + std::to_string(sizes[s]) + "->" + std::to_string(sizes[s + 1]),
+            order, ">= 1.8", order >= 1.8});
   }
 
   // Sedov: grid symmetry and the self-similar shock radius.
@@ -198,31 +196,31 @@ std::vector<Check> run_verification(std::ostream& os) {
     const Config c = sedov_config(32);
     const RunResult r = run_quietly(c);
     const SedovMeasure m = measure_sedov(c, r);
-    report(os, checks, {"sedov", "asymmetry (mirror/permutation) / max rho", m.asymmetry,
-                        "<= 1e-12", m.asymmetry <= 1e-12});
+    report(os, checks,
+           {"sedov", "asymmetry (mirror/permutation) / max rho", m.asymmetry, "<= 1e-12", m.asymmetry <= 1e-12});
     const double ratio = m.shock_radius / m.expected_radius;
-    report(os, checks, {"sedov", "shock radius / Sedov-Taylor, N=32", ratio, "0.9 .. 1.1",
-                        ratio >= 0.9 && ratio <= 1.1});
+    report(os, checks,
+           {"sedov", "shock radius / Sedov-Taylor, N=32", ratio, "0.9 .. 1.1", ratio >= 0.9 && ratio <= 1.1});
     // Self-similarity: R ~ t^(2/5), measured between t_end / 2 and t_end.
     Config half = c;
     half.t_end = c.t_end / 2;
     const double exponent =
         std::log(m.shock_radius / measure_sedov(half, run_quietly(half)).shock_radius) / std::log(2.0);
-    report(os, checks, {"sedov", "growth exponent of the shock radius", exponent, "0.4 +- 0.04",
-                        std::fabs(exponent - 0.4) <= 0.04});
+    report(
+        os, checks,
+        {"sedov", "growth exponent of the shock radius", exponent, "0.4 +- 0.04", std::fabs(exponent - 0.4) <= 0.04});
   }
 
   // Conservation on periodic problems, 100 steps in fp64.
   for (const char* deck : {"vortex", "kh"}) {
-    Config c = std::string(deck) == "vortex"
-                   ? vortex_config(64)
-                   : config_from_toml("[problem]\ntype = 'kelvin_helmholtz'\n[grid]\nnx = 64\nny = 64\n"
-                                      "[boundary]\nall = 'periodic'\n[time]\nt_end = 100.0\n");
+    Config c = std::string(deck) == "vortex" ? vortex_config(64)
+                                             : config_from_toml(
+                                                   "[problem]\ntype = 'kelvin_helmholtz'\n[grid]\nnx = 64\nny = 64\n"
+                                                   "[boundary]\nall = 'periodic'\n[time]\nt_end = 100.0\n");
     c.max_steps = 100;
     const RunResult r = run_quietly(c);
     const double drift = max_relative_drift(r.initial, r.final);
-    report(os, checks, {deck, "conservation drift, 100 steps", drift, "<= 1e-12",
-                        drift <= 1e-12 && r.steps == 100});
+    report(os, checks, {deck, "conservation drift, 100 steps", drift, "<= 1e-12", drift <= 1e-12 && r.steps == 100});
   }
   return checks;
 }

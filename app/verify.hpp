@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "io/config.hpp"
 #include "app/driver.hpp"
+#include "io/config.hpp"
 
 namespace halocline {
 
@@ -31,9 +31,9 @@ Config vortex_config(int n);
 Config sedov_config(int n);
 
 struct SedovMeasure {
-  double shock_radius;      // where the angle-averaged density falls half-way from its peak
-  double expected_radius;   // Sedov-Taylor: xi0 (E t^2 / rho)^(1/5)
-  double asymmetry;         // largest |rho(x,y,z) - rho(mirror or permuted)| / max rho
+  double shock_radius;     // where the angle-averaged density falls half-way from its peak
+  double expected_radius;  // Sedov-Taylor: xi0 (E t^2 / rho)^(1/5)
+  double asymmetry;        // largest |rho(x,y,z) - rho(mirror or permuted)| / max rho
 };
 SedovMeasure measure_sedov(const Config& config, const RunResult& result);
 

@@ -47,8 +47,7 @@ void write_file_atomically(const std::string& path, const void* data, std::size_
     fail_removing(code, "");
   }
   if (::close(fd) != 0) fail_removing(errno, "");
-  if (::rename(tmp.c_str(), path.c_str()) != 0)
-    fail_removing(errno, "cannot rename '" + tmp + "' onto it: ");
+  if (::rename(tmp.c_str(), path.c_str()) != 0) fail_removing(errno, "cannot rename '" + tmp + "' onto it: ");
   if (!sync_directory) return;
   const fs::path parent = fs::path(path).parent_path();
   const std::string dir = parent.empty() ? "." : parent.string();

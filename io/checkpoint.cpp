@@ -43,9 +43,8 @@ std::string grid_text(const std::array<int, 3>& n) {
 // quoted in messages, so only short plain words pass.
 bool plain_word(const std::string& s) {
   if (s.empty() || s.size() > 32) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-  });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-'; });
 }
 
 // Why no run could continue from this header (after "checkpoint 'PATH' "); empty if one can.
@@ -53,16 +52,14 @@ std::string header_fault(const CheckpointHeader& h) {
   constexpr long kMaxStep = 1L << 53;  // steps count in doubles elsewhere (the report)
   if (h.step < 0 || h.step >= kMaxStep)
     return "has step " + std::to_string(h.step) + "; a step must be >= 0 and below 2^53";
-  if (!std::isfinite(h.time) || h.time < 0)
-    return "has time " + number(h.time) + "; the time must be finite and >= 0";
-  if (!std::isfinite(h.gamma) || h.gamma <= 1)
-    return "has gamma " + number(h.gamma) + "; gamma must be finite and > 1";
+  if (!std::isfinite(h.time) || h.time < 0) return "has time " + number(h.time) + "; the time must be finite and >= 0";
+  if (!std::isfinite(h.gamma) || h.gamma <= 1) return "has gamma " + number(h.gamma) + "; gamma must be finite and > 1";
   if (*std::min_element(h.grid.begin(), h.grid.end()) < 1)
     return "has a grid of " + grid_text(h.grid) + " cells; every size must be >= 1";
   for (int d = 0; d < 3; ++d)
     if (!std::isfinite(h.lo[d]) || !std::isfinite(h.hi[d]) || !(h.lo[d] < h.hi[d]))
-      return std::string("has domain ") + "xyz"[d] + " in [" + number(h.lo[d]) + ", " +
-             number(h.hi[d]) + "]; the extent must be finite, its low end below its high end";
+      return std::string("has domain ") + "xyz"[d] + " in [" + number(h.lo[d]) + ", " + number(h.hi[d]) +
+             "]; the extent must be finite, its low end below its high end";
   if (!plain_word(h.problem)) return "has an invalid 'problem' attribute";
   if (!plain_word(h.precision)) return "has an invalid 'precision' attribute";
   for (const std::string& b : h.boundaries)
@@ -118,18 +115,17 @@ void write_string(hid_t file, const char* name, const std::string& value, const 
 }
 
 // The dataset and every attribute of the header into the (in-memory) file `f`.
-void fill_checkpoint(hid_t f, const CheckpointHeader& h, const std::vector<double>& state,
-                     const std::string& path) {
+void fill_checkpoint(hid_t f, const CheckpointHeader& h, const std::vector<double>& state, const std::string& path) {
   {
     const hsize_t dims[4] = {static_cast<hsize_t>(kNumVars), static_cast<hsize_t>(h.grid[2]),
                              static_cast<hsize_t>(h.grid[1]), static_cast<hsize_t>(h.grid[0])};
     H5Handle space(check_id(H5Screate_simple(4, dims, nullptr), "create dataspace", path), H5Sclose);
-    H5Handle dset(check_id(H5Dcreate2(f, "state", H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT,
-                                      H5P_DEFAULT, H5P_DEFAULT),
-                           "create dataset 'state'", path),
-                  H5Dclose);
-    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, state.data()),
-          "write dataset 'state'", path);
+    H5Handle dset(
+        check_id(H5Dcreate2(f, "state", H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                 "create dataset 'state'", path),
+        H5Dclose);
+    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, state.data()), "write dataset 'state'",
+          path);
     check(dset.close(), "close dataset 'state'", path);
   }
   write_string(f, "format", "halocline-checkpoint", path);
@@ -174,8 +170,7 @@ T read_scalar(hid_t file, const char* name, hid_t type, const std::string& path)
   const H5Handle attr = open_attribute(file, name, path);
   H5Handle space(attr.get() >= 0 ? H5Aget_space(attr.get()) : -1, H5Sclose);
   T value{};
-  if (space.get() < 0 || H5Sget_simple_extent_npoints(space.get()) != 1 ||
-      H5Aread(attr.get(), type, &value) < 0)
+  if (space.get() < 0 || H5Sget_simple_extent_npoints(space.get()) != 1 || H5Aread(attr.get(), type, &value) < 0)
     unreadable(path, name);
   return value;
 }
@@ -185,8 +180,7 @@ std::array<T, 3> read_triple(hid_t file, const char* name, hid_t type, const std
   const H5Handle attr = open_attribute(file, name, path);
   std::array<T, 3> v{};
   H5Handle space(attr.get() >= 0 ? H5Aget_space(attr.get()) : -1, H5Sclose);
-  if (space.get() < 0 || H5Sget_simple_extent_npoints(space.get()) != 3 ||
-      H5Aread(attr.get(), type, v.data()) < 0)
+  if (space.get() < 0 || H5Sget_simple_extent_npoints(space.get()) != 3 || H5Aread(attr.get(), type, v.data()) < 0)
     unreadable(path, name);
   return v;
 }
@@ -227,8 +221,7 @@ hid_t open_for_reading(const std::string& path) {
 long step_of_name(const std::string& name) {
   const std::string head = "checkpoint_", tail = ".h5";
   if (name.size() < head.size() + 8 + tail.size() || name.size() > head.size() + 18 + tail.size() ||
-      name.compare(0, head.size(), head) != 0 ||
-      name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
+      name.compare(0, head.size(), head) != 0 || name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
     return -1;
   const std::string digits = name.substr(head.size(), name.size() - head.size() - tail.size());
   if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) return -1;
@@ -251,14 +244,13 @@ std::string checkpoint_path(const std::string& dir, long step) {
   return (fs::path(dir) / name).string();
 }
 
-void write_checkpoint(const std::string& path, const CheckpointHeader& h,
-                      const std::vector<double>& state) {
+void write_checkpoint(const std::string& path, const CheckpointHeader& h, const std::vector<double>& state) {
   const std::string fault = header_fault(h);
   if (!fault.empty()) throw std::invalid_argument("checkpoint '" + path + "' not written: it " + fault);
   const std::size_t cells = static_cast<std::size_t>(h.grid[0]) * h.grid[1] * h.grid[2];
   if (state.size() != kNumVars * cells)
-    throw std::invalid_argument("checkpoint: state has " + std::to_string(state.size()) +
-                                " values, the grid needs " + std::to_string(kNumVars * cells));
+    throw std::invalid_argument("checkpoint: state has " + std::to_string(state.size()) + " values, the grid needs " +
+                                std::to_string(kNumVars * cells));
   try {
     h5::MemoryFile file(path, state.size() * sizeof(double) + h.deck_text.size());
     fill_checkpoint(file.get(), h, state, path);
@@ -310,16 +302,15 @@ std::vector<double> read_checkpoint_block(const std::string& path, const Grid& l
   hsize_t dims[4] = {0, 0, 0, 0};
   if (space.get() < 0 || H5Sget_simple_extent_ndims(space.get()) != 4 ||
       H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 4 || dims[0] != kNumVars ||
-      dims[1] != static_cast<hsize_t>(local.n_global[2]) ||
-      dims[2] != static_cast<hsize_t>(local.n_global[1]) ||
+      dims[1] != static_cast<hsize_t>(local.n_global[2]) || dims[2] != static_cast<hsize_t>(local.n_global[1]) ||
       dims[3] != static_cast<hsize_t>(local.n_global[0]))
     refuse(path, "has a 'state' dataset of another shape than its grid");
-  const hsize_t start[4] = {0, static_cast<hsize_t>(local.offset[2]),
-                            static_cast<hsize_t>(local.offset[1]), static_cast<hsize_t>(local.offset[0])};
+  const hsize_t start[4] = {0, static_cast<hsize_t>(local.offset[2]), static_cast<hsize_t>(local.offset[1]),
+                            static_cast<hsize_t>(local.offset[0])};
   const hsize_t count[4] = {static_cast<hsize_t>(kNumVars), static_cast<hsize_t>(local.n[2]),
                             static_cast<hsize_t>(local.n[1]), static_cast<hsize_t>(local.n[0])};
-  check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
-        "select this rank's block", path);
+  check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), "select this rank's block",
+        path);
   H5Handle memory(H5Screate_simple(4, count, nullptr), H5Sclose);
   std::vector<double> block(kNumVars * local.ninterior);
   if (H5Dread(dset.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT, block.data()) < 0)
@@ -346,9 +337,10 @@ void prune_checkpoints(const std::string& dir, int keep, const std::string& spar
   // The spare is neither counted nor removed: renamed by hand to a later step, it would
   // otherwise count as the newest and have the run's own new checkpoints removed.
   // equivalent() compares the files themselves: another spelling of the path, a link.
-  found.erase(std::remove_if(found.begin(), found.end(),
-                             [&](const CheckpointFile& f) { return !spare.empty() && fs::equivalent(f.path, spare, ec); }),
-              found.end());
+  found.erase(
+      std::remove_if(found.begin(), found.end(),
+                     [&](const CheckpointFile& f) { return !spare.empty() && fs::equivalent(f.path, spare, ec); }),
+      found.end());
   for (std::size_t i = 0; i + keep < found.size(); ++i) fs::remove(found[i].path, ec);
 }
 

@@ -25,20 +25,20 @@ constexpr int kCheckpointFormat = 2;
 struct CheckpointHeader {
   int format = kCheckpointFormat;
   std::string halocline_version;
-  long step = 0;                     // >= 0, below 2^53
-  double time = 0;                   // finite, >= 0
-  std::string problem;               // problem_name(), as the deck's problem.type
+  long step = 0;                                   // >= 0, below 2^53
+  double time = 0;                                 // finite, >= 0
+  std::string problem;                             // problem_name(), as the deck's problem.type
   std::array<double, 3> lo{0, 0, 0}, hi{1, 1, 1};  // the domain extent
   // boundary_name() of each face: x_lo, x_hi, y_lo, y_hi, z_lo, z_hi
   std::array<std::string, 6> boundaries;
   std::array<int, 3> grid{1, 1, 1};  // global interior cells
   double gamma = 0;
-  std::string precision;             // fp64 or fp32: a restart must use the same
-  std::string layout, backend;       // of the run that wrote it (any may restart it)
+  std::string precision;        // fp64 or fp32: a restart must use the same
+  std::string layout, backend;  // of the run that wrote it (any may restart it)
   std::array<int, 3> ranks_grid{1, 1, 1};
   std::string deck_text;
-  std::string checksum;              // of the state, as state_checksum()
-  std::string header_checksum;       // as read; write_checkpoint computes its own
+  std::string checksum;         // of the state, as state_checksum()
+  std::string header_checksum;  // as read; write_checkpoint computes its own
 };
 
 // 64-bit FNV-1a (16 hex digits) over a canonical text of every field above but
@@ -52,8 +52,7 @@ std::string checkpoint_header_checksum(const CheckpointHeader& header);
 // 'PATH': REASON", the OS's reason), leaving no temporary and any earlier file at `path`
 // untouched; a header that could not be restarted (see read_checkpoint_header) throws
 // std::invalid_argument.
-void write_checkpoint(const std::string& path, const CheckpointHeader& header,
-                      const std::vector<double>& state);
+void write_checkpoint(const std::string& path, const CheckpointHeader& header, const std::vector<double>& state);
 
 // Reads the header and checks it; throws CheckpointError (exit code 2) for a file that is
 // missing, not HDF5, truncated, of another format version, missing a field, whose header

@@ -17,8 +17,8 @@ std::array<int, 3> parse_kokkos_tile(const std::string& text, const std::string&
   std::istringstream in(text);
   char x1 = 0, x2 = 0;
   std::string rest;
-  const bool read = static_cast<bool>(in >> tile[0] >> x1 >> tile[1] >> x2 >> tile[2]) && x1 == 'x' && x2 == 'x' &&
-                    !(in >> rest);
+  const bool read =
+      static_cast<bool>(in >> tile[0] >> x1 >> tile[1] >> x2 >> tile[2]) && x1 == 'x' && x2 == 'x' && !(in >> rest);
   const long cells = static_cast<long>(tile[0]) * tile[1] * tile[2];
   if (!read || tile[0] < 1 || tile[1] < 1 || tile[2] < 1 || cells > 1024)
     throw DeckError(option + " '" + text + "': expected auto, kokkos, flat or AxBxC (positive, at most 1024 cells, " +

@@ -6,8 +6,8 @@
 #include <array>
 #include <string>
 
-#include "kernels/contract/strategy.hpp"
 #include "kernels/boundary.hpp"
+#include "kernels/contract/strategy.hpp"
 #include "kernels/hydro.hpp"
 #include "layouts/layouts.hpp"
 
@@ -29,8 +29,8 @@ struct RiemannSetup {
   std::string preset = "sod";  // sod, toro1 .. toro5, or "custom"
   PrimState left{1.0, 0.0, 0.0, 0.0, 1.0};
   PrimState right{0.125, 0.0, 0.0, 0.0, 0.1};
-  double x0 = 0.5;   // interface position along `direction`
-  int direction = 0; // 0 = x, 1 = y, 2 = z
+  double x0 = 0.5;    // interface position along `direction`
+  int direction = 0;  // 0 = x, 1 = y, 2 = z
 };
 
 struct VortexSetup {
@@ -41,18 +41,18 @@ struct VortexSetup {
 };
 
 struct SedovSetup {
-  double energy = 1.0;         // blast energy deposited in the central sphere
-  double radius_cells = 2.0;   // deposit radius in cells of the coarsest direction
-  double rho = 1.0;            // ambient density
-  double p = 1.0e-5;           // ambient pressure
+  double energy = 1.0;        // blast energy deposited in the central sphere
+  double radius_cells = 2.0;  // deposit radius in cells of the coarsest direction
+  double rho = 1.0;           // ambient density
+  double p = 1.0e-5;          // ambient pressure
 };
 
 struct KelvinHelmholtzSetup {
   double rho_inner = 2.0, rho_outer = 1.0;  // density of the central and outer streams
   double velocity = 0.5;                    // inner stream moves at +velocity, outer at -velocity
   double p = 2.5;
-  double width = 0.025;                     // smoothing length of the shear layers
-  double amplitude = 0.01;                  // amplitude of the seeded v perturbation
+  double width = 0.025;     // smoothing length of the shear layers
+  double amplitude = 0.01;  // amplitude of the seeded v perturbation
 };
 
 struct UniformSetup {
@@ -70,8 +70,8 @@ struct CheckpointSetup {
 };
 
 struct Config {
-  std::string deck_path;   // the deck as given on the command line
-  std::string deck_text;   // the deck's text, for the report and later for checkpoints
+  std::string deck_path;  // the deck as given on the command line
+  std::string deck_text;  // the deck's text, for the report and later for checkpoints
   ProblemKind problem = ProblemKind::Riemann;
   RiemannSetup riemann;
   VortexSetup vortex;
@@ -90,7 +90,7 @@ struct Config {
                                                    {Boundary::Outflow, Boundary::Outflow}}};
 
   double t_end = 0.2;
-  long max_steps = 0;          // 0: no limit, run to t_end
+  long max_steps = 0;  // 0: no limit, run to t_end
 
   double output_interval = 0;  // simulation time between snapshots; 0: no snapshots
   bool output_final = true;    // write a snapshot of the final state
@@ -98,9 +98,9 @@ struct Config {
   // gathers and writes, the only way with a serial HDF5).
   bool output_collective = true;
   std::string out_dir = "out";
-  std::string report_path;     // empty: <out_dir>/report.json
+  std::string report_path;  // empty: <out_dir>/report.json
   CheckpointSetup checkpoint;
-  std::string restart_path;    // --restart FILE: continue from this checkpoint
+  std::string restart_path;  // --restart FILE: continue from this checkpoint
 
   LayoutKind layout = LayoutKind::SoA;
   Precision precision = Precision::FP64;

@@ -20,11 +20,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
-#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <initializer_list>
 #include <map>
@@ -50,26 +50,20 @@ Choices<E> named(std::initializer_list<E> values, const char* (*name)(E)) {
   return out;
 }
 // Namespace-scope tables: safe because no static initialiser elsewhere parses a deck.
-const Choices<ProblemKind> kProblems =
-    named({ProblemKind::Riemann, ProblemKind::IsentropicVortex, ProblemKind::Sedov,
-           ProblemKind::KelvinHelmholtz, ProblemKind::Uniform},
-          problem_name);
+const Choices<ProblemKind> kProblems = named({ProblemKind::Riemann, ProblemKind::IsentropicVortex, ProblemKind::Sedov,
+                                              ProblemKind::KelvinHelmholtz, ProblemKind::Uniform},
+                                             problem_name);
 const Choices<Boundary> kBoundaries =
     named({Boundary::Periodic, Boundary::Outflow, Boundary::Reflecting}, boundary_name);
-const Choices<Limiter> kLimiters =
-    named({Limiter::Minmod, Limiter::VanLeer, Limiter::MC}, limiter_name);
-const Choices<RiemannSolver> kSolvers =
-    named({RiemannSolver::HLLC, RiemannSolver::Rusanov}, riemann_name);
-const Choices<LayoutKind> kLayouts =
-    named({LayoutKind::AoS, LayoutKind::SoA, LayoutKind::AoSoA}, layout_name);
+const Choices<Limiter> kLimiters = named({Limiter::Minmod, Limiter::VanLeer, Limiter::MC}, limiter_name);
+const Choices<RiemannSolver> kSolvers = named({RiemannSolver::HLLC, RiemannSolver::Rusanov}, riemann_name);
+const Choices<LayoutKind> kLayouts = named({LayoutKind::AoS, LayoutKind::SoA, LayoutKind::AoSoA}, layout_name);
 const Choices<Precision> kPrecisions = named({Precision::FP64, Precision::FP32}, precision_name);
 const Choices<BackendKind> kBackends = named({BackendKind::Kokkos, BackendKind::Hip}, backend_name);
 const Choices<Owner> kOwners = named({Owner::Device, Owner::Host, Owner::Managed}, owner_name);
-const Choices<HostMemory> kHostMemories =
-    named({HostMemory::Pinned, HostMemory::Pageable}, host_memory_name);
+const Choices<HostMemory> kHostMemories = named({HostMemory::Pinned, HostMemory::Pageable}, host_memory_name);
 const Choices<HaloStrategy> kHalos =
-    named({HaloStrategy::Auto, HaloStrategy::None, HaloStrategy::Sync, HaloStrategy::Overlap,
-           HaloStrategy::GpuAware},
+    named({HaloStrategy::Auto, HaloStrategy::None, HaloStrategy::Sync, HaloStrategy::Overlap, HaloStrategy::GpuAware},
           halo_name);
 const Choices<int> kDirections = {{"x", 0}, {"y", 1}, {"z", 2}};
 
@@ -87,8 +81,7 @@ const std::vector<Preset>& presets() {
       {"toro2", {1.0, -2.0, 0.0, 0.0, 0.4}, {1.0, 2.0, 0.0, 0.0, 0.4}, 0.5},
       {"toro3", {1.0, 0.0, 0.0, 0.0, 1000.0}, {1.0, 0.0, 0.0, 0.0, 0.01}, 0.5},
       {"toro4", {1.0, 0.0, 0.0, 0.0, 0.01}, {1.0, 0.0, 0.0, 0.0, 100.0}, 0.4},
-      {"toro5", {5.99924, 19.5975, 0.0, 0.0, 460.894}, {5.99242, -6.19633, 0.0, 0.0, 46.095},
-       0.8},
+      {"toro5", {5.99924, 19.5975, 0.0, 0.0, 460.894}, {5.99242, -6.19633, 0.0, 0.0, 46.095}, 0.8},
   };
   return p;
 }
@@ -204,8 +197,7 @@ class Reader {
       if (dot == std::string::npos) break;
       k.erase(dot);
     }
-    if (node && node->source().begin.line > 0)
-      return source_ + ":" + std::to_string(node->source().begin.line);
+    if (node && node->source().begin.line > 0) return source_ + ":" + std::to_string(node->source().begin.line);
     return source_;
   }
 
@@ -216,13 +208,11 @@ class Reader {
     return source_;
   }
 
-  [[noreturn]] void fail(const std::string& key, const toml::node* node,
-                         const std::string& message) const {
+  [[noreturn]] void fail(const std::string& key, const toml::node* node, const std::string& message) const {
     throw DeckError(where(key, node) + ": " + message);
   }
 
-  [[noreturn]] void wrong_type(const std::string& key, const toml::node& n,
-                               const char* expected) const {
+  [[noreturn]] void wrong_type(const std::string& key, const toml::node& n, const char* expected) const {
     fail(key, &n, "key '" + key + "' must be " + expected + " (got " + type_name(n) + ")");
   }
 
@@ -248,18 +238,14 @@ class Reader {
     if (auto v = n->value_exact<T>()) return v;
     wrong_type(key, *n, expected);
   }
-  std::optional<std::string> string(const std::string& key) const {
-    return exact<std::string>(key, "a string");
-  }
-  std::optional<bool> boolean(const std::string& key) const {
-    return exact<bool>(key, "a boolean (true or false)");
-  }
+  std::optional<std::string> string(const std::string& key) const { return exact<std::string>(key, "a string"); }
+  std::optional<bool> boolean(const std::string& key) const { return exact<bool>(key, "a boolean (true or false)"); }
   std::optional<long long> integer(const std::string& key, long long lo, long long hi) const {
     const auto v = exact<std::int64_t>(key, "an integer");
     if (v && (*v < lo || *v > hi))
-      fail(key, find(key), "key '" + key + "' must be " +
-                               (*v < lo ? ">= " + std::to_string(lo) : "<= " + std::to_string(hi)) +
-                               " (got " + std::to_string(*v) + ")");
+      fail(key, find(key),
+           "key '" + key + "' must be " + (*v < lo ? ">= " + std::to_string(lo) : "<= " + std::to_string(hi)) +
+               " (got " + std::to_string(*v) + ")");
     return v;
   }
 
@@ -268,8 +254,7 @@ class Reader {
     const auto word = string(key);
     if (!word) return std::nullopt;
     if (auto e = lookup(choices, *word)) return e;
-    fail(key, find(key),
-         "key '" + key + "' must be one of " + join(choices) + " (got '" + *word + "')");
+    fail(key, find(key), "key '" + key + "' must be one of " + join(choices) + " (got '" + *word + "')");
   }
 
   // Small helpers that assign only when the key is present.
@@ -291,12 +276,10 @@ class Reader {
 
 // Splices one "a.b.c=value" into the tree, creating tables on the way, and records its text
 // so that messages about the key name the override instead of a deck line.
-void apply_override(toml::table& root, const std::string& text,
-                    std::map<std::string, std::string>& origins) {
+void apply_override(toml::table& root, const std::string& text, std::map<std::string, std::string>& origins) {
   const std::string here = "--set " + text;
   const auto eq = text.find('=');
-  if (eq == std::string::npos)
-    throw DeckError(here + ": expected key=value, e.g. --set grid.n=256");
+  if (eq == std::string::npos) throw DeckError(here + ": expected key=value, e.g. --set grid.n=256");
   const std::string key = trim(text.substr(0, eq));
   const std::string value = text.substr(eq + 1);
   const auto parts = split_key(key);
@@ -353,10 +336,8 @@ void check_structure(const Reader& r) {
       if (s.name == sec) section = &s;
     if (!section) {
       if (v.is_table())
-        r.fail(sec, &v, "unknown section '[" + sec + "]' (valid sections: " +
-                            join(section_names) + ")");
-      r.fail(sec, &v, "unknown key '" + sec + "' (every key belongs in a section: " +
-                          join(section_names) + ")");
+        r.fail(sec, &v, "unknown section '[" + sec + "]' (valid sections: " + join(section_names) + ")");
+      r.fail(sec, &v, "unknown key '" + sec + "' (every key belongs in a section: " + join(section_names) + ")");
     }
     if (!v.is_table()) r.wrong_type(sec, v, "a table");
 
@@ -364,15 +345,13 @@ void check_structure(const Reader& r) {
       const std::string name(k2.str());
       const std::string key = sec + "." + name;
       if (!contains(section->keys, name))
-        r.fail(key, &v2, "unknown key '" + key + "' (valid keys in [" + sec +
-                             "]: " + join(section->keys) + ")");
+        r.fail(key, &v2, "unknown key '" + key + "' (valid keys in [" + sec + "]: " + join(section->keys) + ")");
       if (sec == "riemann" && (name == "left" || name == "right")) {
         if (!v2.is_table()) r.wrong_type(key, v2, "a table of rho, u, v, w, p");
         for (auto&& [k3, v3] : *v2.as_table()) {
           const std::string key3 = key + "." + std::string(k3.str());
           if (!contains(state_keys(), std::string(k3.str())))
-            r.fail(key3, &v3, "unknown key '" + key3 + "' (valid keys in [" + key +
-                                  "]: " + join(state_keys()) + ")");
+            r.fail(key3, &v3, "unknown key '" + key3 + "' (valid keys in [" + key + "]: " + join(state_keys()) + ")");
         }
       }
     }
@@ -381,16 +360,16 @@ void check_structure(const Reader& r) {
 
 // A directory named in a deck stays under `base`: a deck (perhaps someone else's) must not
 // make the run write anywhere else. Only --out on the command line may point elsewhere.
-void check_deck_path(const Reader& r, const std::string& key, const std::string& path,
-                     const std::string& base) {
+void check_deck_path(const Reader& r, const std::string& key, const std::string& path, const std::string& base) {
   const auto* node = r.find(key);
   if (path.empty()) r.fail(key, node, "key '" + key + "' must not be empty");
   const std::filesystem::path p(path);
   bool up = false;
   for (const auto& part : p) up = up || part == "..";
   if (p.is_absolute() || up)
-    r.fail(key, node, "key '" + key + "' must be a relative path below " + base +
-                          " (no leading '/', no '..'); got '" + path + "'");
+    r.fail(
+        key, node,
+        "key '" + key + "' must be a relative path below " + base + " (no leading '/', no '..'); got '" + path + "'");
 }
 
 // A problem's own section is an error under any other problem: the deck would silently
@@ -403,12 +382,12 @@ void check_problem_sections(const Reader& r, ProblemKind problem) {
     if (!sec) continue;
     const toml::table& t = *sec->as_table();
     if (t.empty())
-      r.fail(name, sec, "section '[" + name + "]' applies to problem '" + name +
-                            "' but problem.type is '" + type + "'");
+      r.fail(name, sec,
+             "section '[" + name + "]' applies to problem '" + name + "' but problem.type is '" + type + "'");
     const auto first = t.begin();
     const std::string key = name + "." + std::string(first->first.str());
-    r.fail(key, &first->second, "key '" + key + "' applies to problem '" + name +
-                        "' but problem.type is '" + type + "'");
+    r.fail(key, &first->second,
+           "key '" + key + "' applies to problem '" + name + "' but problem.type is '" + type + "'");
   }
 }
 
@@ -425,9 +404,7 @@ Config read_config(const Reader& r) {
   Config c;
 
   const auto problem = r.choice("problem.type", kProblems);
-  if (!problem)
-    r.fail("problem.type", nullptr,
-           "missing required key 'problem.type' (one of " + join(kProblems) + ")");
+  if (!problem) r.fail("problem.type", nullptr, "missing required key 'problem.type' (one of " + join(kProblems) + ")");
   c.problem = *problem;
   check_problem_sections(r, c.problem);
 
@@ -438,11 +415,14 @@ Config read_config(const Reader& r) {
   bool sized = n.has_value();
   for (int d = 0; d < 3; ++d)  // >= 1 is validate's check, which names the key too
     if (auto v = r.integer(kSizeKeys[d], INT_MIN, INT_MAX)) c.n[d] = int(*v), sized = true;
-  if (!sized)
-    r.fail("grid.n", nullptr,
-           "missing required key 'grid.n' (or grid.nx, grid.ny, grid.nz): the grid size");
-  read_floats(r, "grid", {{"xmin", &c.lo[0]}, {"ymin", &c.lo[1]}, {"zmin", &c.lo[2]},
-                          {"xmax", &c.hi[0]}, {"ymax", &c.hi[1]}, {"zmax", &c.hi[2]}});
+  if (!sized) r.fail("grid.n", nullptr, "missing required key 'grid.n' (or grid.nx, grid.ny, grid.nz): the grid size");
+  read_floats(r, "grid",
+              {{"xmin", &c.lo[0]},
+               {"ymin", &c.lo[1]},
+               {"zmin", &c.lo[2]},
+               {"xmax", &c.hi[0]},
+               {"ymax", &c.hi[1]},
+               {"zmax", &c.hi[2]}});
   read_floats(r, "physics", {{"gamma", &c.physics.gamma}, {"cfl", &c.physics.cfl}});
   r.set("physics.limiter", c.physics.limiter, kLimiters);
   r.set("physics.riemann", c.physics.riemann, kSolvers);
@@ -505,13 +485,22 @@ Config read_config(const Reader& r) {
   read_state(r, "riemann.right", c.riemann.right);
 
   read_floats(r, "isentropic_vortex",
-              {{"strength", &c.vortex.strength}, {"x0", &c.vortex.x0}, {"y0", &c.vortex.y0},
-               {"u", &c.vortex.u}, {"v", &c.vortex.v}, {"rho", &c.vortex.rho}, {"p", &c.vortex.p}});
-  read_floats(r, "sedov", {{"energy", &c.sedov.energy}, {"radius_cells", &c.sedov.radius_cells},
-                           {"rho", &c.sedov.rho}, {"p", &c.sedov.p}});
+              {{"strength", &c.vortex.strength},
+               {"x0", &c.vortex.x0},
+               {"y0", &c.vortex.y0},
+               {"u", &c.vortex.u},
+               {"v", &c.vortex.v},
+               {"rho", &c.vortex.rho},
+               {"p", &c.vortex.p}});
+  read_floats(
+      r, "sedov",
+      {{"energy", &c.sedov.energy}, {"radius_cells", &c.sedov.radius_cells}, {"rho", &c.sedov.rho}, {"p", &c.sedov.p}});
   read_floats(r, "kelvin_helmholtz",
-              {{"rho_inner", &c.kh.rho_inner}, {"rho_outer", &c.kh.rho_outer},
-               {"velocity", &c.kh.velocity}, {"p", &c.kh.p}, {"width", &c.kh.width},
+              {{"rho_inner", &c.kh.rho_inner},
+               {"rho_outer", &c.kh.rho_outer},
+               {"velocity", &c.kh.velocity},
+               {"p", &c.kh.p},
+               {"width", &c.kh.width},
                {"amplitude", &c.kh.amplitude}});
   read_floats(r, "uniform", {{"perturbation", &c.uniform.perturbation}});
   read_state(r, "uniform", c.uniform.state);
@@ -530,8 +519,7 @@ std::string one_line(std::string s) {
 
 // ---- Public interface -------------------------------------------------------------------
 
-Config parse_deck(const std::string& text, const std::string& source,
-                  const std::vector<std::string>& overrides) {
+Config parse_deck(const std::string& text, const std::string& source, const std::vector<std::string>& overrides) {
   toml::table root;
   try {
     root = toml::parse(text, source);
@@ -548,9 +536,7 @@ Config parse_deck(const std::string& text, const std::string& source,
   Config config = read_config(reader);
   config.deck_path = source;
   config.deck_text = text;
-  validate_rules(config, [&](std::initializer_list<const char*> keys) {
-    return reader.where_any(keys);
-  });
+  validate_rules(config, [&](std::initializer_list<const char*> keys) { return reader.where_any(keys); });
   return config;
 }
 
@@ -606,23 +592,15 @@ void validate(const Config& config) {
   validate_rules(config, [&](std::initializer_list<const char*>) { return source; });
 }
 
-LayoutKind parse_layout(const std::string& word, const std::string& key) {
-  return parse_word(kLayouts, word, key);
-}
+LayoutKind parse_layout(const std::string& word, const std::string& key) { return parse_word(kLayouts, word, key); }
 Precision parse_precision(const std::string& word, const std::string& key) {
   return parse_word(kPrecisions, word, key);
 }
-BackendKind parse_backend(const std::string& word, const std::string& key) {
-  return parse_word(kBackends, word, key);
-}
-Owner parse_owner(const std::string& word, const std::string& key) {
-  return parse_word(kOwners, word, key);
-}
+BackendKind parse_backend(const std::string& word, const std::string& key) { return parse_word(kBackends, word, key); }
+Owner parse_owner(const std::string& word, const std::string& key) { return parse_word(kOwners, word, key); }
 HostMemory parse_host_memory(const std::string& word, const std::string& key) {
   return parse_word(kHostMemories, word, key);
 }
-HaloStrategy parse_halo(const std::string& word, const std::string& key) {
-  return parse_word(kHalos, word, key);
-}
+HaloStrategy parse_halo(const std::string& word, const std::string& key) { return parse_word(kHalos, word, key); }
 
 }  // namespace halocline

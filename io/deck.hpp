@@ -25,8 +25,7 @@ constexpr std::size_t kMaxDeckBytes = std::size_t(16) << 20;
 Config load_deck(const std::string& path, const std::vector<std::string>& overrides = {});
 
 // The same from text already in memory; `source` names it in messages.
-Config parse_deck(const std::string& text, const std::string& source,
-                  const std::vector<std::string>& overrides = {});
+Config parse_deck(const std::string& text, const std::string& source, const std::vector<std::string>& overrides = {});
 
 // Checks the cross-key rules (sizes, positivity, periodic pairs, ...); load_deck and
 // parse_deck call it, and the command line calls it again after its own options.

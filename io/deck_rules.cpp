@@ -20,18 +20,12 @@ std::string num(double v) {
 }
 
 void validate_rules(const Config& c, const Where& where) {
-  auto fail = [](const std::string& loc, const std::string& msg) {
-    throw DeckError(loc + ": " + msg);
-  };
+  auto fail = [](const std::string& loc, const std::string& msg) { throw DeckError(loc + ": " + msg); };
   // `ok` is written so that a NaN fails. The first of `keys` is the one named.
-  auto check = [&](bool ok, std::initializer_list<const char*> keys, const std::string& rule,
-                   const std::string& got) {
-    if (!ok)
-      fail(where(keys), "key '" + std::string(*keys.begin()) + "' " + rule + " (got " + got + ")");
+  auto check = [&](bool ok, std::initializer_list<const char*> keys, const std::string& rule, const std::string& got) {
+    if (!ok) fail(where(keys), "key '" + std::string(*keys.begin()) + "' " + rule + " (got " + got + ")");
   };
-  auto positive = [&](double v, std::initializer_list<const char*> keys) {
-    check(v > 0, keys, "must be > 0", num(v));
-  };
+  auto positive = [&](double v, std::initializer_list<const char*> keys) { check(v > 0, keys, "must be > 0", num(v)); };
 
   for (int d = 0; d < 3; ++d) {
     check(c.n[d] >= 1, {kSizeKeys[d], "grid.n"}, "must be >= 1", std::to_string(c.n[d]));
@@ -54,15 +48,13 @@ void validate_rules(const Config& c, const Where& where) {
          "the grid has one cell (1 x 1 x 1): at least one of grid.nx, grid.ny, grid.nz must be >= 2");
 
   check(c.physics.gamma > 1, {"physics.gamma"}, "must be > 1", num(c.physics.gamma));
-  check(c.physics.cfl > 0 && c.physics.cfl <= 1, {"physics.cfl"}, "must be in (0, 1]",
-        num(c.physics.cfl));
+  check(c.physics.cfl > 0 && c.physics.cfl <= 1, {"physics.cfl"}, "must be in (0, 1]", num(c.physics.cfl));
   positive(c.t_end, {"time.t_end"});
   check(c.max_steps >= 0, {"time.max_steps"}, "must be >= 0", std::to_string(c.max_steps));
   check(c.output_interval >= 0, {"output.interval"}, "must be >= 0", num(c.output_interval));
   check(c.checkpoint.every_steps >= 0, {"checkpoint.every_steps"}, "must be >= 0",
         std::to_string(c.checkpoint.every_steps));
-  check(c.checkpoint.every_seconds >= 0, {"checkpoint.every_seconds"}, "must be >= 0",
-        num(c.checkpoint.every_seconds));
+  check(c.checkpoint.every_seconds >= 0, {"checkpoint.every_seconds"}, "must be >= 0", num(c.checkpoint.every_seconds));
   check(c.checkpoint.keep >= 1, {"checkpoint.keep"}, "must be >= 1", std::to_string(c.checkpoint.keep));
   check(c.checkpoint.keep <= kMaxOutputFiles, {"checkpoint.keep"}, "must be <= " + std::to_string(kMaxOutputFiles),
         std::to_string(c.checkpoint.keep));
@@ -81,9 +73,8 @@ void validate_rules(const Config& c, const Where& where) {
     if (lo == hi) continue;
     const int s = lo ? 0 : 1;  // the periodic face
     fail(where({kFaceKeys[d][s], kFaceKeys[d][1 - s], "boundary.all"}),
-         std::string("key '") + kFaceKeys[d][s] + "' is periodic but '" + kFaceKeys[d][1 - s] +
-             "' is " + boundary_name(c.boundary[d][1 - s]) +
-             "; periodic must be set on both faces of a direction");
+         std::string("key '") + kFaceKeys[d][s] + "' is periodic but '" + kFaceKeys[d][1 - s] + "' is " +
+             boundary_name(c.boundary[d][1 - s]) + "; periodic must be set on both faces of a direction");
   }
 
   switch (c.problem) {
@@ -93,18 +84,16 @@ void validate_rules(const Config& c, const Where& where) {
       positive(c.riemann.right.rho, {"riemann.right.rho", "riemann.preset"});
       positive(c.riemann.right.p, {"riemann.right.p", "riemann.preset"});
       const int d = c.riemann.direction;
-      if (d < 0 || d > 2)
-        fail(where({"riemann.direction"}), "key 'riemann.direction' must be x, y or z");
+      if (d < 0 || d > 2) fail(where({"riemann.direction"}), "key 'riemann.direction' must be x, y or z");
       const char* axis = d == 0 ? "x" : d == 1 ? "y" : "z";
       if (c.n[d] < 2)
         fail(where({"riemann.direction", kSizeKeys[d], "grid.n"}),
-             std::string("key 'riemann.direction' is '") + axis + "' but " + kSizeKeys[d] +
-                 " = " + std::to_string(c.n[d]) +
-                 "; a Riemann problem needs more than one cell along its direction");
+             std::string("key 'riemann.direction' is '") + axis + "' but " + kSizeKeys[d] + " = " +
+                 std::to_string(c.n[d]) + "; a Riemann problem needs more than one cell along its direction");
       if (!(c.riemann.x0 > c.lo[d] && c.riemann.x0 < c.hi[d]))
-        fail(where({"riemann.x0", "riemann.preset"}),
-             "key 'riemann.x0' (" + num(c.riemann.x0) + ") must lie inside the domain along " +
-                 axis + ", (" + num(c.lo[d]) + ", " + num(c.hi[d]) + ")");
+        fail(where({"riemann.x0", "riemann.preset"}), "key 'riemann.x0' (" + num(c.riemann.x0) +
+                                                          ") must lie inside the domain along " + axis + ", (" +
+                                                          num(c.lo[d]) + ", " + num(c.hi[d]) + ")");
       break;
     }
     case ProblemKind::IsentropicVortex: {
@@ -115,8 +104,8 @@ void validate_rules(const Config& c, const Where& where) {
         for (int s = 0; s < 2; ++s)
           if (c.boundary[d][s] != Boundary::Periodic)
             fail(where({kFaceKeys[d][s], "boundary.all", "problem.type"}),
-                 std::string("problem 'isentropic_vortex' needs periodic x and y boundaries") +
-                     " but '" + kFaceKeys[d][s] + "' is " + boundary_name(c.boundary[d][s]));
+                 std::string("problem 'isentropic_vortex' needs periodic x and y boundaries") + " but '" +
+                     kFaceKeys[d][s] + "' is " + boundary_name(c.boundary[d][s]));
       break;
     }
     case ProblemKind::Sedov:
@@ -135,8 +124,8 @@ void validate_rules(const Config& c, const Where& where) {
       positive(c.uniform.state.rho, {"uniform.rho"});
       positive(c.uniform.state.p, {"uniform.p"});
       // Below 1 so that rho * (1 +- perturbation) stays positive.
-      check(c.uniform.perturbation >= 0 && c.uniform.perturbation < 1, {"uniform.perturbation"},
-            "must be in [0, 1)", num(c.uniform.perturbation));
+      check(c.uniform.perturbation >= 0 && c.uniform.perturbation < 1, {"uniform.perturbation"}, "must be in [0, 1)",
+            num(c.uniform.perturbation));
       break;
   }
 }

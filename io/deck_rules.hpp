@@ -13,9 +13,8 @@ namespace halocline::deck_detail {
 inline const char* const kSizeKeys[3] = {"grid.nx", "grid.ny", "grid.nz"};
 inline const char* const kLoKeys[3] = {"grid.xmin", "grid.ymin", "grid.zmin"};
 inline const char* const kHiKeys[3] = {"grid.xmax", "grid.ymax", "grid.zmax"};
-inline const char* const kFaceKeys[3][2] = {{"boundary.x_lo", "boundary.x_hi"},
-                                     {"boundary.y_lo", "boundary.y_hi"},
-                                     {"boundary.z_lo", "boundary.z_hi"}};
+inline const char* const kFaceKeys[3][2] = {
+    {"boundary.x_lo", "boundary.x_hi"}, {"boundary.y_lo", "boundary.y_hi"}, {"boundary.z_lo", "boundary.z_hi"}};
 
 // The most snapshots a run may write, and the most checkpoints it may keep
 // (docs/reliability.md).

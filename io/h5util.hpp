@@ -105,8 +105,7 @@ inline std::string reason_on_stack(int saved_errno) {
 class Error : public std::runtime_error {
  public:
   Error(const std::string& what, const std::string& path, std::string cause)
-      : std::runtime_error("HDF5: cannot " + what + " in '" + path + "'" +
-                           (cause.empty() ? "" : ": " + cause)),
+      : std::runtime_error("HDF5: cannot " + what + " in '" + path + "'" + (cause.empty() ? "" : ": " + cause)),
         reason_(cause.empty() ? "HDF5 could not " + what : cause) {}
   const std::string& reason() const { return reason_; }
 
@@ -131,8 +130,8 @@ inline void check(herr_t status, const std::string& what, const std::string& pat
 }
 
 // Writes a root-group attribute of `count` values (count 0 means a scalar).
-inline void write_attribute(hid_t file, const char* name, hid_t type, hsize_t count,
-                     const void* data, const std::string& path) {
+inline void write_attribute(hid_t file, const char* name, hid_t type, hsize_t count, const void* data,
+                            const std::string& path) {
   H5Handle space(check_id(count == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &count, nullptr),
                           "create dataspace for attribute '" + std::string(name) + "'", path),
                  H5Sclose);
@@ -150,15 +149,14 @@ class MemoryFile {
   MemoryFile(const std::string& path, std::size_t expected_bytes) : path_(path) {
     apply_error_printing();
     H5Handle fapl(check_id(H5Pcreate(H5P_FILE_ACCESS), "create file access list", path), H5Pclose);
-    check(H5Pset_fapl_core(fapl.get(), expected_bytes + (1u << 20), /*backing_store=*/0),
-          "use the in-memory driver", path);
+    check(H5Pset_fapl_core(fapl.get(), expected_bytes + (1u << 20), /*backing_store=*/0), "use the in-memory driver",
+          path);
     H5FD_file_image_callbacks_t callbacks = {image_malloc, image_memcpy, image_realloc, image_free,
                                              udata_copy,   udata_free,   &image_};
     check(H5Pset_file_image_callbacks(fapl.get(), &callbacks), "keep the file image", path);
     // HDF5 first tries to open the name as an existing file (O_RDWR, following links); a
     // name below /dev/null can never exist, so no file on disk is touched.
-    file_ = check_id(H5Fcreate("/dev/null/halocline-memory-file", H5F_ACC_TRUNC, H5P_DEFAULT,
-                               fapl.get()),
+    file_ = check_id(H5Fcreate("/dev/null/halocline-memory-file", H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
                      "create file", path);
   }
   ~MemoryFile() {

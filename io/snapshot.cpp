@@ -60,27 +60,25 @@ std::string file_stem(const std::string& prefix, int index) {
 
 // One XDMF uniform grid for one snapshot. XDMF lists dimensions slowest-first (z, y, x),
 // and 3DCoRectMesh counts nodes, hence n + 1 per direction around the n cells.
-std::string xdmf_grid(const Grid& g, bool single, const std::string& h5_name, double time,
-                      const std::string& indent) {
+std::string xdmf_grid(const Grid& g, bool single, const std::string& h5_name, double time, const std::string& indent) {
   const int nx = g.n[0], ny = g.n[1], nz = g.n[2];
   const std::string cells = std::to_string(nz) + " " + std::to_string(ny) + " " + std::to_string(nx);
-  const std::string nodes = std::to_string(nz + 1) + " " + std::to_string(ny + 1) + " " +
-                            std::to_string(nx + 1);
+  const std::string nodes = std::to_string(nz + 1) + " " + std::to_string(ny + 1) + " " + std::to_string(nx + 1);
   const std::string i1 = indent + "  ", i2 = indent + "    ";
   std::ostringstream s;
   s << indent << "<Grid Name=\"" << fs::path(h5_name).stem().string() << "\" GridType=\"Uniform\">\n"
     << i1 << "<Time Value=\"" << fmt(time) << "\"/>\n"
     << i1 << "<Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << nodes << "\"/>\n"
     << i1 << "<Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
-    << i2 << "<DataItem Format=\"XML\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"3\">"
-    << fmt(g.lo[2]) << " " << fmt(g.lo[1]) << " " << fmt(g.lo[0]) << "</DataItem>\n"
-    << i2 << "<DataItem Format=\"XML\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"3\">"
-    << fmt(g.dx[2]) << " " << fmt(g.dx[1]) << " " << fmt(g.dx[0]) << "</DataItem>\n"
+    << i2 << "<DataItem Format=\"XML\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"3\">" << fmt(g.lo[2]) << " "
+    << fmt(g.lo[1]) << " " << fmt(g.lo[0]) << "</DataItem>\n"
+    << i2 << "<DataItem Format=\"XML\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"3\">" << fmt(g.dx[2]) << " "
+    << fmt(g.dx[1]) << " " << fmt(g.dx[0]) << "</DataItem>\n"
     << i1 << "</Geometry>\n";
   for (const char* var : kVarNames) {
     s << i1 << "<Attribute Name=\"" << var << "\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
-      << i2 << "<DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"" << (single ? 4 : 8)
-      << "\" Dimensions=\"" << cells << "\">" << h5_name << ":/" << var << "</DataItem>\n"
+      << i2 << "<DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"" << (single ? 4 : 8) << "\" Dimensions=\""
+      << cells << "\">" << h5_name << ":/" << var << "</DataItem>\n"
       << i1 << "</Attribute>\n";
   }
   s << indent << "</Grid>\n";
@@ -89,7 +87,8 @@ std::string xdmf_grid(const Grid& g, bool single, const std::string& h5_name, do
 
 std::string xdmf_document(const std::string& body) {
   return "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-         "<Xdmf Version=\"3.0\">\n  <Domain>\n" + body + "  </Domain>\n</Xdmf>\n";
+         "<Xdmf Version=\"3.0\">\n  <Domain>\n" +
+         body + "  </Domain>\n</Xdmf>\n";
 }
 
 // File access and transfer properties for a collective write: MPI-IO, collective writes.
@@ -108,8 +107,7 @@ std::unique_ptr<Access> collective_access(const SnapshotPart& part, const std::s
   auto a = std::make_unique<Access>();
 #if defined(HALOCLINE_HDF5_PARALLEL)
   a->file = check_id(H5Pcreate(H5P_FILE_ACCESS), "create file access list", path);
-  check(H5Pset_fapl_mpio(a->file, *static_cast<MPI_Comm*>(part.mpi_comm), MPI_INFO_NULL),
-        "use MPI-IO", path);
+  check(H5Pset_fapl_mpio(a->file, *static_cast<MPI_Comm*>(part.mpi_comm), MPI_INFO_NULL), "use MPI-IO", path);
   a->transfer = check_id(H5Pcreate(H5P_DATASET_XFER), "create transfer list", path);
   check(H5Pset_dxpl_mpio(a->transfer, H5FD_MPIO_COLLECTIVE), "select collective writes", path);
 #else
@@ -122,37 +120,33 @@ std::unique_ptr<Access> collective_access(const SnapshotPart& part, const std::s
 // Writes the datasets and attributes into `file`: the whole grid g, from `prim` holding
 // every cell, or (collective) this rank's block `part->local`. Every dataset is closed on
 // return, so that the file can be closed for real.
-void fill_snapshot(hid_t file, const Grid& g, bool single, long step, double time,
-                   const std::vector<double>& prim, const SnapshotPart* part, hid_t transfer,
-                   const std::string& path) {
-  const hsize_t dims[3] = {static_cast<hsize_t>(g.n[2]), static_cast<hsize_t>(g.n[1]),
-                           static_cast<hsize_t>(g.n[0])};
+void fill_snapshot(hid_t file, const Grid& g, bool single, long step, double time, const std::vector<double>& prim,
+                   const SnapshotPart* part, hid_t transfer, const std::string& path) {
+  const hsize_t dims[3] = {static_cast<hsize_t>(g.n[2]), static_cast<hsize_t>(g.n[1]), static_cast<hsize_t>(g.n[0])};
   const Grid& mine = part ? part->local : g;
   const hsize_t count[3] = {static_cast<hsize_t>(mine.n[2]), static_cast<hsize_t>(mine.n[1]),
                             static_cast<hsize_t>(mine.n[0])};
-  const hsize_t start[3] = {static_cast<hsize_t>(mine.offset[2]),
-                            static_cast<hsize_t>(mine.offset[1]),
+  const hsize_t start[3] = {static_cast<hsize_t>(mine.offset[2]), static_cast<hsize_t>(mine.offset[1]),
                             static_cast<hsize_t>(mine.offset[0])};
   const std::size_t ncell = static_cast<std::size_t>(mine.n[0]) * mine.n[1] * mine.n[2];
 
   H5Handle space(check_id(H5Screate_simple(3, dims, nullptr), "create dataspace", path), H5Sclose);
   // This rank's block: where it lies in the file, and its shape in memory.
   H5Handle memory(check_id(H5Screate_simple(3, count, nullptr), "create dataspace", path), H5Sclose);
-  check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
-        "select this rank's block", path);
+  check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), "select this rank's block",
+        path);
 
   // The data stay double in memory; with a float file type HDF5 converts while writing,
   // so an fp32 snapshot needs no extra copy here.
   const hid_t file_type = single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   for (int v = 0; v < kNumVars; ++v) {
     const std::string name = kVarNames[v];
-    H5Handle dset(check_id(H5Dcreate2(file, name.c_str(), file_type, space.get(),
-                                      H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                           "create dataset '" + name + "'", path),
-                  H5Dclose);
+    H5Handle dset(
+        check_id(H5Dcreate2(file, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                 "create dataset '" + name + "'", path),
+        H5Dclose);
     // prim is canonical (x fastest), which is exactly C order for (nz, ny, nx).
-    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), transfer,
-                   prim.data() + v * ncell),
+    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), transfer, prim.data() + v * ncell),
           "write dataset '" + name + "'", path);
     check(dset.close(), "close dataset '" + name + "'", path);
   }
@@ -191,8 +185,7 @@ void write_collective(const std::string& path, const Grid& g, bool single, long 
     h5::apply_error_printing();
     errno = 0;  // check() reads it after each call (the MPI-IO driver records no errno)
     const std::unique_ptr<Access> access = collective_access(part, tmp);
-    H5Handle file(check_id(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access->file),
-                           "create file", tmp),
+    H5Handle file(check_id(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access->file), "create file", tmp),
                   H5Fclose);
     fill_snapshot(file.get(), g, single, step, time, prim, &part, access->transfer, tmp);
     check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), "flush file", tmp);
@@ -220,13 +213,15 @@ bool SnapshotWriter::collective_available() {
 #endif
 }
 
-SnapshotWriter::SnapshotWriter(std::string out_dir, const Grid& grid, bool single_precision,
-                               std::string prefix, const SnapshotPart* part)
-    : out_dir_(std::move(out_dir)), grid_(grid), single_(single_precision),
-      prefix_(std::move(prefix)), collective_(part != nullptr) {
+SnapshotWriter::SnapshotWriter(std::string out_dir, const Grid& grid, bool single_precision, std::string prefix,
+                               const SnapshotPart* part)
+    : out_dir_(std::move(out_dir)),
+      grid_(grid),
+      single_(single_precision),
+      prefix_(std::move(prefix)),
+      collective_(part != nullptr) {
   if (part) {
-    if (!collective_available())
-      throw std::logic_error("snapshot: a collective write needs a parallel HDF5 build");
+    if (!collective_available()) throw std::logic_error("snapshot: a collective write needs a parallel HDF5 build");
     part_ = *part;
   }
   std::error_code ec;
@@ -239,14 +234,13 @@ SnapshotWriter::SnapshotWriter(std::string out_dir, const Grid& grid, bool singl
   }
 }
 
-SnapshotInfo SnapshotWriter::write(int index, long step, double time,
-                                   const std::vector<double>& prim) {
+SnapshotInfo SnapshotWriter::write(int index, long step, double time, const std::vector<double>& prim) {
   const Grid& mine = collective_ ? part_.local : grid_;
   const std::size_t ncell = static_cast<std::size_t>(mine.n[0]) * mine.n[1] * mine.n[2];
   if (prim.size() != kNumVars * ncell) {
-    throw std::invalid_argument("snapshot: prim has " + std::to_string(prim.size()) +
-                                " values, expected " + std::to_string(kNumVars * ncell) +
-                                " (5 variables x " + std::to_string(ncell) + " cells)");
+    throw std::invalid_argument("snapshot: prim has " + std::to_string(prim.size()) + " values, expected " +
+                                std::to_string(kNumVars * ncell) + " (5 variables x " + std::to_string(ncell) +
+                                " cells)");
   }
   if (index < 0) throw std::invalid_argument("snapshot: negative index " + std::to_string(index));
 
@@ -265,8 +259,7 @@ SnapshotInfo SnapshotWriter::write(int index, long step, double time,
   if (!collective_ || part_.root) {
     // The xmf sits next to the h5, so it refers to it by bare file name: the pair can be
     // moved or copied elsewhere together.
-    write_text_atomically(xmf_path, xdmf_document(xdmf_grid(grid_, single_, stem + ".h5", time, "    ")),
-                          "snapshot");
+    write_text_atomically(xmf_path, xdmf_document(xdmf_grid(grid_, single_, stem + ".h5", time, "    ")), "snapshot");
   }
 
   SnapshotInfo info{h5_path.string(), xmf_path.string()};

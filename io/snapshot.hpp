@@ -12,9 +12,9 @@ namespace halocline {
 // This rank's part of a snapshot written collectively into one shared file (a parallel
 // HDF5 build, several ranks): every rank writes its own block of each dataset.
 struct SnapshotPart {
-  Grid local;                 // this rank's subdomain (offset and size in the whole grid)
-  void* mpi_comm = nullptr;   // the ranks' MPI_Comm, by address (Comm::mpi_comm())
-  bool root = false;          // rank 0 renames the file and writes the XDMF
+  Grid local;                // this rank's subdomain (offset and size in the whole grid)
+  void* mpi_comm = nullptr;  // the ranks' MPI_Comm, by address (Comm::mpi_comm())
+  bool root = false;         // rank 0 renames the file and writes the XDMF
 };
 
 struct SnapshotInfo {
@@ -28,8 +28,8 @@ class SnapshotWriter {
   // datasets as 32-bit floats (an fp32 run), otherwise as 64-bit.
   // With `part`, every rank constructs a writer and calls write() with its own cells
   // (collective_available() must be true).
-  SnapshotWriter(std::string out_dir, const Grid& grid, bool single_precision,
-                 std::string prefix = "snapshot", const SnapshotPart* part = nullptr);
+  SnapshotWriter(std::string out_dir, const Grid& grid, bool single_precision, std::string prefix = "snapshot",
+                 const SnapshotPart* part = nullptr);
 
   // Whether this build's HDF5 can write one file from several ranks (parallel HDF5).
   static bool collective_available();

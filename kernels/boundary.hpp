@@ -35,14 +35,10 @@ HC_INLINE int ghost_source(int g, int n, int ng, Boundary lo, Boundary hi, bool&
   const bool low_side = g < ng;
   const Boundary b = low_side ? lo : hi;
   switch (b) {
-    case Boundary::Periodic:
-      return low_side ? g + n : g - n;
-    case Boundary::Reflecting:
-      flip = true;
-      return low_side ? 2 * ng - 1 - g : 2 * (ng + n) - 1 - g;
+    case Boundary::Periodic: return low_side ? g + n : g - n;
+    case Boundary::Reflecting: flip = true; return low_side ? 2 * ng - 1 - g : 2 * (ng + n) - 1 - g;
     case Boundary::Outflow:
-    default:
-      return low_side ? ng : ng + n - 1;
+    default: return low_side ? ng : ng + n - 1;
   }
 }
 

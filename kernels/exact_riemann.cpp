@@ -42,8 +42,7 @@ SideFn side_function(double p, const Prim1D& s, double c, double g) {
 double initial_guess(const Prim1D& l, const Prim1D& r, double cl, double cr, double g) {
   const double pmin = std::min(l.p, r.p);
   const double pmax = std::max(l.p, r.p);
-  const double ppv = std::max(
-      0.0, 0.5 * (l.p + r.p) - 0.125 * (r.u - l.u) * (l.rho + r.rho) * (cl + cr));
+  const double ppv = std::max(0.0, 0.5 * (l.p + r.p) - 0.125 * (r.u - l.u) * (l.rho + r.rho) * (cl + cr));
   if (pmax / pmin <= 2.0 && ppv >= pmin && ppv <= pmax) return ppv;
   if (ppv < pmin) {
     const double z = 0.5 * (g - 1.0) / g;
@@ -60,16 +59,15 @@ void check_state(const Prim1D& s, const char* side) {
   // Written as !(x > 0) so that NaN is rejected too.
   if (!(s.rho > 0.0) || !(s.p > 0.0)) {
     std::ostringstream msg;
-    msg << "ExactRiemann: " << side << " state must have positive density and pressure (rho="
-        << s.rho << ", p=" << s.p << ")";
+    msg << "ExactRiemann: " << side << " state must have positive density and pressure (rho=" << s.rho << ", p=" << s.p
+        << ")";
     throw std::invalid_argument(msg.str());
   }
 }
 
 }  // namespace
 
-ExactRiemann::ExactRiemann(Prim1D left, Prim1D right, double gamma)
-    : l_(left), r_(right), gamma_(gamma) {
+ExactRiemann::ExactRiemann(Prim1D left, Prim1D right, double gamma) : l_(left), r_(right), gamma_(gamma) {
   check_state(l_, "left");
   check_state(r_, "right");
   if (!(gamma_ > 1.0)) throw std::invalid_argument("ExactRiemann: gamma must exceed 1");
@@ -137,8 +135,7 @@ Prim1D ExactRiemann::sample(double xi) const {
     if (xi >= ustar - cstar) return {l_.rho * std::pow(pr, 1.0 / g), ustar, pstar};
     // inside the fan: the C- characteristic through the origin has slope xi = u - c
     const double bracket = 2.0 / (g + 1.0) + gm / cl_ * (l_.u - xi);
-    return {l_.rho * std::pow(bracket, 2.0 / (g - 1.0)),
-            2.0 / (g + 1.0) * (cl_ + 0.5 * (g - 1.0) * l_.u + xi),
+    return {l_.rho * std::pow(bracket, 2.0 / (g - 1.0)), 2.0 / (g + 1.0) * (cl_ + 0.5 * (g - 1.0) * l_.u + xi),
             l_.p * std::pow(bracket, 2.0 * g / (g - 1.0))};
   }
 
@@ -155,8 +152,7 @@ Prim1D ExactRiemann::sample(double xi) const {
   if (xi <= ustar + cstar) return {r_.rho * std::pow(pr, 1.0 / g), ustar, pstar};
   // inside the fan: the C+ characteristic through the origin has slope xi = u + c
   const double bracket = 2.0 / (g + 1.0) - gm / cr_ * (r_.u - xi);
-  return {r_.rho * std::pow(bracket, 2.0 / (g - 1.0)),
-          2.0 / (g + 1.0) * (-cr_ + 0.5 * (g - 1.0) * r_.u + xi),
+  return {r_.rho * std::pow(bracket, 2.0 / (g - 1.0)), 2.0 / (g + 1.0) * (-cr_ + 0.5 * (g - 1.0) * r_.u + xi),
           r_.p * std::pow(bracket, 2.0 * g / (g - 1.0))};
 }
 
@@ -165,8 +161,7 @@ Prim1D ExactRiemann::sample(double xi) const {
 // contact, so the error is O(h / samples) per cell crossed by a discontinuity and
 // O((h / samples)^2) elsewhere -- ample for comparing against a numerical solution whose
 // own error is far larger. At t <= 0 the initial data (left state for x < x0) are used.
-Prim1D ExactRiemann::cell_average(double xa, double xb, double x0, double t,
-                                  int samples) const {
+Prim1D ExactRiemann::cell_average(double xa, double xb, double x0, double t, int samples) const {
   if (samples < 1) throw std::invalid_argument("ExactRiemann::cell_average: samples must be >= 1");
   if (!(xb > xa)) throw std::invalid_argument("ExactRiemann::cell_average: need xb > xa");
   const double h = (xb - xa) / samples;

@@ -12,23 +12,23 @@
 
 namespace halocline {
 
-constexpr int kNumVars = 5;     // rho, rho*u, rho*v, rho*w, E
-constexpr int kGhostLayers = 2; // MUSCL needs two cells on each side of a face
+constexpr int kNumVars = 5;      // rho, rho*u, rho*v, rho*w, E
+constexpr int kGhostLayers = 2;  // MUSCL needs two cells on each side of a face
 
 // Conserved variable indices.
 enum Var : int { kRho = 0, kMomX = 1, kMomY = 2, kMomZ = 3, kEnergy = 4 };
 
 struct Grid {
-  int n[3] = {1, 1, 1};       // interior cells per direction (of this subdomain)
-  int ng[3] = {0, 0, 0};      // ghost layers per direction (0 when inactive)
-  int np[3] = {1, 1, 1};      // padded cells per direction: n + 2 ng
-  int n_global[3] = {1, 1, 1};  // interior cells of the whole domain
-  int offset[3] = {0, 0, 0};  // global index of this subdomain's first interior cell
-  double lo[3] = {0, 0, 0};   // lower corner of the whole domain
-  double dx[3] = {1, 1, 1};   // cell size per direction
+  int n[3] = {1, 1, 1};               // interior cells per direction (of this subdomain)
+  int ng[3] = {0, 0, 0};              // ghost layers per direction (0 when inactive)
+  int np[3] = {1, 1, 1};              // padded cells per direction: n + 2 ng
+  int n_global[3] = {1, 1, 1};        // interior cells of the whole domain
+  int offset[3] = {0, 0, 0};          // global index of this subdomain's first interior cell
+  double lo[3] = {0, 0, 0};           // lower corner of the whole domain
+  double dx[3] = {1, 1, 1};           // cell size per direction
   std::size_t stride[3] = {1, 1, 1};  // linear-index stride of a step in each direction
-  std::size_t ncells = 1;     // padded cells in all
-  std::size_t ninterior = 1;  // interior cells in all
+  std::size_t ncells = 1;             // padded cells in all
+  std::size_t ninterior = 1;          // interior cells in all
 
   // A direction is active when the whole domain has more than one cell along it (a
   // subdomain of one cell along an active direction still has ghosts and fluxes).
@@ -44,8 +44,8 @@ struct Grid {
 
 // Builds the grid of the subdomain of n_local cells starting at global index `offset` of a
 // domain of n_global cells spanning [lo, hi] in each direction.
-inline Grid make_subgrid(const int n_global[3], const double lo[3], const double hi[3],
-                         const int offset[3], const int n_local[3]) {
+inline Grid make_subgrid(const int n_global[3], const double lo[3], const double hi[3], const int offset[3],
+                         const int n_local[3]) {
   Grid g;
   for (int d = 0; d < 3; ++d) {
     g.n[d] = n_local[d];

@@ -63,8 +63,8 @@ HC_INLINE std::size_t halo_cell(const Grid& g, int d, int c, int ia, int ib) {
 
 // Packs one value of the message of face `side` of direction d.
 template <class Real, class L>
-HC_INLINE void pack_halo_value(const Grid& g, const StateRef<Real, L>& u, int d, int side, int var,
-                               int layer, int ia, int ib, Real* message) {
+HC_INLINE void pack_halo_value(const Grid& g, const StateRef<Real, L>& u, int d, int side, int var, int layer, int ia,
+                               int ib, Real* message) {
   const std::size_t cell = halo_cell(g, d, halo_send_coordinate(g, d, side, layer), ia, ib);
   message[halo_message_index(g, d, var, layer, ia, ib)] = u(var, cell);
 }
@@ -72,8 +72,8 @@ HC_INLINE void pack_halo_value(const Grid& g, const StateRef<Real, L>& u, int d,
 // Unpacks into the ghosts of face `side` one value of the message that the neighbour across
 // that face sent from its opposite face.
 template <class Real, class L>
-HC_INLINE void unpack_halo_value(const Grid& g, const StateRef<Real, L>& u, int d, int side, int var,
-                                 int layer, int ia, int ib, const Real* message) {
+HC_INLINE void unpack_halo_value(const Grid& g, const StateRef<Real, L>& u, int d, int side, int var, int layer, int ia,
+                                 int ib, const Real* message) {
   const std::size_t cell = halo_cell(g, d, halo_receive_coordinate(g, d, side, layer), ia, ib);
   u(var, cell) = message[halo_message_index(g, d, var, layer, ia, ib)];
 }
@@ -82,8 +82,8 @@ HC_INLINE void unpack_halo_value(const Grid& g, const StateRef<Real, L>& u, int 
 // direction d marked `low` and `high` into their messages, or unpacks them from there:
 // what one thread of a backend's pack or unpack loop does.
 template <bool Pack, class Real, class L>
-HC_INLINE void halo_values(const Grid& g, const StateRef<Real, L>& u, int d, bool low, bool high,
-                           int layer, int ia, int ib, Real* message_low, Real* message_high) {
+HC_INLINE void halo_values(const Grid& g, const StateRef<Real, L>& u, int d, bool low, bool high, int layer, int ia,
+                           int ib, Real* message_low, Real* message_high) {
   for (int v = 0; v < kNumVars; ++v) {
     if (Pack) {
       if (low) pack_halo_value(g, u, d, 0, v, layer, ia, ib, message_low);

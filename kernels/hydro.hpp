@@ -80,10 +80,8 @@ template <class Real>
 HC_INLINE Real limited_slope(Real a, Real b, Limiter lim) {
   if (a * b <= Real(0)) return Real(0);
   switch (lim) {
-    case Limiter::Minmod:
-      return a > Real(0) ? (a < b ? a : b) : (a > b ? a : b);
-    case Limiter::VanLeer:
-      return Real(2) * a * b / (a + b);
+    case Limiter::Minmod: return a > Real(0) ? (a < b ? a : b) : (a > b ? a : b);
+    case Limiter::VanLeer: return Real(2) * a * b / (a + b);
     case Limiter::MC:
     default: {
       const Real centred = Real(0.5) * (a + b);
@@ -98,9 +96,8 @@ HC_INLINE Real limited_slope(Real a, Real b, Limiter lim) {
 // Face states at the face between cells i-1 and i, from the primitive states of cells
 // i-2, i-1, i, i+1 along the face normal (second-order MUSCL in primitive variables).
 template <class Real>
-HC_INLINE void muscl_face(const Prim<Real>& qm2, const Prim<Real>& qm1, const Prim<Real>& q0,
-                          const Prim<Real>& qp1, Limiter lim, Prim<Real>& left,
-                          Prim<Real>& right) {
+HC_INLINE void muscl_face(const Prim<Real>& qm2, const Prim<Real>& qm1, const Prim<Real>& q0, const Prim<Real>& qp1,
+                          Limiter lim, Prim<Real>& left, Prim<Real>& right) {
   const Real half = Real(0.5);
   left.rho = qm1.rho + half * limited_slope(qm1.rho - qm2.rho, q0.rho - qm1.rho, lim);
   right.rho = q0.rho - half * limited_slope(q0.rho - qm1.rho, qp1.rho - q0.rho, lim);
@@ -138,8 +135,7 @@ HC_INLINE Cons<Real> rusanov_flux(const Prim<Real>& l, const Prim<Real>& r, Real
   const Real sr = std::fabs(r.u[0]) + sound_speed(r, gamma);
   const Real s = sl > sr ? sl : sr;
   Cons<Real> f;
-  for (int v = 0; v < kNumVars; ++v)
-    f.q[v] = Real(0.5) * (fl.q[v] + fr.q[v]) - Real(0.5) * s * (wr.q[v] - wl.q[v]);
+  for (int v = 0; v < kNumVars; ++v) f.q[v] = Real(0.5) * (fl.q[v] + fr.q[v]) - Real(0.5) * s * (wr.q[v] - wl.q[v]);
   return f;
 }
 
@@ -161,8 +157,8 @@ HC_INLINE Cons<Real> hllc_flux(const Prim<Real>& l, const Prim<Real>& r, Real ga
   for (int c = 0; c < 3; ++c) u_roe[c] = (sql * l.u[c] + sqr * r.u[c]) * inv_sum;
   const Real hl = (wl.q[4] + l.p) * inv_rl, hr = (wr.q[4] + r.p) * inv_rr;
   const Real h_roe = (sql * hl + sqr * hr) * inv_sum;
-  Real c2_roe = (gamma - Real(1)) *
-                (h_roe - Real(0.5) * (u_roe[0] * u_roe[0] + u_roe[1] * u_roe[1] + u_roe[2] * u_roe[2]));
+  Real c2_roe =
+      (gamma - Real(1)) * (h_roe - Real(0.5) * (u_roe[0] * u_roe[0] + u_roe[1] * u_roe[1] + u_roe[2] * u_roe[2]));
   c2_roe = c2_roe > Real(0) ? c2_roe : Real(0);
   const Real c_roe = std::sqrt(c2_roe);
 
@@ -200,16 +196,14 @@ HC_INLINE Cons<Real> hllc_flux(const Prim<Real>& l, const Prim<Real>& r, Real ga
 }
 
 template <class Real>
-HC_INLINE Cons<Real> riemann_flux(const Prim<Real>& l, const Prim<Real>& r, Real gamma,
-                                  RiemannSolver solver) {
+HC_INLINE Cons<Real> riemann_flux(const Prim<Real>& l, const Prim<Real>& r, Real gamma, RiemannSolver solver) {
   return solver == RiemannSolver::Rusanov ? rusanov_flux(l, r, gamma) : hllc_flux(l, r, gamma);
 }
 
 // Sum over the active directions of (|u_d| + c) / dx_d: the inverse of the largest stable
 // time step of an unsplit update in this cell, before the CFL factor.
 template <class Real>
-HC_INLINE Real signal_rate(const Cons<Real>& w, Real gamma, const Real inv_dx[3],
-                           const bool active[3]) {
+HC_INLINE Real signal_rate(const Cons<Real>& w, Real gamma, const Real inv_dx[3], const bool active[3]) {
   const Prim<Real> s = to_prim(w, gamma);
   // A cell without positive density and pressure has no sound speed: infinitely fast, so
   // that the time step fails and the run stops (NaN is caught the same way by the callers).

@@ -27,8 +27,7 @@ HC_INLINE Cons<Real> load_rotated(const StateRef<Real, L>& u, std::size_t cell, 
 // Copies ghost cell `ghost` from interior cell `source` (the boundary decides which, see
 // ghost_source), negating the momentum normal to direction d when `flip` is set.
 template <class Real, class L>
-HC_INLINE void copy_ghost(const StateRef<Real, L>& u, std::size_t ghost, std::size_t source,
-                          int d, bool flip) {
+HC_INLINE void copy_ghost(const StateRef<Real, L>& u, std::size_t ghost, std::size_t source, int d, bool flip) {
   for (int v = 0; v < kNumVars; ++v) {
     const Real value = u(v, source);
     u(v, ghost) = (flip && v == kMomX + d) ? -value : value;
@@ -41,8 +40,8 @@ HC_INLINE void copy_ghost(const StateRef<Real, L>& u, std::size_t ghost, std::si
 // argument so that which momentum is normal is known at compile time (no run-time
 // indexing, which on GPUs would put arrays in slow local memory).
 template <int D, class Real, class L>
-HC_INLINE void face_flux(const StateRef<Real, L>& u, const StateRef<Real, L>& f, std::size_t c,
-                         std::size_t s, Real gamma, Limiter lim, RiemannSolver solver) {
+HC_INLINE void face_flux(const StateRef<Real, L>& u, const StateRef<Real, L>& f, std::size_t c, std::size_t s,
+                         Real gamma, Limiter lim, RiemannSolver solver) {
   constexpr int d = D;
   const Prim<Real> qm2 = to_prim(load_rotated(u, c - 2 * s, d), gamma);
   const Prim<Real> qm1 = to_prim(load_rotated(u, c - s, d), gamma);
@@ -67,8 +66,8 @@ HC_INLINE void face_flux(const StateRef<Real, L>& u, const StateRef<Real, L>& f,
 // there for a checkpoint. (Not u1 either: with the halo overlap, the shell's fluxes read
 // u1 after the interior's update has run.)
 struct StageUpdate {
-  int stage;               // 1 or 2
-  double dt_over_dx[3];    // dt / dx per direction (0 for inactive directions)
+  int stage;             // 1 or 2
+  double dt_over_dx[3];  // dt / dx per direction (0 for inactive directions)
   bool active[3];
 };
 
@@ -76,14 +75,13 @@ struct StageUpdate {
 // 2). `flux` holds the face fluxes of the active directions (the flux at the low face of
 // each cell).
 template <class Real, class L>
-HC_INLINE void update_cell(const StateRef<Real, L>& u0, const StateRef<Real, L>& u1,
-                           const StateRef<Real, L>& out, const StateRef<Real, L> flux[3],
-                           const std::size_t stride[3], const StageUpdate& st, std::size_t c) {
+HC_INLINE void update_cell(const StateRef<Real, L>& u0, const StateRef<Real, L>& u1, const StateRef<Real, L>& out,
+                           const StateRef<Real, L> flux[3], const std::size_t stride[3], const StageUpdate& st,
+                           std::size_t c) {
   for (int v = 0; v < kNumVars; ++v) {
     Real div = Real(0);
     for (int d = 0; d < 3; ++d)
-      if (st.active[d])
-        div += Real(st.dt_over_dx[d]) * (flux[d](v, c + stride[d]) - flux[d](v, c));
+      if (st.active[d]) div += Real(st.dt_over_dx[d]) * (flux[d](v, c + stride[d]) - flux[d](v, c));
     if (st.stage == 1) {
       out(v, c) = u0(v, c) - div;
     } else {

@@ -13,17 +13,17 @@
 namespace halocline {
 
 struct StepControl {
-  double t = 0;            // simulation time reached
-  double t_before = 0;     // the time before the last step taken
-  double dt = 0;           // the planned step (0: nothing to do)
-  long step = 0;           // steps taken
-  double t_stop = 0;       // do not advance past this time
-  long step_limit = 0;     // nor past this many steps
+  double t = 0;         // simulation time reached
+  double t_before = 0;  // the time before the last step taken
+  double dt = 0;        // the planned step (0: nothing to do)
+  long step = 0;        // steps taken
+  double t_stop = 0;    // do not advance past this time
+  long step_limit = 0;  // nor past this many steps
   double cfl = 0.4;
-  double max_rate = 0;     // the last max signal rate, for messages
-  int lands = 0;           // the planned step ends exactly at t_stop
-  int failed = 0;          // 1: the rate was not a positive finite number (NaN, Inf, p <= 0)
-  int failed_array = -1;   // which of the backend's two solution arrays held the broken state
+  double max_rate = 0;    // the last max signal rate, for messages
+  int lands = 0;          // the planned step ends exactly at t_stop
+  int failed = 0;         // 1: the rate was not a positive finite number (NaN, Inf, p <= 0)
+  int failed_array = -1;  // which of the backend's two solution arrays held the broken state
 };
 
 // Plans the next step from the maximum signal rate (see signal_rate in hydro.hpp): the CFL

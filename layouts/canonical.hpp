@@ -18,14 +18,16 @@ namespace halocline {
 template <class F>
 void for_each_interior(const Grid& g, F&& f) {
   const std::size_t plane = static_cast<std::size_t>(g.n[0]) * g.n[1];
-  parallel_for(static_cast<std::size_t>(g.n[2]), [&](std::size_t k0, std::size_t k1) {
-    for (std::size_t k = k0; k < k1; ++k) {
-      std::size_t n = k * plane;
-      for (int j = 0; j < g.n[1]; ++j)
-        for (int i = 0; i < g.n[0]; ++i)
-          f(g.index(i + g.ng[0], j + g.ng[1], static_cast<int>(k) + g.ng[2]), n++);
-    }
-  }, 1 + (1u << 15) / std::max<std::size_t>(1, plane));
+  parallel_for(
+      static_cast<std::size_t>(g.n[2]),
+      [&](std::size_t k0, std::size_t k1) {
+        for (std::size_t k = k0; k < k1; ++k) {
+          std::size_t n = k * plane;
+          for (int j = 0; j < g.n[1]; ++j)
+            for (int i = 0; i < g.n[0]; ++i) f(g.index(i + g.ng[0], j + g.ng[1], static_cast<int>(k) + g.ng[2]), n++);
+        }
+      },
+      1 + (1u << 15) / std::max<std::size_t>(1, plane));
 }
 
 // Canonical doubles -> the interior of a state array in layout L and precision Real.

@@ -49,9 +49,7 @@ struct AoSoAW {
   static constexpr const char* name = "aosoa";
   static constexpr int width = W;
   // The last tile is padded to W cells.
-  static std::size_t storage_size(std::size_t ncells) {
-    return (ncells + W - 1) / W * W * kNumVars;
-  }
+  static std::size_t storage_size(std::size_t ncells) { return (ncells + W - 1) / W * W * kNumVars; }
   HC_INLINE static std::size_t offset(int var, std::size_t cell, std::size_t /*ncells*/) {
     return (cell / W) * (W * kNumVars) + static_cast<std::size_t>(var) * W + cell % W;
   }
@@ -66,9 +64,7 @@ struct StateRef {
   Real* data = nullptr;
   std::size_t ncells = 0;
 
-  HC_INLINE Real& operator()(int var, std::size_t cell) const {
-    return data[L::offset(var, cell, ncells)];
-  }
+  HC_INLINE Real& operator()(int var, std::size_t cell) const { return data[L::offset(var, cell, ncells)]; }
 };
 
 // Applies X(Real, Layout) to every precision and layout: the list a backend instantiates

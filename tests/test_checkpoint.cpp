@@ -30,8 +30,7 @@ namespace fs = std::filesystem;
 namespace {
 
 hc::Config kh(const fs::path& out) {
-  hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/kh.toml",
-                               {"grid.nx=40", "grid.ny=36"});
+  hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/kh.toml", {"grid.nx=40", "grid.ny=36"});
   c.max_steps = 12;
   c.out_dir = out.string();
   c.output_final = false;
@@ -141,8 +140,7 @@ TEST(Checkpoint, RefusesWhatItCannotUse) {
 
   // Another run: grid, gamma, precision.
   r.restart_path = good;
-  hc::Config other = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/kh.toml",
-                                   {"grid.nx=40", "grid.ny=30"});
+  hc::Config other = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/kh.toml", {"grid.nx=40", "grid.ny=30"});
   other.restart_path = good;
   expect_refused(other, "is for a grid of 40 x 36 x 1 cells");
   hc::Config gamma = r;
@@ -236,9 +234,15 @@ TEST(Checkpoint, HeaderIsCoveredByItsChecksum) {
     EXPECT_NE(refusal(p).find(corrupted), std::string::npos) << refusal(p);
   }
   for (const auto& [name, value] : std::vector<std::pair<const char*, std::string>>{
-           {"problem", "uniform"}, {"boundaries", "periodic periodic outflow outflow periodic periodic"},
-           {"precision", "fp32"}, {"checksum", "0123456789abcdef"}, {"deck", "[problem]"},
-           {"halocline_version", "0.0"}, {"layout", "other"}, {"backend", "other"}, {"header_checksum", "0"}}) {
+           {"problem", "uniform"},
+           {"boundaries", "periodic periodic outflow outflow periodic periodic"},
+           {"precision", "fp32"},
+           {"checksum", "0123456789abcdef"},
+           {"deck", "[problem]"},
+           {"halocline_version", "0.0"},
+           {"layout", "other"},
+           {"backend", "other"},
+           {"header_checksum", "0"}}) {
     SCOPED_TRACE(name);
     const fs::path p = s.copy(std::string("changed_") + name);
     set_string(p, name, value);
@@ -313,8 +317,7 @@ TEST(Checkpoint, FormatOneIsRefused) {
   const fs::path p = s.copy("format1");
   const int one = 1;
   set_attribute(p, "format_version", H5T_NATIVE_INT, 0, &one);
-  EXPECT_NE(refusal(p).find("has format version 1; this Halocline reads version 2"), std::string::npos)
-      << refusal(p);
+  EXPECT_NE(refusal(p).find("has format version 1; this Halocline reads version 2"), std::string::npos) << refusal(p);
 }
 
 // What a restart may not change is named, field by field; what it may change runs.
@@ -372,8 +375,8 @@ TEST(Checkpoint, RestartIntoTheSameDirectory) {
   c.checkpoint.keep = 5;
   const hc::RunResult full = hc::run_quietly(c);
   fs::remove(hc::checkpoint_path(dir.path().string(), 16));  // a run that ended at 12
-  ASSERT_EQ(names_in(dir.path()), (std::vector<std::string>{"checkpoint_00000004.h5", "checkpoint_00000008.h5",
-                                                            "checkpoint_00000012.h5"}));
+  ASSERT_EQ(names_in(dir.path()),
+            (std::vector<std::string>{"checkpoint_00000004.h5", "checkpoint_00000008.h5", "checkpoint_00000012.h5"}));
 
   // From step 8 into the same directory (spelled another way): 12 is there, a checkpoint
   // of the run that went on from 8.

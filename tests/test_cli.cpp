@@ -1,8 +1,8 @@
 // The command line as a user meets it: the real binary is run (fork/exec, stdout and stderr
 // to files in a fresh temp dir, working directory the repo root) and its exit status,
 // messages and output files are checked. See app/main.cpp and docs/decks.md.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "io/config.hpp"
 #include "app/probe.hpp"
+#include "io/config.hpp"
 #include "tests/schema_check.hpp"
 
 namespace hc = halocline;
@@ -37,9 +37,7 @@ std::string read_file(const fs::path& p) {
   return ss.str();
 }
 
-void write_file(const fs::path& p, const std::string& text) {
-  std::ofstream(p, std::ios::binary) << text;
-}
+void write_file(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
 std::string cfg_backend(const nlohmann::json& report) { return report.at("config").at("backend"); }
 std::string cfg_backend_default() { return hc::backend_name(hc::default_backend()); }
@@ -69,8 +67,7 @@ class Cli : public ::testing::Test {
     const int fd_err = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     const pid_t pid = fork();
     if (pid == 0) {  // only async-signal-safe calls here: the parent may have threads
-      if (fd_out < 0 || fd_err < 0 || dup2(fd_out, 1) < 0 || dup2(fd_err, 2) < 0 ||
-          chdir(HALOCLINE_SOURCE_DIR) != 0)
+      if (fd_out < 0 || fd_err < 0 || dup2(fd_out, 1) < 0 || dup2(fd_err, 2) < 0 || chdir(HALOCLINE_SOURCE_DIR) != 0)
         _exit(127);
       execv(argv[0], argv.data());
       _exit(127);
@@ -79,8 +76,7 @@ class Cli : public ::testing::Test {
     close(fd_err);
     Result r;
     int status = 0;
-    if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
-      r.code = WEXITSTATUS(status);
+    if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status)) r.code = WEXITSTATUS(status);
     r.out = read_file(out);
     r.err = read_file(err);
     return r;
@@ -95,22 +91,23 @@ class Cli : public ::testing::Test {
 
 // A valid deck; the cases below change one line of it, so line numbers are known.
 const std::vector<std::string> kRiemann = {
-    "[problem]",  "type = \"riemann\"",  // 1, 2
-    "[grid]",     "nx = 64",             // 3, 4
-    "[physics]",  "cfl = 0.4",           // 5, 6
-    "[time]",     "t_end = 0.1",         // 7, 8
+    "[problem]", "type = \"riemann\"",  // 1, 2
+    "[grid]",    "nx = 64",             // 3, 4
+    "[physics]", "cfl = 0.4",           // 5, 6
+    "[time]",    "t_end = 0.1",         // 7, 8
 };
 const std::vector<std::string> kUniform = {
-    "[problem]", "type = \"uniform\"",   // 1, 2
-    "[grid]",    "n = 4",                // 3, 4
-    "[time]",    "t_end = 0.1",          // 5, 6
-    "[uniform]", "rho = 1.0", "p = -1",  // 7, 8, 9
+    "[problem]", "type = \"uniform\"",  // 1, 2
+    "[grid]",    "n = 4",               // 3, 4
+    "[time]",    "t_end = 0.1",         // 5, 6
+    "[uniform]", "rho = 1.0",
+    "p = -1",  // 7, 8, 9
 };
 
 struct BadCase {
   std::string name;
-  std::vector<std::string> deck;  // written to DIR/bad.toml; empty: use inputs/sod.toml
-  std::vector<std::string> args;  // after `run DECK`
+  std::vector<std::string> deck;    // written to DIR/bad.toml; empty: use inputs/sod.toml
+  std::vector<std::string> args;    // after `run DECK`
   std::vector<std::string> expect;  // substrings of the message ("bad.toml:N" for a line)
 };
 void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
@@ -141,16 +138,16 @@ const std::vector<BadCase>& bad_cases() {
       {"MissingTEnd", without(kRiemann, 8), {}, {"missing", "'time.t_end'"}},
       {"GridNxZero", with(kRiemann, 4, "nx = 0"), {}, {"bad.toml:4:", "'grid.nx'", ">= 1"}},
       {"GridNxNegative", with(kRiemann, 4, "nx = -4"), {}, {"bad.toml:4:", "'grid.nx'", "-4"}},
-      {"RiemannLeftRhoZero", plus(kRiemann, {"[riemann.left]", "rho = 0"}), {},
+      {"RiemannLeftRhoZero",
+       plus(kRiemann, {"[riemann.left]", "rho = 0"}),
+       {},
        {"bad.toml:10:", "'riemann.left.rho'", "> 0"}},
       {"UniformPressureNegative", kUniform, {}, {"bad.toml:9:", "'uniform.p'", "> 0"}},
       {"CflZero", with(kRiemann, 6, "cfl = 0"), {}, {"bad.toml:6:", "'physics.cfl'"}},
       {"CflAboveOne", with(kRiemann, 6, "cfl = 1.5"), {}, {"bad.toml:6:", "'physics.cfl'", "1.5"}},
-      {"UnknownProblemType", with(kRiemann, 2, "type = \"blast\""), {},
-       {"bad.toml:2:", "'problem.type'", "blast"}},
+      {"UnknownProblemType", with(kRiemann, 2, "type = \"blast\""), {}, {"bad.toml:2:", "'problem.type'", "blast"}},
       {"UnknownLayoutOption", {}, {"--layout", "aos2"}, {"--layout", "aos2"}},
-      {"UnknownLayoutSet", {}, {"--set", "run.layout=aos2"},
-       {"--set run.layout=aos2", "'run.layout'"}},
+      {"UnknownLayoutSet", {}, {"--set", "run.layout=aos2"}, {"--set run.layout=aos2", "'run.layout'"}},
       {"UnknownPrecision", {}, {"--precision", "fp16"}, {"--precision", "fp16"}},
       {"UnknownPrecisionSet", {}, {"--set", "run.precision=fp16"}, {"'run.precision'", "fp16"}},
       {"UnknownCliOption", {}, {"--bogus"}, {"--bogus"}},
@@ -161,15 +158,19 @@ const std::vector<BadCase>& bad_cases() {
       {"SetUnknownKey", {}, {"--set", "grid.bogus=1"}, {"--set grid.bogus=1", "'grid.bogus'"}},
       {"SetWrongType", {}, {"--set", "grid.nx=abc"}, {"'grid.nx'", "integer"}},
       // A deck may not make the run write outside the directory it starts in.
-      {"DeckOutputDirAbsolute", plus(kRiemann, {"[output]", "dir = \"/tmp/elsewhere\""}), {},
+      {"DeckOutputDirAbsolute",
+       plus(kRiemann, {"[output]", "dir = \"/tmp/elsewhere\""}),
+       {},
        {"bad.toml:10:", "'output.dir'", "relative path"}},
-      {"DeckOutputDirUp", plus(kRiemann, {"[output]", "dir = \"out/../../x\""}), {},
-       {"'output.dir'", "no '..'"}},
-      {"DeckCheckpointDirAbsolute", plus(kRiemann, {"[checkpoint]", "dir = \"/etc\""}), {},
+      {"DeckOutputDirUp", plus(kRiemann, {"[output]", "dir = \"out/../../x\""}), {}, {"'output.dir'", "no '..'"}},
+      {"DeckCheckpointDirAbsolute",
+       plus(kRiemann, {"[checkpoint]", "dir = \"/etc\""}),
+       {},
        {"'checkpoint.dir'", "below the output directory"}},
-      {"CheckpointKeepZero", plus(kRiemann, {"[checkpoint]", "keep = 0"}), {},
-       {"'checkpoint.keep'", ">= 1"}},
-      {"RestartMissing", {}, {"--restart", "/nonexistent/checkpoint_00000001.h5"},
+      {"CheckpointKeepZero", plus(kRiemann, {"[checkpoint]", "keep = 0"}), {}, {"'checkpoint.keep'", ">= 1"}},
+      {"RestartMissing",
+       {},
+       {"--restart", "/nonexistent/checkpoint_00000001.h5"},
        {"checkpoint '/nonexistent/checkpoint_00000001.h5' does not exist"}},
   };
   return cases;
@@ -257,8 +258,9 @@ TEST_F(Cli, SodRunWritesReportAndSnapshot) {
   EXPECT_EQ(j.at("probe").at("source"), "measured");
   EXPECT_TRUE(fs::exists(out / hc::probe_cache_name(cfg_backend(j), j.at("probe").at("device"))));
   const double fraction = j.at("fom").at("fraction_of_copy_bandwidth").get<double>();
-  EXPECT_NEAR(fraction, j.at("traffic").at("effective_bandwidth_Bps").get<double>() /
-                            j.at("probe").at("copy_Bps").get<double>(), 1e-12);
+  EXPECT_NEAR(fraction,
+              j.at("traffic").at("effective_bandwidth_Bps").get<double>() / j.at("probe").at("copy_Bps").get<double>(),
+              1e-12);
   EXPECT_GT(fraction, 0.0);
   const auto& cfg = j.at("config");
   EXPECT_EQ(cfg.at("backend"), hc::backend_name(hc::default_backend()));
@@ -280,8 +282,7 @@ TEST_F(Cli, SodRunWritesReportAndSnapshot) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(timers.contains(name));
     const auto& t = timers.at(name);
-    for (const char* f : {"total_s", "calls", "mean_s", "min_s", "max_s"})
-      ASSERT_TRUE(t.contains(f)) << f;
+    for (const char* f : {"total_s", "calls", "mean_s", "min_s", "max_s"}) ASSERT_TRUE(t.contains(f)) << f;
     const double mn = t.at("min_s"), mean = t.at("mean_s"), mx = t.at("max_s");
     EXPECT_GT(t.at("calls").get<long>(), 0);
     EXPECT_LE(mn, mean * (1 + 1e-12));  // slack for the rounding of total / calls
@@ -316,9 +317,8 @@ TEST_F(Cli, LayoutsGiveSameChecksumAndReportGoesToGivenFile) {
     SCOPED_TRACE(layout);
     const fs::path report = dir_ / "reports" / (layout + ".json");
     const fs::path out = dir_ / ("out_" + layout);
-    const Result r = run({"run", "inputs/bench.toml", "--set", "grid.n=16", "--steps", "3",
-                          "--layout", layout, "--out", out.string(), "--report",
-                          report.string(), "--quiet"});
+    const Result r = run({"run", "inputs/bench.toml", "--set", "grid.n=16", "--steps", "3", "--layout", layout, "--out",
+                          out.string(), "--report", report.string(), "--quiet"});
     ASSERT_EQ(r.code, 0) << r.err;
     ASSERT_TRUE(fs::exists(report));
     EXPECT_FALSE(fs::exists(out / "report.json")) << "--report ignored";
@@ -339,8 +339,8 @@ namespace {
 // A grid whose arrays cannot fit in the host's available memory is refused before any
 // allocation: exit 2, one line with the bytes needed and available.
 TEST_F(Cli, NotEnoughHostMemoryExitsTwo) {
-  const Result r = run({"run", "inputs/bench.toml", "--set", "grid.n=8000", "--backend", "kokkos",
-                        "--out", (dir_ / "oom").string()});
+  const Result r = run(
+      {"run", "inputs/bench.toml", "--set", "grid.n=8000", "--backend", "kokkos", "--out", (dir_ / "oom").string()});
   if (r.err.find("not built into this binary") != std::string::npos) GTEST_SKIP() << r.err;
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
@@ -356,10 +356,9 @@ TEST_F(Cli, NotEnoughHostMemoryExitsTwo) {
 // one line per configuration, speedups against the baseline.
 TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
   const fs::path out = dir_ / "bench";
-  const Result r = run({"bench", "inputs/bench.toml", "--set", "grid.n=12", "--sweep", "layout=aos,soa",
-                        "--sweep", "owner=device,host", "--sweep", "physics.limiter=minmod,mc",
-                        "--repeat", "3", "--steps", "5", "--baseline", "layout=soa,physics.limiter=mc",
-                        "--out", out.string(), "--quiet"});
+  const Result r = run({"bench", "inputs/bench.toml", "--set", "grid.n=12", "--sweep", "layout=aos,soa", "--sweep",
+                        "owner=device,host", "--sweep", "physics.limiter=minmod,mc", "--repeat", "3", "--steps", "5",
+                        "--baseline", "layout=soa,physics.limiter=mc", "--out", out.string(), "--quiet"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   const nlohmann::json j = read_json(out / "bench.json");
@@ -379,7 +378,8 @@ TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
     EXPECT_EQ(t["repetitions"].size(), 3u);  // blocks of 5 steps of one run
     EXPECT_LE(t["min"].get<double>(), t["median"].get<double>());
     EXPECT_LE(t["median"].get<double>(), t["max"].get<double>());
-    EXPECT_NEAR(row["speedup"].get<double>(), j["rows"][5]["step_s"]["median"].get<double>() / t["median"].get<double>(), 1e-12);
+    EXPECT_NEAR(row["speedup"].get<double>(),
+                j["rows"][5]["step_s"]["median"].get<double>() / t["median"].get<double>(), 1e-12);
   }
   EXPECT_EQ(ran + skipped, 8);
   EXPECT_GE(ran, 4);  // owner=device runs on every backend
@@ -404,9 +404,9 @@ TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
 // deck that ends before the repetitions are done is named, not measured short.
 TEST_F(Cli, BenchSkipsChoicesThatChangeNoStep) {
   const fs::path out = dir_ / "bench_same";
-  const Result r = run({"bench", "inputs/bench.toml", "--set", "grid.n=8", "--sweep", "halo=none,sync",
-                        "--sweep", "host-mem=pinned,pageable", "--sweep", "prefetch=on,off",
-                        "--repeat", "2", "--steps", "2", "--out", out.string(), "--quiet"});
+  const Result r = run({"bench", "inputs/bench.toml", "--set", "grid.n=8", "--sweep", "halo=none,sync", "--sweep",
+                        "host-mem=pinned,pageable", "--sweep", "prefetch=on,off", "--repeat", "2", "--steps", "2",
+                        "--out", out.string(), "--quiet"});
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = read_json(out / "bench.json");
   ASSERT_EQ(j["rows"].size(), 8u);
@@ -422,9 +422,9 @@ TEST_F(Cli, BenchSkipsChoicesThatChangeNoStep) {
       EXPECT_EQ(why, "") << row.dump();  // the default choices run on every backend
   }
 
-  const Result short_deck = run({"bench", "inputs/bench.toml", "--set", "grid.n=8", "--set", "time.t_end=1e-3",
-                                 "--sweep", "layout=soa", "--repeat", "2", "--steps", "3",
-                                 "--out", (dir_ / "bench_short").string(), "--quiet"});
+  const Result short_deck =
+      run({"bench", "inputs/bench.toml", "--set", "grid.n=8", "--set", "time.t_end=1e-3", "--sweep", "layout=soa",
+           "--repeat", "2", "--steps", "3", "--out", (dir_ / "bench_short").string(), "--quiet"});
   ASSERT_EQ(short_deck.code, 0) << short_deck.err;
   const nlohmann::json k = read_json(dir_ / "bench_short" / "bench.json");
   EXPECT_NE(k["rows"][0].value("skipped", "").find("raise time.t_end"), std::string::npos) << k.dump();
@@ -463,8 +463,7 @@ TEST_F(Cli, BenchRefusesBadSweepsBeforeAnyRun) {
       {{"--sweep", "kokkos-tile=auto,64x32x1"}, "at most 1024 cells"},
   };
   for (const auto& [args, message] : cases) {
-    std::vector<std::string> argv = {"bench", "inputs/bench.toml", "--set", "grid.n=8", "--out",
-                                     (dir_ / "b").string()};
+    std::vector<std::string> argv = {"bench", "inputs/bench.toml", "--set", "grid.n=8", "--out", (dir_ / "b").string()};
     argv.insert(argv.end(), args.begin(), args.end());
     const Result r = run(argv);
     EXPECT_EQ(r.code, 2) << args[1] << ": " << r.err;

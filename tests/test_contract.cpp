@@ -103,7 +103,8 @@ std::vector<double> reference_message(const hc::Grid& g, const std::vector<doubl
           if (src[d] < g.ng[d] || src[d] >= g.ng[d] + g.n[d])
             src[d] = hc::ghost_source(src[d], g.n[d], g.ng[d], hc::Boundary::Outflow, hc::Boundary::Outflow, flip);
         if (src[0] < g.ng[0] || src[0] >= g.ng[0] + g.n[0]) continue;  // x ghosts are not sent
-        const std::size_t c = (src[0] - g.ng[0]) + g.n[0] * ((src[1] - g.ng[1]) + std::size_t(g.n[1]) * (src[2] - g.ng[2]));
+        const std::size_t c =
+            (src[0] - g.ng[0]) + g.n[0] * ((src[1] - g.ng[1]) + std::size_t(g.n[1]) * (src[2] - g.ng[2]));
         for (int v = 0; v < hc::kNumVars; ++v) u(v, g.index(i, j, k)) = canonical[v * g.ninterior + c];
       }
   std::vector<double> message(hc::halo_message_size(g, 0));
@@ -151,8 +152,8 @@ TEST_P(Contract, PackedHaloMessagesMatchTheHostReference) {
     ASSERT_EQ(m.bytes, count * real);
     for (int side = 0; side < 2; ++side) {
       ASSERT_TRUE(m.exchanged[side]);
-      const std::vector<double> got = real == sizeof(double) ? as_doubles<double>(m.send[side], count)
-                                                             : as_doubles<float>(m.send[side], count);
+      const std::vector<double> got =
+          real == sizeof(double) ? as_doubles<double>(m.send[side], count) : as_doubles<float>(m.send[side], count);
       EXPECT_EQ(got, reference_message(grid_, state, side)) << "face " << side;
     }
   }

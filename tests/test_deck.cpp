@@ -19,9 +19,7 @@
 namespace halocline {
 namespace {
 
-std::string input(const std::string& name) {
-  return std::string(HALOCLINE_SOURCE_DIR) + "/inputs/" + name;
-}
+std::string input(const std::string& name) { return std::string(HALOCLINE_SOURCE_DIR) + "/inputs/" + name; }
 
 // A small valid deck; each bad-input test breaks one thing in it.
 const std::string kBase = R"(# line 1
@@ -124,8 +122,7 @@ TEST(Deck, BenchDeck) {
 // ---- Defaults, presets, overrides ----------------------------------------------------------
 
 TEST(Deck, DefaultsAndPresets) {
-  const Config c = parse_deck(kBase + "[riemann]\npreset = \"toro5\"\n[riemann.right]\np = 50\n",
-                              "t.toml");
+  const Config c = parse_deck(kBase + "[riemann]\npreset = \"toro5\"\n[riemann.right]\np = 50\n", "t.toml");
   EXPECT_EQ(c.layout, LayoutKind::SoA);
   EXPECT_EQ(c.out_dir, "out");
   EXPECT_EQ(c.max_steps, 0);
@@ -134,7 +131,7 @@ TEST(Deck, DefaultsAndPresets) {
   EXPECT_DOUBLE_EQ(c.riemann.right.u, -6.19633);
   EXPECT_DOUBLE_EQ(c.riemann.right.p, 50.0);  // explicit key over the preset
   EXPECT_DOUBLE_EQ(c.riemann.x0, 0.8);
-  EXPECT_DOUBLE_EQ(c.physics.gamma, 1.4);     // presets leave gamma alone
+  EXPECT_DOUBLE_EQ(c.physics.gamma, 1.4);  // presets leave gamma alone
   EXPECT_EQ(c.deck_path, "t.toml");
 }
 
@@ -145,18 +142,17 @@ TEST(Deck, GridNAndExplicitSizes) {
 }
 
 TEST(Deck, Overrides) {
-  const Config c = load_deck(input("sod.toml"),
-                             {"grid.nx=256", "run.layout=aos", "physics.cfl=0.8",
-                              "physics.gamma=2", "output.dir=\"res\"", "boundary.all=reflecting",
-                              "time.max_steps=7", "riemann.left.rho=3"});
+  const Config c = load_deck(
+      input("sod.toml"), {"grid.nx=256", "run.layout=aos", "physics.cfl=0.8", "physics.gamma=2", "output.dir=\"res\"",
+                          "boundary.all=reflecting", "time.max_steps=7", "riemann.left.rho=3"});
   EXPECT_EQ(c.n[0], 256);
-  EXPECT_EQ(c.layout, LayoutKind::AoS);            // bare word
-  EXPECT_DOUBLE_EQ(c.physics.cfl, 0.8);            // float
-  EXPECT_DOUBLE_EQ(c.physics.gamma, 2.0);          // integer where a float is expected
-  EXPECT_EQ(c.out_dir, "res");                     // quoted TOML string
+  EXPECT_EQ(c.layout, LayoutKind::AoS);    // bare word
+  EXPECT_DOUBLE_EQ(c.physics.cfl, 0.8);    // float
+  EXPECT_DOUBLE_EQ(c.physics.gamma, 2.0);  // integer where a float is expected
+  EXPECT_EQ(c.out_dir, "res");             // quoted TOML string
   EXPECT_EQ(c.boundary[1][0], Boundary::Reflecting);
   EXPECT_EQ(c.max_steps, 7);
-  EXPECT_DOUBLE_EQ(c.riemann.left.rho, 3.0);       // creates [riemann.left]
+  EXPECT_DOUBLE_EQ(c.riemann.left.rho, 3.0);  // creates [riemann.left]
 }
 
 TEST(Deck, OverrideCreatesSection) {
@@ -247,11 +243,13 @@ TEST(DeckErrors, NonPositiveDensityPressure) {
   EXPECT_HAS(m, "t.toml:8: key 'sedov.p'");
   m = error_of("[problem]\ntype = \"uniform\"\n[grid]\nn = 8\n[time]\nt_end = 1\n[uniform]\nrho = -1\n");
   EXPECT_HAS(m, "t.toml:8: key 'uniform.rho'");
-  m = error_of("[problem]\ntype = \"kelvin_helmholtz\"\n[grid]\nn = 8\n[time]\nt_end = 1\n"
-               "[kelvin_helmholtz]\nrho_outer = 0.0\n");
+  m = error_of(
+      "[problem]\ntype = \"kelvin_helmholtz\"\n[grid]\nn = 8\n[time]\nt_end = 1\n"
+      "[kelvin_helmholtz]\nrho_outer = 0.0\n");
   EXPECT_HAS(m, "t.toml:8: key 'kelvin_helmholtz.rho_outer'");
-  m = error_of("[problem]\ntype = \"isentropic_vortex\"\n[grid]\nn = 8\n[time]\nt_end = 1\n"
-               "[boundary]\nall = \"periodic\"\n[isentropic_vortex]\np = 0\n");
+  m = error_of(
+      "[problem]\ntype = \"isentropic_vortex\"\n[grid]\nn = 8\n[time]\nt_end = 1\n"
+      "[boundary]\nall = \"periodic\"\n[isentropic_vortex]\np = 0\n");
   EXPECT_HAS(m, "t.toml:10: key 'isentropic_vortex.p'");
 }
 

@@ -44,9 +44,10 @@ TEST(Decomposition, SubdomainInitialStatesTileTheGlobalOne) {
           for (int k = 0; k < sub.n[2]; ++k)
             for (int j = 0; j < sub.n[1]; ++j)
               for (int i = 0; i < sub.n[0]; ++i, ++cell) {
-                const std::size_t g = (sub.offset[0] + i) +
-                                      static_cast<std::size_t>(c.n[0]) *
-                                          ((sub.offset[1] + j) + static_cast<std::size_t>(c.n[1]) * (sub.offset[2] + k));
+                const std::size_t g =
+                    (sub.offset[0] + i) +
+                    static_cast<std::size_t>(c.n[0]) *
+                        ((sub.offset[1] + j) + static_cast<std::size_t>(c.n[1]) * (sub.offset[2] + k));
                 for (int v = 0; v < 5; ++v)
                   ASSERT_EQ(part[v * sub.ninterior + cell], whole[v * global.ninterior + g])
                       << deck << " subdomain " << px << py << pz << " var " << v;

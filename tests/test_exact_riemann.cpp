@@ -41,14 +41,18 @@ TEST_P(ToroStarValues, MatchTable42) {
 
 INSTANTIATE_TEST_SUITE_P(
     Toro, ToroStarValues,
-    ::testing::Values(
-        StarCase{"test1", kSodL, kSodR, 0.30313, 5e-6, 0.92745, 5e-6},
-        // symmetric: u* vanishes by symmetry, so hold it to round-off
-        StarCase{"test2", {1.0, -2.0, 0.4}, {1.0, 2.0, 0.4}, 0.00189, 5e-6, 0.0, 1e-10},
-        StarCase{"test3", {1.0, 0.0, 1000.0}, {1.0, 0.0, 0.01}, 460.894, 5e-4, 19.5975, 5e-5},
-        StarCase{"test4", {1.0, 0.0, 0.01}, {1.0, 0.0, 100.0}, 46.0950, 5e-5, -6.19633, 5e-6},
-        StarCase{"test5", {5.99924, 19.5975, 460.894}, {5.99242, -6.19633, 46.0950}, 1691.64,
-                 1e-5 * 1691.64, 8.68975, 1e-5 * 8.68975}),
+    ::testing::Values(StarCase{"test1", kSodL, kSodR, 0.30313, 5e-6, 0.92745, 5e-6},
+                      // symmetric: u* vanishes by symmetry, so hold it to round-off
+                      StarCase{"test2", {1.0, -2.0, 0.4}, {1.0, 2.0, 0.4}, 0.00189, 5e-6, 0.0, 1e-10},
+                      StarCase{"test3", {1.0, 0.0, 1000.0}, {1.0, 0.0, 0.01}, 460.894, 5e-4, 19.5975, 5e-5},
+                      StarCase{"test4", {1.0, 0.0, 0.01}, {1.0, 0.0, 100.0}, 46.0950, 5e-5, -6.19633, 5e-6},
+                      StarCase{"test5",
+                               {5.99924, 19.5975, 460.894},
+                               {5.99242, -6.19633, 46.0950},
+                               1691.64,
+                               1e-5 * 1691.64,
+                               8.68975,
+                               1e-5 * 8.68975}),
     [](const ::testing::TestParamInfo<StarCase>& info) { return std::string(info.param.name); });
 
 TEST(ExactRiemann, SodFarFieldIsInitialDataExactly) {

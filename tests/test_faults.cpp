@@ -25,8 +25,8 @@ namespace {
 // A Riemann problem whose right state has a negative pressure: not a deck a user can
 // write (validation refuses it), so the Config is changed after reading.
 hc::Config broken(int nx) {
-  hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/sod.toml",
-                               {"grid.nx=" + std::to_string(nx)});
+  hc::Config c =
+      hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/sod.toml", {"grid.nx=" + std::to_string(nx)});
   c.riemann.preset = "custom";
   c.riemann.right.p = -0.1;
   c.max_steps = 3;
@@ -68,8 +68,7 @@ TEST(Faults, NanInTheStateIsCaught) {
 // cannot ask for it; validation stops at 1), which drives a pressure negative at step 7.
 // On a GPU the host asks for steps ahead, so several are queued when the fault is found.
 hc::Config unstable(const std::string& out, hc::LayoutKind layout, hc::Precision precision) {
-  hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/kh.toml",
-                               {"grid.nx=32", "grid.ny=32"});
+  hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/kh.toml", {"grid.nx=32", "grid.ny=32"});
   c.physics.cfl = 3.0;
   c.max_steps = 400;
   c.layout = layout;
@@ -91,8 +90,8 @@ TEST(Faults, LastGoodStateIsSavedAsACheckpoint) {
   for (hc::Precision precision : {hc::Precision::FP64, hc::Precision::FP32})
     for (hc::LayoutKind layout : {hc::LayoutKind::AoS, hc::LayoutKind::SoA, hc::LayoutKind::AoSoA}) {
       SCOPED_TRACE(hc::layout_name(layout) + std::string(precision == hc::Precision::FP32 ? " fp32" : " fp64"));
-      const std::string out = (dir.path() / hc::layout_name(layout)).string() +
-                              (precision == hc::Precision::FP32 ? "_fp32" : "_fp64");
+      const std::string out =
+          (dir.path() / hc::layout_name(layout)).string() + (precision == hc::Precision::FP32 ? "_fp32" : "_fp64");
       const hc::Config c = unstable(out, layout, precision);
       const std::string what = failure_of(c);
       const long step = number_after(what, "step ");
@@ -143,16 +142,14 @@ TEST(Faults, BrokenStateIsNeverACheckpoint) {
   ASSERT_GT(step, 2);
   for (long every : {step, step - 1}) {
     SCOPED_TRACE("every_steps = " + std::to_string(every));
-    hc::Config c = unstable((dir.path() / std::to_string(every)).string(), hc::LayoutKind::SoA,
-                            hc::Precision::FP64);
+    hc::Config c = unstable((dir.path() / std::to_string(every)).string(), hc::LayoutKind::SoA, hc::Precision::FP64);
     c.checkpoint.every_steps = every;
     c.checkpoint.keep = 10;
     const std::string what = failure_of(c);
     EXPECT_EQ(number_after(what, "step "), step) << what;
     EXPECT_EQ(number_after(what, "the last good state (step "), step - 1) << what;
     std::vector<std::string> files;
-    for (const auto& e : fs::directory_iterator(hc::checkpoint_dir(c)))
-      files.push_back(e.path().filename().string());
+    for (const auto& e : fs::directory_iterator(hc::checkpoint_dir(c))) files.push_back(e.path().filename().string());
     EXPECT_EQ(files, std::vector<std::string>{fs::path(hc::checkpoint_path(".", step - 1)).filename().string()});
   }
 }

@@ -30,10 +30,10 @@ using hc::test::short_run;
 
 namespace {
 
-#define SKIP_WITHOUT(backend)                                        \
-  do {                                                               \
-    const std::string why = hc::backend_unavailable(backend);        \
-    if (!why.empty()) GTEST_SKIP() << why;                           \
+#define SKIP_WITHOUT(backend)                                 \
+  do {                                                        \
+    const std::string why = hc::backend_unavailable(backend); \
+    if (!why.empty()) GTEST_SKIP() << why;                    \
   } while (0)
 
 hc::RunResult run_on(hc::Config c, hc::BackendKind b, hc::LayoutKind layout = hc::LayoutKind::SoA,
@@ -64,8 +64,7 @@ std::vector<double> read_doubles(const fs::path& file) {
 
 // GPU and CPU states agree bitwise with strict floating point (HALOCLINE_STRICT_FP: no FMA
 // contraction anywhere), else to 1e-12 relative to each variable's largest magnitude.
-void expect_states_agree(const std::vector<double>& gpu, const std::vector<double>& cpu,
-                         const std::string& what) {
+void expect_states_agree(const std::vector<double>& gpu, const std::vector<double>& cpu, const std::string& what) {
   ASSERT_EQ(gpu.size(), cpu.size()) << what;
 #if defined(HALOCLINE_STRICT_FP)
   for (std::size_t i = 0; i < gpu.size(); ++i)
@@ -145,13 +144,11 @@ TEST(CpuReference, Write) {
 TEST_P(OnEachGpuBackend, MatchesCpuKokkos) {
   const bool kokkos_here = cpu_kokkos_here();
   const char* dir = std::getenv("HALOCLINE_CPU_REFERENCE");
-  if (!kokkos_here && !dir)
-    GTEST_SKIP() << "no CPU Kokkos backend in this binary and HALOCLINE_CPU_REFERENCE not set";
+  if (!kokkos_here && !dir) GTEST_SKIP() << "no CPU Kokkos backend in this binary and HALOCLINE_CPU_REFERENCE not set";
   for (const std::string& deck : input_decks()) {
     const std::vector<double> gpu = run_on(short_run(deck), backend()).final_state;
-    const std::vector<double> cpu = kokkos_here
-                                        ? run_on(short_run(deck), hc::BackendKind::Kokkos).final_state
-                                        : read_doubles(reference_file(dir, deck));
+    const std::vector<double> cpu = kokkos_here ? run_on(short_run(deck), hc::BackendKind::Kokkos).final_state
+                                                : read_doubles(reference_file(dir, deck));
     expect_states_agree(gpu, cpu, deck);
   }
 }

@@ -55,8 +55,7 @@ void check_layout() {
   for (int k = 0; k < n[2]; ++k)
     for (int j = 0; j < n[1]; ++j)
       for (int i = 0; i < n[0]; ++i)
-        for (int v = 0; v < hc::kNumVars; ++v)
-          u(v, g.index(i + 2, j + 2, k + 2)) = tag(v, i, j, k);
+        for (int v = 0; v < hc::kNumVars; ++v) u(v, g.index(i + 2, j + 2, k + 2)) = tag(v, i, j, k);
   for (int d = 0; d < 3; ++d) self_exchange(g, u, d);
 
   // Every padded cell now holds the periodic image of an interior cell; count the ghost
@@ -125,8 +124,8 @@ namespace {
 // pinned or pageable staging) fills the ghosts the ghost-fill kernel fills with none, so
 // every strategy gives the same state, bit for bit, in every layout.
 TEST(HaloStrategies, AgreeWithInPlaceGhostsOnOneRank) {
-  const hc::Config base =
-      hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/bench.toml", {"grid.nx=13", "grid.ny=10", "grid.nz=7"});
+  const hc::Config base = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/bench.toml",
+                                        {"grid.nx=13", "grid.ny=10", "grid.nz=7"});
   for (hc::LayoutKind layout : {hc::LayoutKind::AoS, hc::LayoutKind::SoA, hc::LayoutKind::AoSoA}) {
     hc::Config c = base;
     c.layout = layout;
@@ -164,7 +163,8 @@ TEST(HaloStrategies, AgreeWithInPlaceGhostsOnOneRank) {
         const hc::HostKind kind = mem == hc::HostMemory::Pinned ? hc::HostKind::Pinned : hc::HostKind::Pageable;
         EXPECT_EQ(r.transfers.get(hc::Direction::DeviceToHost, kind, hc::Purpose::Halo).bytes, bytes);
         EXPECT_EQ(r.transfers.get(hc::Direction::HostToDevice, kind, hc::Purpose::Halo).bytes, bytes);
-        EXPECT_EQ(r.transfers.get(hc::Direction::HostToDevice, kind, hc::Purpose::Halo).calls, 6 * static_cast<long>(stages));
+        EXPECT_EQ(r.transfers.get(hc::Direction::HostToDevice, kind, hc::Purpose::Halo).calls,
+                  6 * static_cast<long>(stages));
       }
   }
 }
@@ -192,8 +192,8 @@ TEST(HaloStrategies, OverlapRegionsTileTheInterior) {
     for (int k = 0; k < g.np[2]; ++k)
       for (int j = 0; j < g.np[1]; ++j)
         for (int i = 0; i < g.np[0]; ++i) {
-          const bool in = i >= all.lo[0] && i < all.hi[0] && j >= all.lo[1] && j < all.hi[1] &&
-                          k >= all.lo[2] && k < all.hi[2];
+          const bool in =
+              i >= all.lo[0] && i < all.hi[0] && j >= all.lo[1] && j < all.hi[1] && k >= all.lo[2] && k < all.hi[2];
           EXPECT_EQ(covered[g.index(i, j, k)], in ? 1 : 0) << n[0] << "x" << n[1] << "x" << n[2];
           interior += in;
         }

@@ -31,10 +31,10 @@ TYPED_TEST(LayoutTest, OffsetsAreABijectionIntoStorage) {
 
 TEST(Layouts, AddressesMatchTheDocumentedFormulas) {
   const std::size_t n = 100;
-  EXPECT_EQ(hc::AoS::offset(3, 10, n), 53u);           // cell-major
-  EXPECT_EQ(hc::SoA::offset(3, 10, n), 310u);          // variable-major
+  EXPECT_EQ(hc::AoS::offset(3, 10, n), 53u);               // cell-major
+  EXPECT_EQ(hc::SoA::offset(3, 10, n), 310u);              // variable-major
   EXPECT_EQ(hc::AoSoA::offset(3, 10, n), 40u + 24u + 2u);  // tile 1 (40), var 3 (24), lane 2
-  EXPECT_EQ(hc::AoSoA::storage_size(9), 16u * 5u);     // padded to whole tiles
+  EXPECT_EQ(hc::AoSoA::storage_size(9), 16u * 5u);         // padded to whole tiles
 }
 
 TEST(Boundary, GhostSourcesPerKind) {
@@ -78,8 +78,7 @@ TEST(Physics, FluxesAreConsistent) {
   const double g = 1.4;
   const hc::Prim<double> s{0.8, {0.3, 0.1, -0.4}, 1.7};
   const hc::Cons<double> w = hc::to_cons(s, g);
-  const double exact[5] = {0.8 * 0.3, 0.8 * 0.09 + 1.7, 0.8 * 0.3 * 0.1, 0.8 * 0.3 * -0.4,
-                           (w.q[4] + 1.7) * 0.3};
+  const double exact[5] = {0.8 * 0.3, 0.8 * 0.09 + 1.7, 0.8 * 0.3 * 0.1, 0.8 * 0.3 * -0.4, (w.q[4] + 1.7) * 0.3};
   for (auto solver : {hc::RiemannSolver::HLLC, hc::RiemannSolver::Rusanov}) {
     const hc::Cons<double> f = hc::riemann_flux(s, s, g, solver);
     for (int v = 0; v < 5; ++v) EXPECT_NEAR(f.q[v], exact[v], 1e-14) << "var " << v;

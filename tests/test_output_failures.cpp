@@ -154,9 +154,8 @@ std::vector<std::string> failing_writes(const fs::path& dir, int n) {
     hc::SnapshotWriter writer(dir.string(), g, false);
     writer.write(3, 30, 0.5, values(g, 2));
   }));
-  out.push_back(outcome([&] {
-    hc::write_checkpoint(hc::checkpoint_path(dir.string(), 2), header(n, 2), values(g, 3));
-  }));
+  out.push_back(
+      outcome([&] { hc::write_checkpoint(hc::checkpoint_path(dir.string(), 2), header(n, 2), values(g, 3)); }));
   std::string tmp;
   for (const std::string& name : leftovers(dir)) tmp += " " + name;
   out.push_back("tmp:" + tmp);
@@ -164,8 +163,7 @@ std::vector<std::string> failing_writes(const fs::path& dir, int n) {
   return out;
 }
 
-void expect_failed_writes(const std::vector<std::string>& got, const fs::path& dir,
-                          const std::string& reason) {
+void expect_failed_writes(const std::vector<std::string>& got, const fs::path& dir, const std::string& reason) {
   ASSERT_EQ(got.size(), 5u) << ::testing::PrintToString(got);
   expect_output_error(got[0], (dir / "snapshot_0003.h5").string(), reason);
   expect_output_error(got[1], hc::checkpoint_path(dir.string(), 2), reason);
@@ -297,20 +295,17 @@ TEST(OutputFailures, PlantedLinksAreNeverFollowed) {
   EXPECT_EQ(outcome([&] { writer.write(0, 0, 0.0, values(g, 0)); }), "written");
   EXPECT_EQ(outcome([&] { writer.write(1, 1, 0.1, values(g, 1)); }), "written");
   EXPECT_EQ(outcome([&] { writer.write_series(); }), "written");
-  EXPECT_EQ(outcome([&] {
-              hc::write_checkpoint(hc::checkpoint_path(dir.string(), 7), header(4, 7), values(g, 7));
-            }),
+  EXPECT_EQ(outcome([&] { hc::write_checkpoint(hc::checkpoint_path(dir.string(), 7), header(4, 7), values(g, 7)); }),
             "written");
-  expect_output_error(outcome([&] {
-                        hc::write_checkpoint(hc::checkpoint_path(dir.string(), 8), header(4, 8), values(g, 8));
-                      }),
-                      hc::checkpoint_path(dir.string(), 8), "not a regular file");
+  expect_output_error(
+      outcome([&] { hc::write_checkpoint(hc::checkpoint_path(dir.string(), 8), header(4, 8), values(g, 8)); }),
+      hc::checkpoint_path(dir.string(), 8), "not a regular file");
 
   std::ifstream in(victim);
   EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), precious);
   EXPECT_FALSE(fs::exists(tmp.path() / "nowhere"));
-  for (const char* name : {"snapshot_0000.h5", "snapshot_0001.h5", "snapshot_0000.xmf", "snapshot.xmf",
-                           "checkpoint_00000007.h5"})
+  for (const char* name :
+       {"snapshot_0000.h5", "snapshot_0001.h5", "snapshot_0000.xmf", "snapshot.xmf", "checkpoint_00000007.h5"})
     EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir / name))) << name;
   EXPECT_TRUE(leftovers(dir).empty()) << ::testing::PrintToString(leftovers(dir));
   EXPECT_EQ(hc::read_checkpoint_block(hc::checkpoint_path(dir.string(), 7), g), values(g, 7));
@@ -326,9 +321,7 @@ TEST(OutputFailures, HdfErrorStackOnlyWhenAsked) {
   const fs::path garbage = tmp.path() / "garbage.h5";
   std::ofstream(garbage) << "not an HDF5 file";
   const std::vector<std::string> got = in_child([&] {
-    auto read = [&] {
-      return outcome([&] { hc::read_checkpoint_header(garbage.string()); }).substr(0, 40);
-    };
+    auto read = [&] { return outcome([&] { hc::read_checkpoint_header(garbage.string()); }).substr(0, 40); };
     std::vector<std::string> out =
         with_stderr_captured(tmp.path() / "quiet.txt", [&] { return std::vector<std::string>{read()}; });
     hc::set_hdf5_error_printing(true);

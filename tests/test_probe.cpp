@@ -39,7 +39,7 @@ TEST(Probe, FiguresArePlausibleAndMatchTheSchema) {
   EXPECT_GE(r.array_bytes, std::size_t(64) << 20);  // far past any cache of the CI machine
   EXPECT_GT(r.copy_Bps, 1e8);
   EXPECT_GT(r.triad_Bps, 1e8);
-  EXPECT_LE(r.copy_Bps, 1e14);  // 100 TB/s: no memory is that fast; a timing error would be
+  EXPECT_LE(r.copy_Bps, 1e14);               // 100 TB/s: no memory is that fast; a timing error would be
   EXPECT_GE(r.copy_Bps, r.copy_median_Bps);  // best of the repetitions
   EXPECT_GT(r.launch_s, 0);
   EXPECT_GT(r.launch_sync_s, 0);
@@ -203,7 +203,8 @@ TEST(Timeline, EveryCallOfTheTracedStepIsOnItsStream) {
       EXPECT_GE(e.start_s, last_end[e.stream] - 1e-6) << e.phase << " starts before the call before it ends";
       last_end[e.stream] = e.end_s;
       step_end = std::max(step_end, e.end_s);
-      const bool is_exchange = e.phase.find(".pack") != std::string::npos || e.phase.find(".unpack") != std::string::npos;
+      const bool is_exchange =
+          e.phase.find(".pack") != std::string::npos || e.phase.find(".unpack") != std::string::npos;
       exchange += is_exchange;
       on_halo += is_exchange && e.stream == "halo";
     }

@@ -65,8 +65,7 @@ std::string read_text(const fs::path& p) {
 
 std::size_t count_of(const std::string& text, const std::string& what) {
   std::size_t n = 0;
-  for (std::size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1))
-    ++n;
+  for (std::size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
   return n;
 }
 
@@ -140,10 +139,8 @@ TEST(Snapshot, WritesDatasetsAndAttributes3D) {
   ASSERT_TRUE(fs::exists(info.h5_path));
   check_datasets(info.h5_path, g, 8);
 
-  EXPECT_EQ(read_attribute<double>(info.h5_path, "time", H5T_NATIVE_DOUBLE),
-            std::vector<double>{0.125});
-  EXPECT_EQ(read_attribute<std::int64_t>(info.h5_path, "step", H5T_NATIVE_INT64),
-            std::vector<std::int64_t>{1234});
+  EXPECT_EQ(read_attribute<double>(info.h5_path, "time", H5T_NATIVE_DOUBLE), std::vector<double>{0.125});
+  EXPECT_EQ(read_attribute<std::int64_t>(info.h5_path, "step", H5T_NATIVE_INT64), std::vector<std::int64_t>{1234});
   EXPECT_EQ(read_attribute<int>(info.h5_path, "grid", H5T_NATIVE_INT), (std::vector<int>{4, 3, 2}));
   EXPECT_EQ(read_attribute<double>(info.h5_path, "origin", H5T_NATIVE_DOUBLE),
             (std::vector<double>{g.lo[0], g.lo[1], g.lo[2]}));
@@ -179,8 +176,7 @@ TEST(Snapshot, XdmfDescribesCellCentredCoRectMesh) {
   EXPECT_NE(xmf.find("<Time Value=\"0.5\"/>"), std::string::npos);
   EXPECT_EQ(count_of(xmf, "Center=\"Cell\""), 5u);
   EXPECT_EQ(count_of(xmf, "Precision=\"8\" Dimensions=\"2 3 4\""), 5u);
-  for (const char* v : kVars)
-    EXPECT_NE(xmf.find(std::string("snapshot_0003.h5:/") + v + "<"), std::string::npos) << v;
+  for (const char* v : kVars) EXPECT_NE(xmf.find(std::string("snapshot_0003.h5:/") + v + "<"), std::string::npos) << v;
   // Origin and spacing are given z, y, x.
   EXPECT_NE(xmf.find(">2 0.5 -1</DataItem>"), std::string::npos);
   EXPECT_NE(xmf.find(">2 0.25 0.5</DataItem>"), std::string::npos);

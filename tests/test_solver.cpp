@@ -34,8 +34,8 @@ TEST(Solver, EveryDeckGivesTheSameChecksumInEveryLayout) {
         const hc::RunResult r = hc::run_quietly(c);
         EXPECT_EQ(r.steps, 4) << deck;
         if (reference.empty()) reference = r.checksum;
-        EXPECT_EQ(r.checksum, reference) << deck << " layout " << hc::layout_name(layout)
-                                         << " precision " << hc::precision_name(prec);
+        EXPECT_EQ(r.checksum, reference) << deck << " layout " << hc::layout_name(layout) << " precision "
+                                         << hc::precision_name(prec);
       }
     }
   }

@@ -35,8 +35,7 @@ inline Config short_run(const std::string& deck) {
 class TempDir {
  public:
   explicit TempDir(const std::string& tag)
-      : path_(std::filesystem::temp_directory_path() /
-              ("halocline_" + tag + "_" + std::to_string(::getpid()))) {
+      : path_(std::filesystem::temp_directory_path() / ("halocline_" + tag + "_" + std::to_string(::getpid()))) {
     std::filesystem::remove_all(path_);
   }
   ~TempDir() {
@@ -51,9 +50,7 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-inline std::string deck_name(const std::string& path) {
-  return std::filesystem::path(path).stem().string();
-}
+inline std::string deck_name(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
 // One dataset of an HDF5 file, as doubles (empty when it cannot be read).
 inline std::vector<double> read_dataset(const std::filesystem::path& file, const char* name) {

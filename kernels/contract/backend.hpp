@@ -29,10 +29,10 @@ namespace halocline {
 
 // What the backend runs on, for the report.
 struct DeviceInfo {
-  std::string kind;             // "cpu" or "gpu"
-  std::string name;             // device or execution-space name
-  std::size_t memory_bytes = 0; // device memory (0: host memory)
-  int compute_units = 0;        // SMs / CUs, or host threads
+  std::string kind;              // "cpu" or "gpu"
+  std::string name;              // device or execution-space name
+  std::size_t memory_bytes = 0;  // device memory (0: host memory)
+  int compute_units = 0;         // SMs / CUs, or host threads
   std::string runtime_version, driver_version;
   // Where the runtime tells (GPUs; 0 or empty where not): peak clocks, memory bus, the
   // last-level cache, and the PCI address (app/info.cpp reads the link and NUMA node of

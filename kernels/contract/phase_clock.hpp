@@ -54,9 +54,7 @@ class HostClock final : public PhaseClock {
     else
       set_origin();
   }
-  double seconds_since_origin(Mark m) override {
-    return std::chrono::duration<double>(marks_[m] - origin_).count();
-  }
+  double seconds_since_origin(Mark m) override { return std::chrono::duration<double>(marks_[m] - origin_).count(); }
 
  private:
   std::function<void()> fence_;

@@ -14,29 +14,29 @@ struct TransferPoint {
   std::string memory;     // pageable | pinned | managed (managed: a prefetch migration)
   std::string direction;  // h2d | d2h
   std::size_t bytes = 0;
-  double best_s = 0;      // fastest repetition
+  double best_s = 0;  // fastest repetition
   double Bps() const { return best_s > 0 ? static_cast<double>(bytes) / best_s : 0.0; }
 };
 
 struct ProbeOptions {
-  bool quick = false;        // copy and triad only (what a run's report needs)
-  int device = 0;            // GPU index (GPU backends)
-  int repetitions = 20;      // of the device kernels; best of them, after 2 warm-ups
+  bool quick = false;    // copy and triad only (what a run's report needs)
+  int device = 0;        // GPU index (GPU backends)
+  int repetitions = 20;  // of the device kernels; best of them, after 2 warm-ups
 };
 
 struct ProbeResult {
-  std::string backend;               // kokkos | hip
-  std::string device_name;           // as the runtime names it
-  std::size_t array_bytes = 0;       // per array of the copy and triad kernels
-  double copy_Bps = 0, triad_Bps = 0;          // best of the repetitions
+  std::string backend;                 // kokkos | hip
+  std::string device_name;             // as the runtime names it
+  std::size_t array_bytes = 0;         // per array of the copy and triad kernels
+  double copy_Bps = 0, triad_Bps = 0;  // best of the repetitions
   double copy_median_Bps = 0, triad_median_Bps = 0;
   int repetitions = 0;
-  std::vector<TransferPoint> transfers;        // empty: not measured, see transfers_note
+  std::vector<TransferPoint> transfers;  // empty: not measured, see transfers_note
   std::string transfers_note;
-  double launch_s = -1;              // mean time per launch of an empty kernel, back to back
-  double launch_sync_s = -1;         // median launch + wait for completion of one empty kernel
-  double timer_resolution_s = -1;    // smallest non-zero interval the phase timers' clock gives
-  std::string timer;                 // which clock: device events or the host's steady clock
+  double launch_s = -1;            // mean time per launch of an empty kernel, back to back
+  double launch_sync_s = -1;       // median launch + wait for completion of one empty kernel
+  double timer_resolution_s = -1;  // smallest non-zero interval the phase timers' clock gives
+  std::string timer;               // which clock: device events or the host's steady clock
   bool quick = false;
 };
 

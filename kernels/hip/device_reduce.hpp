@@ -43,8 +43,8 @@ class DeviceReducer {
   }
 
  private:
-  static hipError_t run(ReduceOp op, void* temp, std::size_t& bytes, const Real* in, Real* out,
-                        std::size_t n, hipStream_t stream) {
+  static hipError_t run(ReduceOp op, void* temp, std::size_t& bytes, const Real* in, Real* out, std::size_t n,
+                        hipStream_t stream) {
 #if defined(HALOCLINE_HIP_NVIDIA)
     // CCCL 3: cuda::maximum<> and cuda::std::plus<> (cub::Max and cub::Sum are gone).
     if (op == ReduceOp::Max)
@@ -53,8 +53,8 @@ class DeviceReducer {
     return cub::DeviceReduce::Reduce(temp, bytes, in, out, n, cuda::std::plus<>{}, Real(0), stream);
 #else
     if (op == ReduceOp::Max)
-      return rocprim::reduce(temp, bytes, in, out, -std::numeric_limits<Real>::infinity(), n,
-                             rocprim::maximum<Real>(), stream);
+      return rocprim::reduce(temp, bytes, in, out, -std::numeric_limits<Real>::infinity(), n, rocprim::maximum<Real>(),
+                             stream);
     return rocprim::reduce(temp, bytes, in, out, Real(0), n, rocprim::plus<Real>(), stream);
 #endif
   }

@@ -34,10 +34,14 @@ using hip::Box;
 template <class Real, class L>
 class HipBackend final : public Backend {
  public:
-  HipBackend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
-             const MemoryStrategy& memory, int device)
-      : grid_(grid), physics_(physics), boundary_(boundary), memory_(memory),
-        device_id_(device % std::max(1, hip_device_count())), copier_(log_) {
+  HipBackend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary, const MemoryStrategy& memory,
+             int device)
+      : grid_(grid),
+        physics_(physics),
+        boundary_(boundary),
+        memory_(memory),
+        device_id_(device % std::max(1, hip_device_count())),
+        copier_(log_) {
     // One rank per GPU: the rank's index on its node picks the device.
     HIP_CHECK(hipSetDevice(device_id_));
 #if defined(HALOCLINE_HIP_NVIDIA)
@@ -49,8 +53,7 @@ class HipBackend final : public Backend {
     int arrays = 3;
     for (int d = 0; d < 3; ++d) arrays += grid.active(d);
     const std::size_t scratch = grid.ninterior * sizeof(Real) + 2 * sizeof(StepControl);
-    hip::check_fits(arrays * state_bytes + scratch,
-                    managed ? "the managed owner model" : "this grid");
+    hip::check_fits(arrays * state_bytes + scratch, managed ? "the managed owner model" : "this grid");
 
     for (int s = 0; s < 2; ++s) solution_[s] = hip::DeviceArray(state_bytes, managed);
     stage_ = hip::DeviceArray(state_bytes, managed);
@@ -62,8 +65,7 @@ class HipBackend final : public Backend {
     // The host's view of the controller: written by the finish-step kernel straight into
     // page-locked, device-mapped host memory (two slots: one the host may read while the
     // device writes the other).
-    HIP_CHECK(hipHostMalloc(reinterpret_cast<void**>(&published_), 2 * sizeof(StepControl),
-                            hipHostMallocMapped));
+    HIP_CHECK(hipHostMalloc(reinterpret_cast<void**>(&published_), 2 * sizeof(StepControl), hipHostMallocMapped));
     HIP_CHECK(hipHostGetDevicePointer(reinterpret_cast<void**>(&published_device_), published_, 0));
     if (memory.owner != Owner::Managed) staging_ = hip::HostBuffer(state_bytes, memory.host_memory);
 
@@ -75,8 +77,7 @@ class HipBackend final : public Backend {
     int least = 0, greatest = 0;
     HIP_CHECK(hipDeviceGetStreamPriorityRange(&least, &greatest));
     HIP_CHECK(hipStreamCreateWithPriority(&halo_, hipStreamNonBlocking, greatest));
-    for (hipEvent_t* e : events())
-      HIP_CHECK(hipEventCreateWithFlags(e, hipEventDisableTiming));
+    for (hipEvent_t* e : events()) HIP_CHECK(hipEventCreateWithFlags(e, hipEventDisableTiming));
   }
 
   ~HipBackend() override {
@@ -162,11 +163,11 @@ class HipBackend final : public Backend {
 
   void plan_step() override {
     const Box box = hip::interior_box(grid_);
-    hip::signal_rate_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(
-        grid_, box, state(Slot::U0), gamma(), static_cast<Real*>(rates_.get()));
+    hip::signal_rate_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(grid_, box, state(Slot::U0), gamma(),
+                                                                           static_cast<Real*>(rates_.get()));
     HIP_CHECK_LAUNCH();
-    reducer_.reduce(hip::ReduceOp::Max, static_cast<const Real*>(rates_.get()),
-                    static_cast<Real*>(max_rate_.get()), grid_.ninterior, compute_);
+    reducer_.reduce(hip::ReduceOp::Max, static_cast<const Real*>(rates_.get()), static_cast<Real*>(max_rate_.get()),
+                    grid_.ninterior, compute_);
     if (global_max_) {
       // Several ranks: the host takes this rank's max, reduces it over the ranks (MPI) and
       // puts the global max back; the step waits for the device here.
@@ -177,8 +178,7 @@ class HipBackend final : public Backend {
       copier_.result_to_device(max_rate_.get(), &rate, sizeof rate, Purpose::Step, compute_);
       HIP_CHECK(hipStreamSynchronize(compute_));
     }
-    hip::plan_step_kernel<<<1, 1, 0, compute_>>>(control(), static_cast<const Real*>(max_rate_.get()),
-                                                 current_);
+    hip::plan_step_kernel<<<1, 1, 0, compute_>>>(control(), static_cast<const Real*>(max_rate_.get()), current_);
     HIP_CHECK_LAUNCH();
   }
 
@@ -225,7 +225,6 @@ class HipBackend final : public Backend {
     HIP_CHECK(hipStreamSynchronize(compute_));
   }
 
-
   StepControl step_status(bool exact) override {
     if (submitted_ == 0) return published_[0];
     if (exact || memory_.owner == Owner::Host) {
@@ -243,8 +242,7 @@ class HipBackend final : public Backend {
   // ---- One stage ----------------------------------------------------------------------
   void fill_boundary(int d, Slot slot) override {
     const Boundary* faces = boundary_.face[d];
-    if (!grid_.active(d) || (faces[0] == Boundary::Exchanged && faces[1] == Boundary::Exchanged))
-      return;
+    if (!grid_.active(d) || (faces[0] == Boundary::Exchanged && faces[1] == Boundary::Exchanged)) return;
     if (d == 0) launch_ghost_fill<0>(slot);
     if (d == 1) launch_ghost_fill<1>(slot);
     if (d == 2) launch_ghost_fill<2>(slot);
@@ -262,9 +260,9 @@ class HipBackend final : public Backend {
     if (stage == 2 && copy_pending_) HIP_CHECK(hipStreamWaitEvent(compute_, copied_, 0));
     const Box box = hip::box_of(cells);
     const hip::FluxRefs<Real, L> f{{flux(0), flux(1), flux(2)}};
-    hip::update_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(
-        grid_, box, state(Slot::U0), state(Slot::U1), stage == 1 ? state(Slot::U1) : next_solution(),
-        f, stage, control());
+    hip::update_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(grid_, box, state(Slot::U0), state(Slot::U1),
+                                                                      stage == 1 ? state(Slot::U1) : next_solution(), f,
+                                                                      stage, control());
     HIP_CHECK_LAUNCH();
   }
 
@@ -298,8 +296,8 @@ class HipBackend final : public Backend {
   void halo_to_host(int d) override {
     for (int side = 0; side < 2; ++side)
       if (halo_setup_.exchanged[d][side])
-        copier_.to_host(send_host_[d][side], send_[d][side].get(), send_[d][side].bytes(),
-                        Purpose::Halo, halo_stream());
+        copier_.to_host(send_host_[d][side], send_[d][side].get(), send_[d][side].bytes(), Purpose::Halo,
+                        halo_stream());
   }
   void wait_halo_sent(int) override {
     HIP_CHECK(hipEventRecord(halo_sent_, halo_stream()));
@@ -318,8 +316,8 @@ class HipBackend final : public Backend {
   void halo_to_device(int d) override {
     for (int side = 0; side < 2; ++side)
       if (halo_setup_.exchanged[d][side])
-        copier_.to_device(receive_[d][side].get(), receive_host_[d][side],
-                          receive_[d][side].bytes(), Purpose::Halo, halo_stream());
+        copier_.to_device(receive_[d][side].get(), receive_host_[d][side], receive_[d][side].bytes(), Purpose::Halo,
+                          halo_stream());
   }
   void unpack_halo(int d, Slot slot) override { launch_halo<false>(d, slot, receive_[d]); }
 
@@ -378,8 +376,8 @@ class HipBackend final : public Backend {
   template <int D>
   void launch_fluxes(Slot slot, const CellBox& cells) {
     const Box box = hip::box_of(cells, D, 1);
-    hip::flux_kernel<D><<<box.blocks(), Box::threads(), 0, compute_>>>(
-        grid_, box, state(slot), flux(D), gamma(), physics_.limiter, physics_.riemann, control());
+    hip::flux_kernel<D><<<box.blocks(), Box::threads(), 0, compute_>>>(grid_, box, state(slot), flux(D), gamma(),
+                                                                       physics_.limiter, physics_.riemann, control());
     HIP_CHECK_LAUNCH();
   }
 
@@ -389,9 +387,7 @@ class HipBackend final : public Backend {
     return static_cast<Real*>(memory_.owner == Owner::Managed ? solution_[current_].get() : staging_.get());
   }
 
-  StateRef<Real, L> state(Slot s) const {
-    return ref_of(s == Slot::U0 ? solution_[current_] : stage_);
-  }
+  StateRef<Real, L> state(Slot s) const { return ref_of(s == Slot::U0 ? solution_[current_] : stage_); }
   StateRef<Real, L> next_solution() const { return ref_of(solution_[1 - current_]); }
   StateRef<Real, L> ref_of(const hip::DeviceArray& a) const {
     return StateRef<Real, L>{static_cast<Real*>(a.get()), grid_.ncells};
@@ -399,9 +395,7 @@ class HipBackend final : public Backend {
   StateRef<Real, L> flux(int d) const { return ref_of(flux_[d]); }
   StepControl* control() const { return static_cast<StepControl*>(control_.get()); }
   // Where the ghost fill and the exchange run: the halo stream when the strategy overlaps.
-  hipStream_t halo_stream() const {
-    return halo_setup_.strategy == HaloStrategy::Overlap ? halo_ : compute_;
-  }
+  hipStream_t halo_stream() const { return halo_setup_.strategy == HaloStrategy::Overlap ? halo_ : compute_; }
   std::vector<hipEvent_t*> events() {
     return {&computed_, &copied_, &finished_[0], &finished_[1], &halo_ready_, &halo_done_, &halo_sent_};
   }
@@ -426,7 +420,7 @@ class HipBackend final : public Backend {
   int current_ = 0;                          // which of solution_ is u0
 
   HaloSetup halo_setup_;
-  hip::DeviceArray send_[3][2], receive_[3][2];        // messages in device memory
+  hip::DeviceArray send_[3][2], receive_[3][2];           // messages in device memory
   hip::HostBuffer send_host_[3][2], receive_host_[3][2];  // their host staging buffers
 
   hipStream_t compute_ = nullptr, copy_ = nullptr, halo_ = nullptr;
@@ -439,9 +433,8 @@ class HipBackend final : public Backend {
 }  // namespace
 
 template <class Real, class L>
-std::unique_ptr<Backend> make_hip_backend(const Grid& grid, const Physics& physics,
-                                          const BoundaryFaces& boundary, const MemoryStrategy& memory,
-                                          int device) {
+std::unique_ptr<Backend> make_hip_backend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
+                                          const MemoryStrategy& memory, int device) {
   return std::make_unique<HipBackend<Real, L>>(grid, physics, boundary, memory, device);
 }
 
@@ -456,9 +449,9 @@ int hip_device_count() {
   return n;
 }
 
-#define HALOCLINE_INSTANTIATE(REAL, LAYOUT)                                                \
-  template std::unique_ptr<Backend> make_hip_backend<REAL, LAYOUT>(                        \
-      const Grid&, const Physics&, const BoundaryFaces&, const MemoryStrategy&, int);
+#define HALOCLINE_INSTANTIATE(REAL, LAYOUT)                                                                           \
+  template std::unique_ptr<Backend> make_hip_backend<REAL, LAYOUT>(const Grid&, const Physics&, const BoundaryFaces&, \
+                                                                   const MemoryStrategy&, int);
 HALOCLINE_FOR_EACH_PRECISION_AND_LAYOUT(HALOCLINE_INSTANTIATE)
 #undef HALOCLINE_INSTANTIATE
 

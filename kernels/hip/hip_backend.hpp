@@ -5,18 +5,17 @@
 
 #include <memory>
 
+#include "kernels/boundary.hpp"
 #include "kernels/contract/backend.hpp"
 #include "kernels/contract/probe_result.hpp"
 #include "kernels/contract/strategy.hpp"
-#include "kernels/boundary.hpp"
 #include "kernels/grid.hpp"
 #include "kernels/hydro.hpp"
 
 namespace halocline {
 
 template <class Real, class L>
-std::unique_ptr<Backend> make_hip_backend(const Grid& grid, const Physics& physics,
-                                          const BoundaryFaces& boundary,
+std::unique_ptr<Backend> make_hip_backend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
                                           const MemoryStrategy& memory, int device);
 
 // How many GPUs the HIP runtime sees (0 when none, or no driver).

@@ -40,7 +40,9 @@ inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* p, int d) { return cud
 inline hipError_t hipDeviceSynchronize() { return cudaDeviceSynchronize(); }
 inline hipError_t hipRuntimeGetVersion(int* v) { return cudaRuntimeGetVersion(v); }
 inline hipError_t hipDriverGetVersion(int* v) { return cudaDriverGetVersion(v); }
-inline hipError_t hipMemGetInfo(std::size_t* free_bytes, std::size_t* total) { return cudaMemGetInfo(free_bytes, total); }
+inline hipError_t hipMemGetInfo(std::size_t* free_bytes, std::size_t* total) {
+  return cudaMemGetInfo(free_bytes, total);
+}
 inline hipError_t hipDeviceGetPCIBusId(char* id, int length, int d) { return cudaDeviceGetPCIBusId(id, length, d); }
 // The attributes halocline info reports (CUDA 13 removed the clock fields of cudaDeviceProp).
 using hipDeviceAttribute_t = cudaDeviceAttr;
@@ -68,8 +70,7 @@ inline hipError_t hipHostGetDevicePointer(void** device, void* host, unsigned fl
 inline hipError_t hipMemcpy(void* dst, const void* src, std::size_t n, hipMemcpyKind kind) {
   return cudaMemcpy(dst, src, n, kind);
 }
-inline hipError_t hipMemcpyAsync(void* dst, const void* src, std::size_t n, hipMemcpyKind kind,
-                                 hipStream_t s) {
+inline hipError_t hipMemcpyAsync(void* dst, const void* src, std::size_t n, hipMemcpyKind kind, hipStream_t s) {
   return cudaMemcpyAsync(dst, src, n, kind, s);
 }
 inline hipError_t hipMemsetAsync(void* p, int value, std::size_t n, hipStream_t s) {
@@ -89,7 +90,9 @@ inline hipError_t hipMemPrefetchAsync(const void* p, std::size_t n, int device, 
 }
 
 // Streams and events.
-inline hipError_t hipStreamCreateWithFlags(hipStream_t* s, unsigned flags) { return cudaStreamCreateWithFlags(s, flags); }
+inline hipError_t hipStreamCreateWithFlags(hipStream_t* s, unsigned flags) {
+  return cudaStreamCreateWithFlags(s, flags);
+}
 inline hipError_t hipStreamCreateWithPriority(hipStream_t* s, unsigned flags, int priority) {
   return cudaStreamCreateWithPriority(s, flags, priority);
 }
@@ -98,7 +101,9 @@ inline hipError_t hipDeviceGetStreamPriorityRange(int* least, int* greatest) {
 }
 inline hipError_t hipStreamDestroy(hipStream_t s) { return cudaStreamDestroy(s); }
 inline hipError_t hipStreamSynchronize(hipStream_t s) { return cudaStreamSynchronize(s); }
-inline hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned flags) { return cudaStreamWaitEvent(s, e, flags); }
+inline hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned flags) {
+  return cudaStreamWaitEvent(s, e, flags);
+}
 inline hipError_t hipEventCreateWithFlags(hipEvent_t* e, unsigned flags) { return cudaEventCreateWithFlags(e, flags); }
 inline hipError_t hipEventDestroy(hipEvent_t e) { return cudaEventDestroy(e); }
 inline hipError_t hipEventRecord(hipEvent_t e, hipStream_t s) { return cudaEventRecord(e, s); }

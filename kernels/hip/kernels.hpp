@@ -7,8 +7,8 @@
 
 #include "kernels/halo.hpp"
 #include "kernels/hip/runtime.hpp"
-#include "kernels/step_control.hpp"
 #include "kernels/stencil.hpp"
+#include "kernels/step_control.hpp"
 
 namespace halocline::hip {
 
@@ -16,9 +16,7 @@ namespace halocline::hip {
 // (coalesced along the fastest index), 4 rows of y per block, z across the grid.
 struct Box {
   int lo[3], hi[3];
-  dim3 blocks() const {
-    return dim3((hi[0] - lo[0] + 63) / 64, (hi[1] - lo[1] + 3) / 4, hi[2] - lo[2]);
-  }
+  dim3 blocks() const { return dim3((hi[0] - lo[0] + 63) / 64, (hi[1] - lo[1] + 3) / 4, hi[2] - lo[2]); }
   static dim3 threads() { return dim3(64, 4, 1); }
   // The cell of this thread, or false when it falls outside the box.
   __device__ bool cell(int& i, int& j, int& k) const {
@@ -46,7 +44,8 @@ __device__ inline bool step_planned(const StepControl* control) { return control
 // Index of interior cell (i, j, k) in the interior-ordered scratch arrays.
 __device__ inline std::size_t interior_index(const Box& box, int i, int j, int k) {
   return (static_cast<std::size_t>(k - box.lo[2]) * (box.hi[1] - box.lo[1]) + (j - box.lo[1])) *
-             (box.hi[0] - box.lo[0]) + (i - box.lo[0]);
+             (box.hi[0] - box.lo[0]) +
+         (i - box.lo[0]);
 }
 
 // Ghost layers of direction d over the padded extent of the other two directions. Thread x
@@ -58,8 +57,7 @@ HC_INLINE void ghost_directions(int d, int& fast, int& slow) {
 }
 
 template <int D, class Real, class L>
-__global__ void ghost_fill_kernel(Grid g, BoundaryFaces bc, StateRef<Real, L> u,
-                                  const StepControl* control) {
+__global__ void ghost_fill_kernel(Grid g, BoundaryFaces bc, StateRef<Real, L> u, const StepControl* control) {
   if (!step_planned(control)) return;
   constexpr int d = D;
   int fast, slow;
@@ -89,8 +87,8 @@ inline dim3 message_blocks(const Grid& g, int d) {
 // Pack (Pack = true: ghost-adjacent interior cells -> messages) or unpack (messages ->
 // ghosts) the faces `low` and `high` of direction d.
 template <bool Pack, class Real, class L>
-__global__ void halo_kernel(Grid g, StateRef<Real, L> u, int d, bool low, bool high,
-                            Real* message_low, Real* message_high) {
+__global__ void halo_kernel(Grid g, StateRef<Real, L> u, int d, bool low, bool high, Real* message_low,
+                            Real* message_high) {
   int fast, slow;
   ghost_directions(d, fast, slow);
   const int ia = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
@@ -104,9 +102,9 @@ __global__ void halo_kernel(Grid g, StateRef<Real, L> u, int d, bool low, bool h
 // registers at 64 per thread so that half the warp slots can be filled (the HLLC flux
 // otherwise takes ~68 and leaves only 3 blocks resident, too few to hide fp64 latency).
 template <int D, class Real, class L>
-__global__ void __launch_bounds__(256, 4) flux_kernel(Grid g, Box box, StateRef<Real, L> u, StateRef<Real, L> f,
-                            Real gamma, Limiter lim, RiemannSolver solver,
-                            const StepControl* control) {
+__global__ void __launch_bounds__(256, 4)
+    flux_kernel(Grid g, Box box, StateRef<Real, L> u, StateRef<Real, L> f, Real gamma, Limiter lim,
+                RiemannSolver solver, const StepControl* control) {
   if (!step_planned(control)) return;
   int i, j, k;
   if (!box.cell(i, j, k)) return;
@@ -119,9 +117,8 @@ struct FluxRefs {
 };
 
 template <class Real, class L>
-__global__ void update_kernel(Grid g, Box box, StateRef<Real, L> u0, StateRef<Real, L> u1,
-                              StateRef<Real, L> out, FluxRefs<Real, L> flux, int stage,
-                              const StepControl* control) {
+__global__ void update_kernel(Grid g, Box box, StateRef<Real, L> u0, StateRef<Real, L> u1, StateRef<Real, L> out,
+                              FluxRefs<Real, L> flux, int stage, const StepControl* control) {
   int i, j, k;
   if (!box.cell(i, j, k)) return;
   if (!step_planned(control)) {

@@ -28,10 +28,9 @@ inline void check_fits(std::size_t needed, const char* what) {
   std::size_t free_bytes = 0, total = 0;
   HIP_CHECK(hipMemGetInfo(&free_bytes, &total));
   if (needed > free_bytes)
-    throw OutOfMemory(std::string(what) + " needs " + std::to_string(needed) + " bytes (" +
-                      gib(needed) + ") of device memory; the device has " +
-                      std::to_string(free_bytes) + " bytes (" + gib(free_bytes) + ") free of " +
-                      gib(total));
+    throw OutOfMemory(std::string(what) + " needs " + std::to_string(needed) + " bytes (" + gib(needed) +
+                      ") of device memory; the device has " + std::to_string(free_bytes) + " bytes (" +
+                      gib(free_bytes) + ") free of " + gib(total));
 }
 
 // An array in device memory (hipMalloc) or managed memory (hipMallocManaged).
@@ -122,33 +121,29 @@ class Copier {
  public:
   explicit Copier(TransferLog& log) : log_(log) {}
 
-  void to_device(void* device, const HostBuffer& host, std::size_t bytes, Purpose purpose,
-                 hipStream_t stream) {
+  void to_device(void* device, const HostBuffer& host, std::size_t bytes, Purpose purpose, hipStream_t stream) {
     HIP_CHECK(hipMemcpyAsync(device, host.get(), bytes, hipMemcpyHostToDevice, stream));
     log_.add(Direction::HostToDevice, host.kind(), purpose, bytes);
   }
-  void to_host(HostBuffer& host, const void* device, std::size_t bytes, Purpose purpose,
-               hipStream_t stream) {
+  void to_host(HostBuffer& host, const void* device, std::size_t bytes, Purpose purpose, hipStream_t stream) {
     HIP_CHECK(hipMemcpyAsync(host.get(), device, bytes, hipMemcpyDeviceToHost, stream));
     log_.add(Direction::DeviceToHost, host.kind(), purpose, bytes);
   }
   // A few bytes of results (a reduction's value) into ordinary host memory.
-  void result_to_host(void* host, const void* device, std::size_t bytes, Purpose purpose,
-                      hipStream_t stream) {
+  void result_to_host(void* host, const void* device, std::size_t bytes, Purpose purpose, hipStream_t stream) {
     HIP_CHECK(hipMemcpyAsync(host, device, bytes, hipMemcpyDeviceToHost, stream));
     log_.add(Direction::DeviceToHost, HostKind::Pageable, purpose, bytes);
   }
   // A few bytes of a result back to the device (a reduction's value after MPI).
-  void result_to_device(void* device, const void* host, std::size_t bytes, Purpose purpose,
-                        hipStream_t stream) {
+  void result_to_device(void* device, const void* host, std::size_t bytes, Purpose purpose, hipStream_t stream) {
     HIP_CHECK(hipMemcpyAsync(device, host, bytes, hipMemcpyHostToDevice, stream));
     log_.add(Direction::HostToDevice, HostKind::Pageable, purpose, bytes);
   }
   // Managed memory: migrate to the device or, with device = hipCpuDeviceId, to the host.
   void prefetch(const DeviceArray& array, int device, Purpose purpose, hipStream_t stream) {
     HIP_CHECK(hipMemPrefetchAsync(array.get(), array.bytes(), device, stream));
-    log_.add(device == hipCpuDeviceId ? Direction::DeviceToHost : Direction::HostToDevice,
-             HostKind::Managed, purpose, array.bytes());
+    log_.add(device == hipCpuDeviceId ? Direction::DeviceToHost : Direction::HostToDevice, HostKind::Managed, purpose,
+             array.bytes());
   }
 
  private:

@@ -21,8 +21,8 @@ __global__ void copy_kernel(const double* __restrict__ a, double* __restrict__ c
   if (i < n) c[i] = a[i];
 }
 
-__global__ void triad_kernel(double* __restrict__ a, const double* __restrict__ b,
-                             const double* __restrict__ c, double scalar, std::size_t n) {
+__global__ void triad_kernel(double* __restrict__ a, const double* __restrict__ b, const double* __restrict__ c,
+                             double scalar, std::size_t n) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) a[i] = b[i] + scalar * c[i];
 }
@@ -158,11 +158,13 @@ ProbeResult probe_hip(const ProbeOptions& options) {
     HIP_CHECK_LAUNCH();
     Stopwatch watch(stream);
     double best = 0, med = 0;
-    time_kernel(watch, options.repetitions, [&] { copy_kernel<<<blocks, threads, 0, stream>>>(pa, pc, n); }, best, med);
+    time_kernel(
+        watch, options.repetitions, [&] { copy_kernel<<<blocks, threads, 0, stream>>>(pa, pc, n); }, best, med);
     r.copy_Bps = kCopyValues * r.array_bytes / best;
     r.copy_median_Bps = kCopyValues * r.array_bytes / med;
-    time_kernel(watch, options.repetitions,
-                [&] { triad_kernel<<<blocks, threads, 0, stream>>>(pa, pb, pc, 0.4, n); }, best, med);
+    time_kernel(
+        watch, options.repetitions, [&] { triad_kernel<<<blocks, threads, 0, stream>>>(pa, pb, pc, 0.4, n); }, best,
+        med);
     r.triad_Bps = kTriadValues * r.array_bytes / best;
     r.triad_median_Bps = kTriadValues * r.array_bytes / med;
     HIP_CHECK_LAUNCH();

@@ -20,8 +20,8 @@ namespace halocline::hip {
 // Every runtime call is checked; a failure becomes an exception naming the call and place.
 inline void check(hipError_t status, const char* call, const char* file, int line) {
   if (status != hipSuccess)
-    throw std::runtime_error(std::string("HIP error '") + hipGetErrorString(status) + "' in " +
-                             call + " at " + file + ":" + std::to_string(line));
+    throw std::runtime_error(std::string("HIP error '") + hipGetErrorString(status) + "' in " + call + " at " + file +
+                             ":" + std::to_string(line));
 }
 
 }  // namespace halocline::hip

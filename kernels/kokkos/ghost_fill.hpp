@@ -10,8 +10,7 @@ namespace halocline::kokkos_detail {
 // directions, so that a later direction copies the earlier directions' ghosts too. Faces
 // the halo exchange fills (Boundary::Exchanged) are left alone.
 template <class Real, class L>
-void fill_ghosts_along(const Exec& exec, const Grid& g, const BoundaryFaces& bc,
-                       const StateRef<Real, L>& u, int d) {
+void fill_ghosts_along(const Exec& exec, const Grid& g, const BoundaryFaces& bc, const StateRef<Real, L>& u, int d) {
   if (!g.active(d)) return;
   const Boundary lo = bc.face[d][0], hi = bc.face[d][1];
   if (lo == Boundary::Exchanged && hi == Boundary::Exchanged) return;

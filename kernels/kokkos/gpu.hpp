@@ -113,8 +113,8 @@ inline std::unique_ptr<PhaseClock> make_clock_for(const Exec& exec) {
 inline bool prefetch(const Exec& exec, const Buffer& b, bool to_device) {
 #if defined(KOKKOS_ENABLE_CUDA)
   if (b.where() != Where::Managed || b.bytes() == 0) return false;
-  HIP_CHECK(hipMemPrefetchAsync(b.get(), b.bytes(), to_device ? exec.cuda_device() : hipCpuDeviceId,
-                                exec.cuda_stream()));
+  HIP_CHECK(
+      hipMemPrefetchAsync(b.get(), b.bytes(), to_device ? exec.cuda_device() : hipCpuDeviceId, exec.cuda_stream()));
   return true;
 #else
   (void)exec, (void)b, (void)to_device;

@@ -17,12 +17,11 @@ inline Box3 message_cells(const Exec& exec, const Grid& g, int d) {
 // Packs (Pack = true) the faces of direction d marked in `sides` into message[0] (low) and
 // message[1] (high), or unpacks them from there into the ghosts of those faces.
 template <bool Pack, class Real, class L>
-void halo_loop(const Exec& exec, const Grid& g, const StateRef<Real, L>& u, int d,
-               const bool sides[2], Real* low, Real* high) {
+void halo_loop(const Exec& exec, const Grid& g, const StateRef<Real, L>& u, int d, const bool sides[2], Real* low,
+               Real* high) {
   const bool do_low = sides[0], do_high = sides[1];
   Kokkos::parallel_for(
-      Pack ? "halo_pack" : "halo_unpack", message_cells(exec, g, d),
-      KOKKOS_LAMBDA(int ia, int layer, int ib) {
+      Pack ? "halo_pack" : "halo_unpack", message_cells(exec, g, d), KOKKOS_LAMBDA(int ia, int layer, int ib) {
         halo_values<Pack>(g, u, d, do_low, do_high, layer, ia, ib, low, high);
       });
 }

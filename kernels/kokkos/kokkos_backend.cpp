@@ -46,17 +46,16 @@ void check_host_memory(std::size_t needed) {
   const std::size_t available = available_host_bytes();
   if (available == 0) return;  // not Linux: nothing to compare with
   if (needed > available)
-    throw ResourceError("this grid needs " + std::to_string(needed) + " bytes (" +
-                        std::to_string(needed >> 30) + " GiB) of host memory for its arrays; " +
-                        "the machine has " + std::to_string(available) + " bytes (" +
-                        std::to_string(available >> 30) + " GiB) available");
+    throw ResourceError("this grid needs " + std::to_string(needed) + " bytes (" + std::to_string(needed >> 30) +
+                        " GiB) of host memory for its arrays; " + "the machine has " + std::to_string(available) +
+                        " bytes (" + std::to_string(available >> 30) + " GiB) available");
 }
 
 template <class Real, class L>
 class KokkosBackend final : public Backend {
  public:
-  KokkosBackend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
-                const MemoryStrategy& memory, const std::array<int, 3>& tile)
+  KokkosBackend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary, const MemoryStrategy& memory,
+                const std::array<int, 3>& tile)
       : grid_(grid), physics_(physics), boundary_(boundary), memory_(memory), tile_(tile) {
     using kokkos_detail::Where;
     const std::size_t bytes = L::storage_size(grid.ncells) * sizeof(Real);
@@ -142,8 +141,8 @@ class KokkosBackend final : public Backend {
     control_.step_limit = step_limit;
   }
   void plan_step() override {
-    double rate = static_cast<double>(
-        kokkos_detail::max_signal_rate(compute_launch(), grid_, physics_, state(Slot::U0)));
+    double rate =
+        static_cast<double>(kokkos_detail::max_signal_rate(compute_launch(), grid_, physics_, state(Slot::U0)));
     if (global_max_) rate = global_max_(rate);
     halocline::plan_step(control_, rate, current_);
   }
@@ -170,8 +169,7 @@ class KokkosBackend final : public Backend {
 
   void compute_fluxes(int d, Slot slot, const CellBox& cells) override {
     if (!(control_.dt > 0) || cells.empty()) return;
-    kokkos_detail::compute_fluxes_along(compute_launch(), grid_, physics_, cells, state(slot),
-                                        ref_of(flux_[d]), d);
+    kokkos_detail::compute_fluxes_along(compute_launch(), grid_, physics_, cells, state(slot), ref_of(flux_[d]), d);
   }
 
   void update(int stage, const CellBox& cells) override {
@@ -224,8 +222,7 @@ class KokkosBackend final : public Backend {
   }
   void halo_to_host(int d) override {
     for (int side = 0; side < 2; ++side)
-      if (halo_setup_.exchanged[d][side])
-        copy(send_host_[d][side], send_[d][side], Purpose::Halo, stream_of_halo());
+      if (halo_setup_.exchanged[d][side]) copy(send_host_[d][side], send_[d][side], Purpose::Halo, stream_of_halo());
   }
   void wait_halo_sent(int) override { stream_of_halo().fence(); }  // MPI reads them next
   HaloMessages halo_messages(int d) override {
@@ -245,8 +242,7 @@ class KokkosBackend final : public Backend {
   }
   void unpack_halo(int d, Slot slot) override {
     kokkos_detail::halo_loop<false>(stream_of_halo(), grid_, state(slot), d, halo_setup_.exchanged[d],
-                                    static_cast<Real*>(receive_[d][0].get()),
-                                    static_cast<Real*>(receive_[d][1].get()));
+                                    static_cast<Real*>(receive_[d][0].get()), static_cast<Real*>(receive_[d][1].get()));
   }
 
   void fence() override { Kokkos::fence(); }
@@ -277,7 +273,9 @@ class KokkosBackend final : public Backend {
     return kind == HostMemory::Pinned ? kokkos_detail::Where::Pinned : kokkos_detail::Where::Pageable;
   }
 
-  StateRef<Real, L> ref_of(const Buffer& b) const { return StateRef<Real, L>{static_cast<Real*>(b.get()), grid_.ncells}; }
+  StateRef<Real, L> ref_of(const Buffer& b) const {
+    return StateRef<Real, L>{static_cast<Real*>(b.get()), grid_.ncells};
+  }
   StateRef<Real, L> state(Slot slot) const { return slot == Slot::U0 ? ref_of(solution_[current_]) : ref_of(stage_); }
   StateRef<Real, L> next_solution() const { return ref_of(solution_[1 - current_]); }
 
@@ -312,11 +310,11 @@ class KokkosBackend final : public Backend {
   MemoryStrategy memory_;
   std::array<int, 3> tile_;  // --kokkos-tile (see kokkos_detail::Launch)
   kokkos_detail::Instances instances_;
-  Buffer solution_[2];  // u0 and unew, by turns (see Slot in kernels/contract/backend.hpp)
-  int current_ = 0;     // which of solution_ is u0
-  Buffer stage_;        // u1
-  Buffer flux_[3];      // empty for inactive directions
-  Buffer staging_;      // the host's copy of the state (see the constructor)
+  Buffer solution_[2];         // u0 and unew, by turns (see Slot in kernels/contract/backend.hpp)
+  int current_ = 0;            // which of solution_ is u0
+  Buffer stage_;               // u1
+  Buffer flux_[3];             // empty for inactive directions
+  Buffer staging_;             // the host's copy of the state (see the constructor)
   bool host_touched_ = false;  // managed: the host has the state's pages since the last step
   HaloSetup halo_setup_;
   Buffer send_[3][2], receive_[3][2];            // device messages
@@ -340,20 +338,19 @@ std::size_t available_host_bytes() {
 }
 
 template <class Real, class L>
-std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics,
-                                             const BoundaryFaces& boundary, const MemoryStrategy& memory,
-                                             const std::array<int, 3>& tile) {
+std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
+                                             const MemoryStrategy& memory, const std::array<int, 3>& tile) {
   if (kokkos_detail::kHostExecution && memory.owner != Owner::Device)
     throw NotApplicable(std::string("--owner ") + owner_name(memory.owner) + ": the kokkos backend runs on " +
-                    Kokkos::DefaultExecutionSpace::name() +
-                    ", whose memory is the host's: only the device owner model applies there");
+                        Kokkos::DefaultExecutionSpace::name() +
+                        ", whose memory is the host's: only the device owner model applies there");
   return std::make_unique<KokkosBackend<Real, L>>(grid, physics, boundary, memory, tile);
 }
 
 bool kokkos_on_gpu() { return !kokkos_detail::kHostExecution; }
 
-#define HALOCLINE_INSTANTIATE(REAL, LAYOUT)                                              \
-  template std::unique_ptr<Backend> make_kokkos_backend<REAL, LAYOUT>(                   \
+#define HALOCLINE_INSTANTIATE(REAL, LAYOUT)                            \
+  template std::unique_ptr<Backend> make_kokkos_backend<REAL, LAYOUT>( \
       const Grid&, const Physics&, const BoundaryFaces&, const MemoryStrategy&, const std::array<int, 3>&);
 HALOCLINE_FOR_EACH_PRECISION_AND_LAYOUT(HALOCLINE_INSTANTIATE)
 #undef HALOCLINE_INSTANTIATE
@@ -361,8 +358,7 @@ HALOCLINE_FOR_EACH_PRECISION_AND_LAYOUT(HALOCLINE_INSTANTIATE)
 DeviceInfo kokkos_device_info() {
   DeviceInfo info = kokkos_detail::gpu_info();
   const std::string version = "Kokkos " + std::to_string(KOKKOS_VERSION / 10000) + "." +
-                              std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
-                              std::to_string(KOKKOS_VERSION % 100);
+                              std::to_string(KOKKOS_VERSION / 100 % 100) + "." + std::to_string(KOKKOS_VERSION % 100);
   if (!info.kind.empty()) {  // a GPU: the runtime's description, and which Kokkos drives it
     info.runtime_version = version + " on " + info.runtime_version;
     return info;

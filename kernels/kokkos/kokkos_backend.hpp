@@ -7,9 +7,9 @@
 #include <cstddef>
 #include <memory>
 
+#include "kernels/boundary.hpp"
 #include "kernels/contract/backend.hpp"
 #include "kernels/contract/probe_result.hpp"
-#include "kernels/boundary.hpp"
 #include "kernels/grid.hpp"
 #include "kernels/hydro.hpp"
 
@@ -19,9 +19,8 @@ namespace halocline {
 // models other than device need a GPU build of Kokkos (NotApplicable, exit code 2, otherwise).
 // `tile`: the cells per thread block of the cell loops (Config::kokkos_tile).
 template <class Real, class L>
-std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics,
-                                             const BoundaryFaces& boundary, const MemoryStrategy& memory,
-                                             const std::array<int, 3>& tile);
+std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
+                                             const MemoryStrategy& memory, const std::array<int, 3>& tile);
 
 // Whether Kokkos' default execution space is a GPU's (CUDA, HIP).
 bool kokkos_on_gpu();

@@ -12,12 +12,11 @@
 namespace halocline::kokkos_detail {
 
 using Exec = Kokkos::DefaultExecutionSpace;
-using Box3 = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>,
-                                   Kokkos::IndexType<int>>;
+using Box3 =
+    Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>, Kokkos::IndexType<int>>;
 
 // The execution space runs in host memory (Serial, OpenMP), not on a GPU.
-constexpr bool kHostExecution =
-    Kokkos::SpaceAccessibility<Kokkos::HostSpace, Exec::memory_space>::accessible;
+constexpr bool kHostExecution = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Exec::memory_space>::accessible;
 
 // Where and how a cell loop runs: the instance, and the tile of cells (i, j, k) that one
 // thread block takes on a GPU (--kokkos-tile): {0, 0, 0} the backend's choice, {-1, -1, -1}
@@ -79,7 +78,9 @@ struct FlatReduce {
 // that box's flat range.
 template <class F>
 FlatCells<F> flat_cells(const CellBox& box, int d, int extra, const F& f) {
-  return FlatCells<F>{f, {box.lo[0], box.lo[1], box.lo[2]}, box.hi[0] + (d == 0 ? extra : 0) - box.lo[0],
+  return FlatCells<F>{f,
+                      {box.lo[0], box.lo[1], box.lo[2]},
+                      box.hi[0] + (d == 0 ? extra : 0) - box.lo[0],
                       box.hi[1] + (d == 1 ? extra : 0) - box.lo[1]};
 }
 template <class Bounds = Kokkos::LaunchBounds<>>

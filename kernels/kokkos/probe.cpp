@@ -43,14 +43,14 @@ void time_loop(int reps, Work work, double& best, double& med) {
 // inside other lambdas.
 using View = Kokkos::View<double*>;
 void copy_loop(const View& a, const View& c) {
-  Kokkos::parallel_for("probe_copy", Kokkos::RangePolicy<>(0, a.extent(0)),
-                       KOKKOS_LAMBDA(std::size_t i) { c(i) = a(i); });
+  Kokkos::parallel_for(
+      "probe_copy", Kokkos::RangePolicy<>(0, a.extent(0)), KOKKOS_LAMBDA(std::size_t i) { c(i) = a(i); });
 }
 void triad_loop(const View& a, const View& b, const View& c) {
-  Kokkos::parallel_for("probe_triad", Kokkos::RangePolicy<>(0, a.extent(0)),
-                       KOKKOS_LAMBDA(std::size_t i) { a(i) = b(i) + 0.4 * c(i); });
+  Kokkos::parallel_for(
+      "probe_triad", Kokkos::RangePolicy<>(0, a.extent(0)), KOKKOS_LAMBDA(std::size_t i) { a(i) = b(i) + 0.4 * c(i); });
 }
-void empty_loop() { Kokkos::parallel_for("probe_empty", Kokkos::RangePolicy<>(0, 1), KOKKOS_LAMBDA(int) {}); }
+void empty_loop() { Kokkos::parallel_for("probe_empty", Kokkos::RangePolicy<>(0, 1), KOKKOS_LAMBDA(int){}); }
 
 }  // namespace
 
@@ -74,10 +74,12 @@ ProbeResult probe_kokkos(const ProbeOptions& options) {
     Kokkos::deep_copy(b, 0.2);
     Kokkos::deep_copy(c, 0.0);
     double best = 0, med = 0;
-    time_loop(r.repetitions, [&] { copy_loop(a, c); }, best, med);
+    time_loop(
+        r.repetitions, [&] { copy_loop(a, c); }, best, med);
     r.copy_Bps = kCopyValues * r.array_bytes / best;
     r.copy_median_Bps = kCopyValues * r.array_bytes / med;
-    time_loop(r.repetitions, [&] { triad_loop(a, b, c); }, best, med);
+    time_loop(
+        r.repetitions, [&] { triad_loop(a, b, c); }, best, med);
     r.triad_Bps = kTriadValues * r.array_bytes / best;
     r.triad_median_Bps = kTriadValues * r.array_bytes / med;
   }

@@ -23,8 +23,8 @@ struct RateParams {
 
 template <class Real, class L>
 void update_stage(const Launch& on, const Grid& g, const CellBox& box, const StageUpdate& st,
-                  const StateRef<Real, L>& u0, const StateRef<Real, L>& u1,
-                  const StateRef<Real, L>& out, const StateRef<Real, L> (&flux)[3]) {
+                  const StateRef<Real, L>& u0, const StateRef<Real, L>& u1, const StateRef<Real, L>& out,
+                  const StateRef<Real, L> (&flux)[3]) {
   const FluxArrays<Real, L> fl{{flux[0], flux[1], flux[2]}};
   const Strides str{{g.stride[0], g.stride[1], g.stride[2]}};
   const std::size_t sy = g.stride[1], sz = g.stride[2];
@@ -41,15 +41,13 @@ void carry_stage(const Launch& on, const Grid& g, const CellBox& box, const Stat
                  const StateRef<Real, L>& unew) {
   const std::size_t sy = g.stride[1], sz = g.stride[2];
   for_cells(
-      "carry", on, box, -1, 0, KOKKOS_LAMBDA(int i, int j, int k) {
-        carry_cell(u0, unew, static_cast<std::size_t>(i) + sy * j + sz * k);
-      });
+      "carry", on, box, -1, 0,
+      KOKKOS_LAMBDA(int i, int j, int k) { carry_cell(u0, unew, static_cast<std::size_t>(i) + sy * j + sz * k); });
 }
 
 // max over interior cells of sum_d (|u_d| + c) / dx_d.
 template <class Real, class L>
-Real max_signal_rate(const Launch& on, const Grid& g, const Physics& ph,
-                     const StateRef<Real, L>& u) {
+Real max_signal_rate(const Launch& on, const Grid& g, const Physics& ph, const StateRef<Real, L>& u) {
   RateParams<Real> p{};
   for (int d = 0; d < 3; ++d) {
     p.inv_dx[d] = static_cast<Real>(1.0 / g.dx[d]);
