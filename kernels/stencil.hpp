@@ -98,4 +98,16 @@ HC_INLINE void carry_cell(const StateRef<Real, L>& u0, const StateRef<Real, L>& 
   for (int v = 0; v < kNumVars; ++v) unew(v, c) = u0(v, c);
 }
 
+// The signal rate of cell `c` of `u` for the time step's max (signal_rate in hydro.hpp). A
+// NaN counts as infinitely fast, so that a broken cell cannot hide behind the max (NaN
+// loses every comparison): the controller then refuses the step and the run stops.
+template <class Real, class L>
+HC_INLINE Real cell_signal_rate(const StateRef<Real, L>& u, std::size_t c, Real gamma, const Real inv_dx[3],
+                                const bool active[3]) {
+  Cons<Real> w;
+  for (int v = 0; v < kNumVars; ++v) w.q[v] = u(v, c);
+  const Real rate = signal_rate(w, gamma, inv_dx, active);
+  return rate != rate ? static_cast<Real>(HUGE_VAL) : rate;
+}
+
 }  // namespace halocline

@@ -10,6 +10,8 @@
 // precision.
 #include "kernels/hip/hip_backend.hpp"
 
+#include "kernels/contract/halo_buffers.hpp"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -268,58 +270,39 @@ class HipBackend final : public Backend {
 
   // ---- Halo exchange: device buffers per face, host staging in pinned or pageable memory
   void configure_halo(const HaloSetup& setup) override {
-    halo_setup_ = setup;
-    for (int d = 0; d < 3; ++d) {
-      if (!setup.any(d)) continue;
-      const std::size_t bytes = halo_message_size(grid_, d) * sizeof(Real);
-      for (int side = 0; side < 2; ++side) {
-        send_[d][side] = hip::DeviceArray(bytes, false);
-        receive_[d][side] = hip::DeviceArray(bytes, false);
-        if (setup.staged()) {
-          send_host_[d][side] = hip::HostBuffer(bytes, setup.host_memory);
-          receive_host_[d][side] = hip::HostBuffer(bytes, setup.host_memory);
-        }
-      }
-    }
+    halo_buffers_.configure(
+        setup, grid_, sizeof(Real), [](std::size_t bytes, const char*) { return hip::DeviceArray(bytes, false); },
+        [](std::size_t bytes, HostMemory memory, const char*) { return hip::HostBuffer(bytes, memory); });
   }
   void begin_halo() override {
-    if (halo_setup_.strategy != HaloStrategy::Overlap) return;
+    if (halo_buffers_.setup.strategy != HaloStrategy::Overlap) return;
     HIP_CHECK(hipEventRecord(halo_ready_, compute_));
     HIP_CHECK(hipStreamWaitEvent(halo_, halo_ready_, 0));
   }
   void end_halo() override {
-    if (halo_setup_.strategy != HaloStrategy::Overlap) return;
+    if (halo_buffers_.setup.strategy != HaloStrategy::Overlap) return;
     HIP_CHECK(hipEventRecord(halo_done_, halo_));
     HIP_CHECK(hipStreamWaitEvent(compute_, halo_done_, 0));
   }
-  void pack_halo(int d, Slot slot) override { launch_halo<true>(d, slot, send_[d]); }
+  void pack_halo(int d, Slot slot) override { launch_halo<true>(d, slot, halo_buffers_.send[d]); }
   void halo_to_host(int d) override {
     for (int side = 0; side < 2; ++side)
-      if (halo_setup_.exchanged[d][side])
-        copier_.to_host(send_host_[d][side], send_[d][side].get(), send_[d][side].bytes(), Purpose::Halo,
-                        halo_stream());
+      if (halo_buffers_.setup.exchanged[d][side])
+        copier_.to_host(halo_buffers_.send_host[d][side], halo_buffers_.send[d][side].get(),
+                        halo_buffers_.send[d][side].bytes(), Purpose::Halo, halo_stream());
   }
   void wait_halo_sent(int) override {
     HIP_CHECK(hipEventRecord(halo_sent_, halo_stream()));
     HIP_CHECK(hipEventSynchronize(halo_sent_));
   }
-  HaloMessages halo_messages(int d) override {
-    const bool staged = halo_setup_.staged();
-    void* send[2];
-    void* receive[2];
-    for (int side = 0; side < 2; ++side) {
-      send[side] = staged ? send_host_[d][side].get() : send_[d][side].get();
-      receive[side] = staged ? receive_host_[d][side].get() : receive_[d][side].get();
-    }
-    return halo_setup_.messages(d, send, receive, halo_message_size(grid_, d) * sizeof(Real));
-  }
+  HaloMessages halo_messages(int d) override { return halo_buffers_.messages(d, grid_, sizeof(Real)); }
   void halo_to_device(int d) override {
     for (int side = 0; side < 2; ++side)
-      if (halo_setup_.exchanged[d][side])
-        copier_.to_device(receive_[d][side].get(), receive_host_[d][side], receive_[d][side].bytes(), Purpose::Halo,
-                          halo_stream());
+      if (halo_buffers_.setup.exchanged[d][side])
+        copier_.to_device(halo_buffers_.receive[d][side].get(), halo_buffers_.receive_host[d][side],
+                          halo_buffers_.receive[d][side].bytes(), Purpose::Halo, halo_stream());
   }
-  void unpack_halo(int d, Slot slot) override { launch_halo<false>(d, slot, receive_[d]); }
+  void unpack_halo(int d, Slot slot) override { launch_halo<false>(d, slot, halo_buffers_.receive[d]); }
 
   void fence() override { HIP_CHECK(hipDeviceSynchronize()); }
 
@@ -366,7 +349,7 @@ class HipBackend final : public Backend {
   // Packs from or unpacks into the faces of d exchanged, with `messages` as buffers.
   template <bool Pack>
   void launch_halo(int d, Slot slot, const hip::DeviceArray (&messages)[2]) {
-    const bool* sides = halo_setup_.exchanged[d];
+    const bool* sides = halo_buffers_.setup.exchanged[d];
     hip::halo_kernel<Pack><<<hip::message_blocks(grid_, d), Box::threads(), 0, halo_stream()>>>(
         grid_, state(slot), d, sides[0], sides[1], static_cast<Real*>(messages[0].get()),
         static_cast<Real*>(messages[1].get()));
@@ -395,7 +378,7 @@ class HipBackend final : public Backend {
   StateRef<Real, L> flux(int d) const { return ref_of(flux_[d]); }
   StepControl* control() const { return static_cast<StepControl*>(control_.get()); }
   // Where the ghost fill and the exchange run: the halo stream when the strategy overlaps.
-  hipStream_t halo_stream() const { return halo_setup_.strategy == HaloStrategy::Overlap ? halo_ : compute_; }
+  hipStream_t halo_stream() const { return halo_buffers_.setup.strategy == HaloStrategy::Overlap ? halo_ : compute_; }
   std::vector<hipEvent_t*> events() {
     return {&computed_, &copied_, &finished_[0], &finished_[1], &halo_ready_, &halo_done_, &halo_sent_};
   }
@@ -419,9 +402,8 @@ class HipBackend final : public Backend {
   long submitted_ = 0;                       // steps finished on the stream so far
   int current_ = 0;                          // which of solution_ is u0
 
-  HaloSetup halo_setup_;
-  hip::DeviceArray send_[3][2], receive_[3][2];           // messages in device memory
-  hip::HostBuffer send_host_[3][2], receive_host_[3][2];  // their host staging buffers
+  // The strategy, the messages in device memory and their host staging buffers.
+  HaloBuffers<hip::DeviceArray, hip::HostBuffer> halo_buffers_;
 
   hipStream_t compute_ = nullptr, copy_ = nullptr, halo_ = nullptr;
   hipEvent_t computed_ = nullptr, copied_ = nullptr, finished_[2] = {nullptr, nullptr};

@@ -136,8 +136,8 @@ __global__ void update_kernel(Grid g, Box box, StateRef<Real, L> u0, StateRef<Re
   update_cell(u0, u1, out, flux.f, g.stride, st, g.index(i, j, k));
 }
 
-// The signal rate of every interior cell, in interior order, for the device-wide max. A
-// NaN counts as infinitely fast, so a broken cell cannot hide behind the max.
+// The signal rate of every interior cell (cell_signal_rate, kernels/stencil.hpp), in
+// interior order, for the device-wide max.
 template <class Real, class L>
 __global__ void signal_rate_kernel(Grid g, Box box, StateRef<Real, L> u, Real gamma, Real* rates) {
   int i, j, k;
@@ -148,12 +148,7 @@ __global__ void signal_rate_kernel(Grid g, Box box, StateRef<Real, L> u, Real ga
     inv_dx[d] = static_cast<Real>(1.0 / g.dx[d]);
     active[d] = g.active(d);
   }
-  Cons<Real> w;
-  const std::size_t c = g.index(i, j, k);
-  for (int v = 0; v < kNumVars; ++v) w.q[v] = u(v, c);
-  Real rate = signal_rate(w, gamma, inv_dx, active);
-  if (rate != rate) rate = static_cast<Real>(INFINITY);
-  rates[interior_index(box, i, j, k)] = rate;
+  rates[interior_index(box, i, j, k)] = cell_signal_rate(u, g.index(i, j, k), gamma, inv_dx, active);
 }
 
 // One conserved variable of every interior cell, in interior order, for a device sum.

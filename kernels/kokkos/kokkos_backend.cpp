@@ -21,6 +21,8 @@
 // there (Kokkos waits for it), so the host never runs more than one step ahead.
 #include "kernels/kokkos/kokkos_backend.hpp"
 
+#include "kernels/contract/halo_buffers.hpp"
+
 #include <Kokkos_Core.hpp>
 #include <array>
 #include <fstream>
@@ -193,56 +195,38 @@ class KokkosBackend final : public Backend {
 
   // ---- Halo exchange: device messages per face, host staging of the run's memory kind --
   void configure_halo(const HaloSetup& setup) override {
-    using kokkos_detail::Where;
-    halo_setup_ = setup;
-    for (int d = 0; d < 3; ++d) {
-      if (!setup.any(d)) continue;
-      const std::size_t bytes = halo_message_size(grid_, d) * sizeof(Real);
-      for (int side = 0; side < 2; ++side) {
-        send_[d][side] = Buffer("halo_send", bytes, Where::Device);
-        receive_[d][side] = Buffer("halo_receive", bytes, Where::Device);
-        // Staged through the host: separate host buffers even where the execution space
-        // is the host, so that the strategies do the same work on every execution space.
-        if (setup.staged()) {
-          send_host_[d][side] = Buffer("halo_send_host", bytes, host_where(setup.host_memory));
-          receive_host_[d][side] = Buffer("halo_receive_host", bytes, host_where(setup.host_memory));
-        }
-      }
-    }
+    halo_buffers_.configure(
+        setup, grid_, sizeof(Real),
+        [](std::size_t bytes, const char* name) { return Buffer(name, bytes, kokkos_detail::Where::Device); },
+        [](std::size_t bytes, HostMemory memory, const char* name) { return Buffer(name, bytes, host_where(memory)); });
   }
   void begin_halo() override {
-    if (halo_setup_.strategy == HaloStrategy::Overlap) halo_ready_.after(instances_.halo, instances_.compute);
+    if (halo_buffers_.setup.strategy == HaloStrategy::Overlap) halo_ready_.after(instances_.halo, instances_.compute);
   }
   void end_halo() override {
-    if (halo_setup_.strategy == HaloStrategy::Overlap) halo_done_.after(instances_.compute, instances_.halo);
+    if (halo_buffers_.setup.strategy == HaloStrategy::Overlap) halo_done_.after(instances_.compute, instances_.halo);
   }
   void pack_halo(int d, Slot slot) override {
-    kokkos_detail::halo_loop<true>(stream_of_halo(), grid_, state(slot), d, halo_setup_.exchanged[d],
-                                   static_cast<Real*>(send_[d][0].get()), static_cast<Real*>(send_[d][1].get()));
+    kokkos_detail::halo_loop<true>(stream_of_halo(), grid_, state(slot), d, halo_buffers_.setup.exchanged[d],
+                                   static_cast<Real*>(halo_buffers_.send[d][0].get()),
+                                   static_cast<Real*>(halo_buffers_.send[d][1].get()));
   }
   void halo_to_host(int d) override {
     for (int side = 0; side < 2; ++side)
-      if (halo_setup_.exchanged[d][side]) copy(send_host_[d][side], send_[d][side], Purpose::Halo, stream_of_halo());
+      if (halo_buffers_.setup.exchanged[d][side])
+        copy(halo_buffers_.send_host[d][side], halo_buffers_.send[d][side], Purpose::Halo, stream_of_halo());
   }
   void wait_halo_sent(int) override { stream_of_halo().fence(); }  // MPI reads them next
-  HaloMessages halo_messages(int d) override {
-    const bool staged = halo_setup_.staged();
-    void* send[2];
-    void* receive[2];
-    for (int side = 0; side < 2; ++side) {
-      send[side] = staged ? send_host_[d][side].get() : send_[d][side].get();
-      receive[side] = staged ? receive_host_[d][side].get() : receive_[d][side].get();
-    }
-    return halo_setup_.messages(d, send, receive, halo_message_size(grid_, d) * sizeof(Real));
-  }
+  HaloMessages halo_messages(int d) override { return halo_buffers_.messages(d, grid_, sizeof(Real)); }
   void halo_to_device(int d) override {
     for (int side = 0; side < 2; ++side)
-      if (halo_setup_.exchanged[d][side])
-        copy(receive_[d][side], receive_host_[d][side], Purpose::Halo, stream_of_halo());
+      if (halo_buffers_.setup.exchanged[d][side])
+        copy(halo_buffers_.receive[d][side], halo_buffers_.receive_host[d][side], Purpose::Halo, stream_of_halo());
   }
   void unpack_halo(int d, Slot slot) override {
-    kokkos_detail::halo_loop<false>(stream_of_halo(), grid_, state(slot), d, halo_setup_.exchanged[d],
-                                    static_cast<Real*>(receive_[d][0].get()), static_cast<Real*>(receive_[d][1].get()));
+    kokkos_detail::halo_loop<false>(stream_of_halo(), grid_, state(slot), d, halo_buffers_.setup.exchanged[d],
+                                    static_cast<Real*>(halo_buffers_.receive[d][0].get()),
+                                    static_cast<Real*>(halo_buffers_.receive[d][1].get()));
   }
 
   void fence() override { Kokkos::fence(); }
@@ -283,7 +267,7 @@ class KokkosBackend final : public Backend {
   kokkos_detail::Launch compute_launch() const { return {instances_.compute, tile_}; }
   // Where the exchange's work runs: the halo instance when the strategy overlaps.
   const kokkos_detail::Exec& stream_of_halo() const {
-    return halo_setup_.strategy == HaloStrategy::Overlap ? instances_.halo : instances_.compute;
+    return halo_buffers_.setup.strategy == HaloStrategy::Overlap ? instances_.halo : instances_.compute;
   }
 
   // A copy between two buffers on instance `on`, counted where it crosses between host and
@@ -310,15 +294,13 @@ class KokkosBackend final : public Backend {
   MemoryStrategy memory_;
   std::array<int, 3> tile_;  // --kokkos-tile (see kokkos_detail::Launch)
   kokkos_detail::Instances instances_;
-  Buffer solution_[2];         // u0 and unew, by turns (see Slot in kernels/contract/backend.hpp)
-  int current_ = 0;            // which of solution_ is u0
-  Buffer stage_;               // u1
-  Buffer flux_[3];             // empty for inactive directions
-  Buffer staging_;             // the host's copy of the state (see the constructor)
-  bool host_touched_ = false;  // managed: the host has the state's pages since the last step
-  HaloSetup halo_setup_;
-  Buffer send_[3][2], receive_[3][2];            // device messages
-  Buffer send_host_[3][2], receive_host_[3][2];  // host staging
+  Buffer solution_[2];                        // u0 and unew, by turns (see Slot in kernels/contract/backend.hpp)
+  int current_ = 0;                           // which of solution_ is u0
+  Buffer stage_;                              // u1
+  Buffer flux_[3];                            // empty for inactive directions
+  Buffer staging_;                            // the host's copy of the state (see the constructor)
+  bool host_touched_ = false;                 // managed: the host has the state's pages since the last step
+  HaloBuffers<Buffer, Buffer> halo_buffers_;  // the strategy, device messages, host staging
   kokkos_detail::StreamOrder halo_ready_, halo_done_;
   StepControl control_;
   TransferLog transfers_;

@@ -60,12 +60,7 @@ Real max_signal_rate(const Launch& on, const Grid& g, const Physics& ph, const S
       "signal_rate", on, interior_cells(g),
       KOKKOS_LAMBDA(int i, int j, int k, Real& local_max) {
         const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
-        Cons<Real> w;
-        for (int v = 0; v < kNumVars; ++v) w.q[v] = u(v, c);
-        Real rate = signal_rate(w, gamma, p.inv_dx, p.active);
-        // A NaN counts as infinitely fast, so a broken cell cannot hide behind the max
-        // (NaN loses every comparison); the driver then refuses the zero time step.
-        if (rate != rate) rate = Kokkos::Experimental::infinity<Real>::value;
+        const Real rate = cell_signal_rate(u, c, gamma, p.inv_dx, p.active);  // kernels/stencil.hpp
         if (rate > local_max) local_max = rate;
       },
       Kokkos::Max<Real>(result));
