@@ -19,8 +19,12 @@
 #include "kernels/hip/device_info.hpp"
 #include "kernels/hip/device_reduce.hpp"
 #include "kernels/hip/event_clock.hpp"
-#include "kernels/hip/kernels.hpp"
+#include "kernels/hip/fluxes.hpp"
+#include "kernels/hip/ghost_fill.hpp"
+#include "kernels/hip/halo.hpp"
 #include "kernels/hip/memory.hpp"
+#include "kernels/hip/step_control.hpp"
+#include "kernels/hip/update.hpp"
 #include "layouts/canonical.hpp"
 #include "layouts/layouts.hpp"
 #if defined(HALOCLINE_HIP_NVIDIA)

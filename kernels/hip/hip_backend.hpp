@@ -1,6 +1,7 @@
 // The native HIP backend (AMD through HIP, NVIDIA through kernels/hip/hip_nvidia.hpp):
-// the solver's kernels in kernels/hip/kernels.hpp, and the owner models of
-// kernels/contract/strategy.hpp. This header is plain C++ so that app/select.cpp can include it.
+// the solver's kernels in kernels/hip/ (fluxes.hpp, ghost_fill.hpp, halo.hpp, update.hpp, step_control.hpp: the Kokkos
+// folder's names), and the owner models of kernels/contract/strategy.hpp. This header is plain C++ so that
+// app/select.cpp can include it.
 #pragma once
 
 #include <memory>

@@ -5,7 +5,7 @@
 #include "kernels/kokkos/policies.hpp"
 #include "kernels/stencil.hpp"
 
-namespace halocline::kokkos_detail {
+namespace halocline::kokkos {
 
 // The n + 1 faces of direction d bounding the cells of `box`. The flux through the low
 // face of cell c is stored at c.
@@ -33,4 +33,4 @@ void compute_fluxes_along(const Launch& on, const Grid& g, const Physics& ph, co
   if (d == 2) compute_fluxes_along<2>(on, g, ph, box, u, f);
 }
 
-}  // namespace halocline::kokkos_detail
+}  // namespace halocline::kokkos

@@ -4,7 +4,7 @@
 #include "kernels/kokkos/policies.hpp"
 #include "kernels/stencil.hpp"
 
-namespace halocline::kokkos_detail {
+namespace halocline::kokkos {
 
 // Fills the 2 ng ghost layers of direction d over the whole padded extent of the other two
 // directions, so that a later direction copies the earlier directions' ghosts too. Faces
@@ -30,4 +30,4 @@ void fill_ghosts_along(const Exec& exec, const Grid& g, const BoundaryFaces& bc,
       });
 }
 
-}  // namespace halocline::kokkos_detail
+}  // namespace halocline::kokkos

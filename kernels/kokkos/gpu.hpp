@@ -19,7 +19,7 @@
 #include "kernels/hip/memory.hpp"
 #endif
 
-namespace halocline::kokkos_detail {
+namespace halocline::kokkos {
 
 #if defined(KOKKOS_ENABLE_CUDA)
 static_assert(std::is_same_v<Exec, Kokkos::Cuda>, "a CUDA build of Kokkos runs the backend on Kokkos::Cuda");
@@ -142,4 +142,4 @@ inline DeviceInfo gpu_info() {
 #endif
 }
 
-}  // namespace halocline::kokkos_detail
+}  // namespace halocline::kokkos

@@ -5,7 +5,7 @@
 #include "kernels/halo.hpp"
 #include "kernels/kokkos/policies.hpp"
 
-namespace halocline::kokkos_detail {
+namespace halocline::kokkos {
 
 // The (ia, layer, ib) box of one face's message: ia fastest (the smaller stride).
 inline Box3 message_cells(const Exec& exec, const Grid& g, int d) {
@@ -26,4 +26,4 @@ void halo_loop(const Exec& exec, const Grid& g, const StateRef<Real, L>& u, int 
       });
 }
 
-}  // namespace halocline::kokkos_detail
+}  // namespace halocline::kokkos

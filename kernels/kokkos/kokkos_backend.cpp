@@ -59,15 +59,15 @@ class KokkosBackend final : public Backend {
   KokkosBackend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary, const MemoryStrategy& memory,
                 const std::array<int, 3>& tile)
       : grid_(grid), physics_(physics), boundary_(boundary), memory_(memory), tile_(tile) {
-    using kokkos_detail::Where;
+    using kokkos::Where;
     const std::size_t bytes = L::storage_size(grid.ncells) * sizeof(Real);
     int arrays = 3;
     for (int d = 0; d < 3; ++d) arrays += grid.active(d);
     const bool managed = memory.owner == Owner::Managed;
-    if (kokkos_detail::kHostExecution)
+    if (kokkos::kHostExecution)
       check_host_memory(arrays * bytes);
     else
-      kokkos_detail::check_device_fits(arrays * bytes, managed ? "the managed owner model" : "this grid");
+      kokkos::check_device_fits(arrays * bytes, managed ? "the managed owner model" : "this grid");
     const Where where = managed ? Where::Managed : Where::Device;
     solution_[0] = Buffer("u0", bytes, where);
     solution_[1] = Buffer("unew", bytes, where);
@@ -77,13 +77,12 @@ class KokkosBackend final : public Backend {
     // The host's copy of the state: the host owner's u0 between steps, otherwise what
     // set-up and output copy through. Managed memory is read in place; so is the state on
     // a host execution space.
-    if (!managed && !kokkos_detail::kHostExecution)
-      staging_ = Buffer("state_host", bytes, host_where(memory.host_memory));
+    if (!managed && !kokkos::kHostExecution) staging_ = Buffer("state_host", bytes, host_where(memory.host_memory));
   }
 
   std::string description() const override {
     return std::string("kokkos (") + Kokkos::DefaultExecutionSpace::name() +
-           (kokkos_detail::kHostExecution ? "" : std::string(", owner ") + owner_name(memory_.owner)) + ")";
+           (kokkos::kHostExecution ? "" : std::string(", owner ") + owner_name(memory_.owner)) + ")";
   }
 
   // ---- State in and out -------------------------------------------------------------
@@ -143,8 +142,7 @@ class KokkosBackend final : public Backend {
     control_.step_limit = step_limit;
   }
   void plan_step() override {
-    double rate =
-        static_cast<double>(kokkos_detail::max_signal_rate(compute_launch(), grid_, physics_, state(Slot::U0)));
+    double rate = static_cast<double>(kokkos::max_signal_rate(compute_launch(), grid_, physics_, state(Slot::U0)));
     if (global_max_) rate = global_max_(rate);
     halocline::plan_step(control_, rate, current_);
   }
@@ -166,12 +164,12 @@ class KokkosBackend final : public Backend {
   // ---- One stage ----------------------------------------------------------------------
   void fill_boundary(int d, Slot slot) override {
     if (!(control_.dt > 0)) return;
-    kokkos_detail::fill_ghosts_along(stream_of_halo(), grid_, boundary_, state(slot), d);
+    kokkos::fill_ghosts_along(stream_of_halo(), grid_, boundary_, state(slot), d);
   }
 
   void compute_fluxes(int d, Slot slot, const CellBox& cells) override {
     if (!(control_.dt > 0) || cells.empty()) return;
-    kokkos_detail::compute_fluxes_along(compute_launch(), grid_, physics_, cells, state(slot), ref_of(flux_[d]), d);
+    kokkos::compute_fluxes_along(compute_launch(), grid_, physics_, cells, state(slot), ref_of(flux_[d]), d);
   }
 
   void update(int stage, const CellBox& cells) override {
@@ -179,7 +177,7 @@ class KokkosBackend final : public Backend {
     if (!(control_.dt > 0)) {
       // A step past a stop carries u0 over; after a fault u0 is the last good state.
       if (stage == 2 && !control_.failed)
-        kokkos_detail::carry_stage(compute_launch(), grid_, cells, state(Slot::U0), next_solution());
+        kokkos::carry_stage(compute_launch(), grid_, cells, state(Slot::U0), next_solution());
       return;
     }
     StageUpdate st{};
@@ -189,15 +187,15 @@ class KokkosBackend final : public Backend {
       st.dt_over_dx[d] = st.active[d] ? control_.dt / grid_.dx[d] : 0.0;
     }
     const StateRef<Real, L> flux[3] = {ref_of(flux_[0]), ref_of(flux_[1]), ref_of(flux_[2])};
-    kokkos_detail::update_stage(compute_launch(), grid_, cells, st, state(Slot::U0), state(Slot::U1),
-                                stage == 1 ? state(Slot::U1) : next_solution(), flux);
+    kokkos::update_stage(compute_launch(), grid_, cells, st, state(Slot::U0), state(Slot::U1),
+                         stage == 1 ? state(Slot::U1) : next_solution(), flux);
   }
 
   // ---- Halo exchange: device messages per face, host staging of the run's memory kind --
   void configure_halo(const HaloSetup& setup) override {
     halo_buffers_.configure(
         setup, grid_, sizeof(Real),
-        [](std::size_t bytes, const char* name) { return Buffer(name, bytes, kokkos_detail::Where::Device); },
+        [](std::size_t bytes, const char* name) { return Buffer(name, bytes, kokkos::Where::Device); },
         [](std::size_t bytes, HostMemory memory, const char* name) { return Buffer(name, bytes, host_where(memory)); });
   }
   void begin_halo() override {
@@ -207,9 +205,9 @@ class KokkosBackend final : public Backend {
     if (halo_buffers_.setup.strategy == HaloStrategy::Overlap) halo_done_.after(instances_.compute, instances_.halo);
   }
   void pack_halo(int d, Slot slot) override {
-    kokkos_detail::halo_loop<true>(stream_of_halo(), grid_, state(slot), d, halo_buffers_.setup.exchanged[d],
-                                   static_cast<Real*>(halo_buffers_.send[d][0].get()),
-                                   static_cast<Real*>(halo_buffers_.send[d][1].get()));
+    kokkos::halo_loop<true>(stream_of_halo(), grid_, state(slot), d, halo_buffers_.setup.exchanged[d],
+                            static_cast<Real*>(halo_buffers_.send[d][0].get()),
+                            static_cast<Real*>(halo_buffers_.send[d][1].get()));
   }
   void halo_to_host(int d) override {
     for (int side = 0; side < 2; ++side)
@@ -224,9 +222,9 @@ class KokkosBackend final : public Backend {
         copy(halo_buffers_.receive[d][side], halo_buffers_.receive_host[d][side], Purpose::Halo, stream_of_halo());
   }
   void unpack_halo(int d, Slot slot) override {
-    kokkos_detail::halo_loop<false>(stream_of_halo(), grid_, state(slot), d, halo_buffers_.setup.exchanged[d],
-                                    static_cast<Real*>(halo_buffers_.receive[d][0].get()),
-                                    static_cast<Real*>(halo_buffers_.receive[d][1].get()));
+    kokkos::halo_loop<false>(stream_of_halo(), grid_, state(slot), d, halo_buffers_.setup.exchanged[d],
+                             static_cast<Real*>(halo_buffers_.receive[d][0].get()),
+                             static_cast<Real*>(halo_buffers_.receive[d][1].get()));
   }
 
   void fence() override { Kokkos::fence(); }
@@ -234,7 +232,7 @@ class KokkosBackend final : public Backend {
   // Device events on the instance's stream on a GPU; the host clock after a fence of the
   // instance on the host execution spaces (free there: they run in the call).
   std::unique_ptr<PhaseClock> make_clock(Stream stream) override {
-    return kokkos_detail::make_clock_for(stream == Stream::Halo ? stream_of_halo() : instances_.compute);
+    return kokkos::make_clock_for(stream == Stream::Halo ? stream_of_halo() : instances_.compute);
   }
 
   DeviceInfo device_info() const override { return kokkos_device_info(); }
@@ -251,10 +249,10 @@ class KokkosBackend final : public Backend {
   }
 
  private:
-  using Buffer = kokkos_detail::Buffer;
+  using Buffer = kokkos::Buffer;
 
-  static kokkos_detail::Where host_where(HostMemory kind) {
-    return kind == HostMemory::Pinned ? kokkos_detail::Where::Pinned : kokkos_detail::Where::Pageable;
+  static kokkos::Where host_where(HostMemory kind) {
+    return kind == HostMemory::Pinned ? kokkos::Where::Pinned : kokkos::Where::Pageable;
   }
 
   StateRef<Real, L> ref_of(const Buffer& b) const {
@@ -264,25 +262,25 @@ class KokkosBackend final : public Backend {
   StateRef<Real, L> next_solution() const { return ref_of(solution_[1 - current_]); }
 
   // The cell loops of a stage: on the compute instance, in the tiles the run asked for.
-  kokkos_detail::Launch compute_launch() const { return {instances_.compute, tile_}; }
+  kokkos::Launch compute_launch() const { return {instances_.compute, tile_}; }
   // Where the exchange's work runs: the halo instance when the strategy overlaps.
-  const kokkos_detail::Exec& stream_of_halo() const {
+  const kokkos::Exec& stream_of_halo() const {
     return halo_buffers_.setup.strategy == HaloStrategy::Overlap ? instances_.halo : instances_.compute;
   }
 
   // A copy between two buffers on instance `on`, counted where it crosses between host and
   // device memory.
-  void copy(const Buffer& dst, const Buffer& src, Purpose purpose, const kokkos_detail::Exec& on) {
-    kokkos_detail::copy_bytes(on, dst.get(), dst.where(), src.get(), src.where(), src.bytes());
-    if (kokkos_detail::kHostExecution) return;
-    const bool to_host = kokkos_detail::on_host(dst.where()), from_host = kokkos_detail::on_host(src.where());
+  void copy(const Buffer& dst, const Buffer& src, Purpose purpose, const kokkos::Exec& on) {
+    kokkos::copy_bytes(on, dst.get(), dst.where(), src.get(), src.where(), src.bytes());
+    if (kokkos::kHostExecution) return;
+    const bool to_host = kokkos::on_host(dst.where()), from_host = kokkos::on_host(src.where());
     if (to_host != from_host)
       transfers_.add(to_host ? Direction::DeviceToHost : Direction::HostToDevice,
-                     kokkos_detail::host_kind(to_host ? dst.where() : src.where()), purpose, src.bytes());
+                     kokkos::host_kind(to_host ? dst.where() : src.where()), purpose, src.bytes());
   }
   // A managed array's pages to the device or the host, counted as a managed transfer.
   bool prefetch(const Buffer& b, bool to_device, Purpose purpose) {
-    if (!kokkos_detail::prefetch(instances_.compute, b, to_device)) return false;
+    if (!kokkos::prefetch(instances_.compute, b, to_device)) return false;
     transfers_.add(to_device ? Direction::HostToDevice : Direction::DeviceToHost, HostKind::Managed, purpose,
                    b.bytes());
     return true;
@@ -292,8 +290,8 @@ class KokkosBackend final : public Backend {
   Physics physics_;
   BoundaryFaces boundary_;
   MemoryStrategy memory_;
-  std::array<int, 3> tile_;  // --kokkos-tile (see kokkos_detail::Launch)
-  kokkos_detail::Instances instances_;
+  std::array<int, 3> tile_;  // --kokkos-tile (see kokkos::Launch)
+  kokkos::Instances instances_;
   Buffer solution_[2];                        // u0 and unew, by turns (see Slot in kernels/contract/backend.hpp)
   int current_ = 0;                           // which of solution_ is u0
   Buffer stage_;                              // u1
@@ -301,7 +299,7 @@ class KokkosBackend final : public Backend {
   Buffer staging_;                            // the host's copy of the state (see the constructor)
   bool host_touched_ = false;                 // managed: the host has the state's pages since the last step
   HaloBuffers<Buffer, Buffer> halo_buffers_;  // the strategy, device messages, host staging
-  kokkos_detail::StreamOrder halo_ready_, halo_done_;
+  kokkos::StreamOrder halo_ready_, halo_done_;
   StepControl control_;
   TransferLog transfers_;
 };
@@ -322,14 +320,14 @@ std::size_t available_host_bytes() {
 template <class Real, class L>
 std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
                                              const MemoryStrategy& memory, const std::array<int, 3>& tile) {
-  if (kokkos_detail::kHostExecution && memory.owner != Owner::Device)
+  if (kokkos::kHostExecution && memory.owner != Owner::Device)
     throw NotApplicable(std::string("--owner ") + owner_name(memory.owner) + ": the kokkos backend runs on " +
                         Kokkos::DefaultExecutionSpace::name() +
                         ", whose memory is the host's: only the device owner model applies there");
   return std::make_unique<KokkosBackend<Real, L>>(grid, physics, boundary, memory, tile);
 }
 
-bool kokkos_on_gpu() { return !kokkos_detail::kHostExecution; }
+bool kokkos_on_gpu() { return !kokkos::kHostExecution; }
 
 #define HALOCLINE_INSTANTIATE(REAL, LAYOUT)                            \
   template std::unique_ptr<Backend> make_kokkos_backend<REAL, LAYOUT>( \
@@ -338,7 +336,7 @@ HALOCLINE_FOR_EACH_PRECISION_AND_LAYOUT(HALOCLINE_INSTANTIATE)
 #undef HALOCLINE_INSTANTIATE
 
 DeviceInfo kokkos_device_info() {
-  DeviceInfo info = kokkos_detail::gpu_info();
+  DeviceInfo info = kokkos::gpu_info();
   const std::string version = "Kokkos " + std::to_string(KOKKOS_VERSION / 10000) + "." +
                               std::to_string(KOKKOS_VERSION / 100 % 100) + "." + std::to_string(KOKKOS_VERSION % 100);
   if (!info.kind.empty()) {  // a GPU: the runtime's description, and which Kokkos drives it

@@ -21,7 +21,7 @@
 #include "kernels/contract/transfers.hpp"
 #include "kernels/kokkos/policies.hpp"
 
-namespace halocline::kokkos_detail {
+namespace halocline::kokkos {
 
 enum class Where { Device, Managed, Pinned, Pageable };
 
@@ -114,4 +114,4 @@ inline void copy_bytes(const Exec& exec, void* dst, Where dst_where, const void*
     Kokkos::deep_copy(exec, DeviceBytes(d, bytes), ConstDeviceBytes(s, bytes));
 }
 
-}  // namespace halocline::kokkos_detail
+}  // namespace halocline::kokkos

@@ -9,7 +9,7 @@
 #include "kernels/grid.hpp"
 #include "kernels/halo.hpp"
 
-namespace halocline::kokkos_detail {
+namespace halocline::kokkos {
 
 using Exec = Kokkos::DefaultExecutionSpace;
 using Box3 =
@@ -92,7 +92,7 @@ Kokkos::RangePolicy<Exec, Kokkos::IndexType<long>, Bounds> flat_range(const Laun
 }
 
 // The launch bounds of the flux loops on a GPU. In fp64 the native flux kernel's
-// (kernels/hip/kernels.hpp): at most 256 threads a block and at least 4 blocks resident per
+// (kernels/hip/fluxes.hpp): at most 256 threads a block and at least 4 blocks resident per
 // multiprocessor, which caps the registers at 64 (nvcc gave the Kokkos fp64 flux kernels
 // 72-76 without them). On the H200 that made the fp64 flux kernels up to 9% faster (AoS,
 // AoSoA), and the fp32 ones 2-6% slower: in fp32 (40-48 registers) Kokkos' own choice of
@@ -123,4 +123,4 @@ void reduce_cells(const char* name, const Launch& on, const CellBox& box, const 
     Kokkos::parallel_reduce(name, cells_of(on, box), f, reducer);
 }
 
-}  // namespace halocline::kokkos_detail
+}  // namespace halocline::kokkos

@@ -4,7 +4,7 @@
 #include "kernels/kokkos/policies.hpp"
 #include "kernels/stencil.hpp"
 
-namespace halocline::kokkos_detail {
+namespace halocline::kokkos {
 
 // What the loops below capture, as plain aggregates: a device lambda (CUDA, HIP) cannot
 // capture a C array or a type local to its function.
@@ -67,4 +67,4 @@ Real max_signal_rate(const Launch& on, const Grid& g, const Physics& ph, const S
   return result;
 }
 
-}  // namespace halocline::kokkos_detail
+}  // namespace halocline::kokkos
