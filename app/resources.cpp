@@ -7,6 +7,7 @@
 
 #include "kernels/contract/backend.hpp"
 #include "kernels/grid.hpp"
+#include "kernels/stencil.hpp"
 #include "layouts/layouts.hpp"
 
 namespace halocline {
@@ -54,19 +55,19 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
   MemoryPlan plan;
   plan.solver_on_host = solver_on_host;
   u128 padded = 1, local = 1, global = 1;
-  int arrays = 3;  // u0, u1, unew, and one flux array per active direction
+  int active_directions = 0;
   for (int d = 0; d < 3; ++d) {
     const bool active = c.n[d] > 1;
     const u128 largest = (static_cast<u128>(c.n[d]) + dims[d] - 1) / dims[d];  // the uneven split's larger part
     local *= largest;
     padded *= largest + (active ? 2 * kGhostLayers : 0);
     global *= static_cast<u128>(c.n[d]);
-    arrays += active;
+    active_directions += active;
   }
   const u128 real = c.precision == Precision::FP64 ? 8 : 4;
   u128 values = padded * kNumVars;  // SoA and AoS; AoSoA pads its last tile
   if (c.layout == LayoutKind::AoSoA) values = (padded + AoSoA::width - 1) / AoSoA::width * AoSoA::width * kNumVars;
-  plan.solver_bytes = arrays * values * real;
+  plan.solver_bytes = solver_arrays(active_directions) * values * real;  // kernels/stencil.hpp
   // The driver keeps each rank's state as doubles; rank 0 also gathers the whole (a copy
   // even on one rank), makes its primitives for a snapshot, and builds each snapshot or
   // checkpoint file in memory before writing it (io/h5util.hpp).

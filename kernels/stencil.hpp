@@ -71,6 +71,23 @@ struct StageUpdate {
   bool active[3];
 };
 
+// The update of stage `stage` with time step `dt` on grid `g`: every backend builds it the
+// same way, where its dt is (on the host, or on the device from the device's controller).
+HC_INLINE StageUpdate stage_update(int stage, double dt, const Grid& g) {
+  StageUpdate st{};
+  st.stage = stage;
+  for (int d = 0; d < 3; ++d) {
+    st.active[d] = g.active(d);
+    st.dt_over_dx[d] = st.active[d] ? dt / g.dx[d] : 0.0;
+  }
+  return st;
+}
+
+// The state-sized arrays a backend holds: u0, u1, unew, and one flux array per active
+// direction (for memory checks and the memory plan).
+HC_INLINE int solver_arrays(int active_directions) { return 3 + active_directions; }
+HC_INLINE int solver_arrays(const Grid& g) { return solver_arrays(int(g.active(0)) + g.active(1) + g.active(2)); }
+
 // Applies the stage update to interior cell c, writing `out` (u1 in stage 1, unew in stage
 // 2). `flux` holds the face fluxes of the active directions (the flux at the low face of
 // each cell).

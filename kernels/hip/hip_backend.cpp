@@ -56,8 +56,7 @@ class HipBackend final : public Backend {
 #endif
     const bool managed = memory.owner == Owner::Managed;
     const std::size_t state_bytes = L::storage_size(grid.ncells) * sizeof(Real);
-    int arrays = 3;
-    for (int d = 0; d < 3; ++d) arrays += grid.active(d);
+    const int arrays = solver_arrays(grid);
     const std::size_t scratch = grid.ninterior * sizeof(Real) + 2 * sizeof(StepControl);
     hip::check_fits(arrays * state_bytes + scratch, managed ? "the managed owner model" : "this grid");
 

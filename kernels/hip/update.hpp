@@ -22,13 +22,7 @@ __global__ void update_kernel(Grid g, Box box, StateRef<Real, L> u0, StateRef<Re
     if (stage == 2 && !control->failed) carry_cell(u0, out, g.index(i, j, k));
     return;
   }
-  StageUpdate st;
-  st.stage = stage;
-  for (int d = 0; d < 3; ++d) {
-    st.active[d] = g.active(d);
-    st.dt_over_dx[d] = st.active[d] ? control->dt / g.dx[d] : 0.0;
-  }
-  update_cell(u0, u1, out, flux.f, g.stride, st, g.index(i, j, k));
+  update_cell(u0, u1, out, flux.f, g.stride, stage_update(stage, control->dt, g), g.index(i, j, k));
 }
 
 // The signal rate of every interior cell (cell_signal_rate, kernels/stencil.hpp), in

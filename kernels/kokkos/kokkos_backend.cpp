@@ -61,8 +61,7 @@ class KokkosBackend final : public Backend {
       : grid_(grid), physics_(physics), boundary_(boundary), memory_(memory), tile_(tile) {
     using kokkos::Where;
     const std::size_t bytes = L::storage_size(grid.ncells) * sizeof(Real);
-    int arrays = 3;
-    for (int d = 0; d < 3; ++d) arrays += grid.active(d);
+    const int arrays = solver_arrays(grid);
     const bool managed = memory.owner == Owner::Managed;
     if (kokkos::kHostExecution)
       check_host_memory(arrays * bytes);
@@ -180,12 +179,7 @@ class KokkosBackend final : public Backend {
         kokkos::carry_stage(compute_launch(), grid_, cells, state(Slot::U0), next_solution());
       return;
     }
-    StageUpdate st{};
-    st.stage = stage;
-    for (int d = 0; d < 3; ++d) {
-      st.active[d] = grid_.active(d);
-      st.dt_over_dx[d] = st.active[d] ? control_.dt / grid_.dx[d] : 0.0;
-    }
+    const StageUpdate st = stage_update(stage, control_.dt, grid_);
     const StateRef<Real, L> flux[3] = {ref_of(flux_[0]), ref_of(flux_[1]), ref_of(flux_[2])};
     kokkos::update_stage(compute_launch(), grid_, cells, st, state(Slot::U0), state(Slot::U1),
                          stage == 1 ? state(Slot::U1) : next_solution(), flux);
