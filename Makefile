@@ -53,7 +53,7 @@ plots: build
 	  --sweep precision=fp64,fp32 --repeat 3 --baseline layout=aos,precision=fp64 --out $(OUT)/lab --plot
 
 clean:
-	rm -rf build build-debug build-kokkos4 build-kokkos-gpu build-hip-nvidia build-hip-amd build-asan build-fuzz out
+	rm -rf build build-debug build-kokkos4 build-kokkos-gpu build-kokkos-hip build-hip-nvidia build-hip-amd build-asan build-fuzz out
 
 # The code's one style (.clang-format; Debian's clang-format): `make format` applies it,
 # `make format-check` (CI) fails naming each file that is not in it.
@@ -99,6 +99,7 @@ sanitize: deps
 # backend; the GPU tests skip, saying there is no GPU.
 NVCC     ?= /usr/local/cuda/bin/nvcc
 KOKKOS_GPU_ROOT ?=
+KOKKOS_HIP_ROOT ?=
 HIP_PACKAGES := hipcc libamdhip64-dev librocprim-dev
 
 .PHONY: gpu-builds
@@ -128,3 +129,8 @@ gpu-builds: deps
 	  Kokkos_ROOT=$(KOKKOS_GPU_ROOT) cmake --preset kokkos-gpu -DCMAKE_CUDA_COMPILER=$(NVCC) && \
 	  cmake --build --preset kokkos-gpu -j $(JOBS) || exit 1; \
 	else echo "== kokkos-gpu: skipped, KOKKOS_GPU_ROOT not set (a Kokkos install built for the GPU, docs/kokkos.md)"; fi
+	@if [ -n "$(KOKKOS_HIP_ROOT)" ]; then \
+	  echo "== kokkos-hip: Kokkos at $(KOKKOS_HIP_ROOT), compile and link the program (its tests need an AMD GPU)"; \
+	  Kokkos_ROOT=$(KOKKOS_HIP_ROOT) cmake --preset kokkos-hip && \
+	  cmake --build --preset kokkos-hip -j $(JOBS) --target halocline || exit 1; \
+	else echo "== kokkos-hip: skipped, KOKKOS_HIP_ROOT not set (a Kokkos 4 install with its HIP backend, docs/kokkos.md)"; fi
