@@ -126,22 +126,6 @@ AgreedStatus agree_over_ranks(int code) {
   return s;
 }
 
-NodeShare node_share() {
-  NodeShare share;
-#if defined(HALOCLINE_HAVE_MPI)
-  if (world_size() > 1) {
-    MPI_Comm node;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank(), MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &share.ranks);
-    int mine = world_rank() == 0, any = 0;
-    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, node);
-    share.has_rank0 = any != 0;
-    MPI_Comm_free(&node);
-  }
-#endif
-  return share;
-}
-
 std::string broadcast_from(int root, const std::string& s) {
 #if defined(HALOCLINE_HAVE_MPI)
   if (world_size() > 1) {
@@ -269,6 +253,9 @@ Comm::Comm(const std::array<int, 3>& n, const std::array<int, 3>& requested, con
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, pg_.rank, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, &node_rank_);
   MPI_Comm_size(node, &node_size_);
+  int mine = pg_.rank == 0, any = 0;
+  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, node);
+  node_has_root_ = any != 0;
   MPI_Comm_free(&node);
 #else
   for (int d = 0; d < 3; ++d) pg_.neighbour[d][0] = pg_.neighbour[d][1] = periodic[d] ? 0 : -1;

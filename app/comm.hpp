@@ -51,14 +51,6 @@ struct AgreedStatus {
 // all get the same answer: one collective over all ranks, so that a failure on any rank
 // ends every rank at the same point instead of leaving the others waiting in MPI.
 AgreedStatus agree_over_ranks(int code);
-// The ranks of the job on this rank's node (they share its memory), and whether rank 0 is
-// among them (it holds the gathered state). A collective over all ranks.
-struct NodeShare {
-  int ranks = 1;
-  bool has_rank0 = true;
-};
-NodeShare node_share();
-
 // Rank `root`'s string on every rank of the job (a collective over all ranks).
 std::string broadcast_from(int root, const std::string& s);
 
@@ -92,7 +84,8 @@ class Comm {
 
   // This rank's index among the ranks of its node: which GPU it takes.
   int node_rank() const { return node_rank_; }
-  int node_size() const { return node_size_; }  // the ranks on this rank's node
+  int node_size() const { return node_size_; }           // the ranks on this rank's node
+  bool node_has_root() const { return node_has_root_; }  // rank 0 (the gathered state) is on it
 
   // Exchanges the messages of direction d with both neighbours (non-blocking sends and
   // receives, then a wait), and returns when this rank's receives have arrived. A message
@@ -122,6 +115,7 @@ class Comm {
   ProcessGrid pg_;
   int node_rank_ = 0;
   int node_size_ = 1;
+  bool node_has_root_ = true;
   void* cart_ = nullptr;  // the MPI_Comm of the Cartesian grid (an opaque pointer here)
 };
 

@@ -12,6 +12,7 @@
 #include "app/resources.hpp"
 #include "io/checkpoint.hpp"
 #include "io/deck.hpp"
+#include "io/deck_rules.hpp"
 #include "io/output_error.hpp"
 #include "kernels/contract/backend.hpp"
 
@@ -19,14 +20,8 @@ namespace halocline {
 
 namespace {
 
-std::string exact(double x) {  // the shortest text that reads back as the same bits
-  char text[40];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(text, sizeof text, "%.*g", digits, x);
-    if (std::strtod(text, nullptr) == x) break;
-  }
-  return text;
-}
+// The shortest text that reads back as the same bits (the deck reader's own).
+std::string exact(double x) { return deck_detail::num(x); }
 
 std::string state_text(const PrimState& s) {
   return exact(s.rho) + " " + exact(s.u) + " " + exact(s.v) + " " + exact(s.w) + " " + exact(s.p);

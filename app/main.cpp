@@ -26,7 +26,6 @@
 #include "app/outputs.hpp"
 #include "app/probe.hpp"
 #include "app/report.hpp"
-#include "app/resources.hpp"
 #include "app/select.hpp"
 #include "app/signals.hpp"
 #include "app/verify.hpp"
@@ -107,8 +106,9 @@ void prepare_outputs(const hc::Config& config, long restart_step, RunOutputs& ou
 }
 
 // Every check that needs no work comes first, agreed by every rank (app/failures.hpp): a
-// bad deck, a rank with another configuration, a process grid that cannot be, memory the
-// machine lacks, an unusable checkpoint, an output path the run may not write.
+// bad deck, a rank with another configuration, a process grid that cannot be, an unusable
+// checkpoint, an output path the run may not write. (Memory the machine lacks is refused by
+// the run's own set-up, for bench's runs too: app/driver.cpp.)
 int do_run(const RunArgs& a) {
   hc::install_stop_signals();  // a signal during set-up ends the run cleanly too
   hc::set_hdf5_error_printing(a.hdf5_errors);
@@ -116,10 +116,8 @@ int do_run(const RunArgs& a) {
   hc::agreed([&] { config = run_config(a); });
   hc::agreed([&] { hc::check_same_configuration(config); });
   RunOutputs outputs;
-  const hc::NodeShare node = hc::node_share();  // the ranks that share this node's memory
   hc::agreed([&] {
-    const std::array<int, 3> dims = hc::choose_process_grid(config.n, config.ranks_grid, hc::world_size());
-    hc::check_memory_plan(hc::plan_memory(config, dims, !hc::runs_on_gpu(config.backend), node.ranks, node.has_rank0));
+    hc::choose_process_grid(config.n, config.ranks_grid, hc::world_size());
     long restart_step = -1;
     if (!config.restart_path.empty()) restart_step = hc::check_restart(config).step;
     if (hc::world_rank() == 0) prepare_outputs(config, restart_step, outputs);

@@ -42,6 +42,16 @@ bool same_file(const fs::path& a, const std::string& b) {
   return !b.empty() && fs::equivalent(a, b, ec) && !ec;
 }
 
+// Who a lock file says holds it ("pid N on host H"), without its line end; empty if it says
+// nothing.
+std::string lock_owner(int fd) {
+  char text[300] = {};
+  const ssize_t got = ::pread(fd, text, sizeof text - 1, 0);
+  std::string who = got > 0 ? std::string(text, static_cast<std::size_t>(got)) : "";
+  while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
+  return who;
+}
+
 std::string host_name() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -100,14 +110,9 @@ static std::string running_output_around(const std::string& path, const std::str
       const int fd = ::open(lock.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
       if (fd >= 0) {
         const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-        char owner[300] = {};
-        const ssize_t got = held ? ::pread(fd, owner, sizeof owner - 1, 0) : 0;
+        const std::string who = held ? lock_owner(fd) : "";
         ::close(fd);
-        if (held) {
-          std::string who = got > 0 ? std::string(owner, static_cast<std::size_t>(got)) : "another run";
-          while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
-          return "'" + dir.string() + "', in use by " + who;
-        }
+        if (held) return "'" + dir.string() + "', in use by " + (who.empty() ? "another run" : who);
       }
     }
     if (dir == dir.parent_path()) return "";
@@ -149,14 +154,11 @@ void OutputDirectory::lock() {
                       "': " + std::strerror(errno));
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int error = errno;
-      char owner[300] = {};
-      const ssize_t got = ::pread(fd, owner, sizeof owner - 1, 0);
+      const std::string who = lock_owner(fd);
       ::close(fd);
-      std::string who = got > 0 ? std::string(owner, static_cast<std::size_t>(got)) : std::string("another run");
-      while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
       if (error == EWOULDBLOCK)
-        throw DeckError("output directory '" + dir_ + "' is in use by " + who + " (lock file '" + lock_path_ +
-                        "'); choose another --out or wait for that run to end");
+        throw DeckError("output directory '" + dir_ + "' is in use by " + (who.empty() ? "another run" : who) +
+                        " (lock file '" + lock_path_ + "'); choose another --out or wait for that run to end");
       throw DeckError("output directory '" + dir_ + "': cannot lock '" + lock_path_ + "': " + std::strerror(error));
     }
     struct stat held {
@@ -166,11 +168,8 @@ void OutputDirectory::lock() {
       ::close(fd);  // removed or replaced by its owner meanwhile: try the new one
       continue;
     }
-    char previous[300] = {};
-    const ssize_t got = ::pread(fd, previous, sizeof previous - 1, 0);
-    if (got > 0) {
-      std::string who(previous, static_cast<std::size_t>(got));
-      while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
+    const std::string who = lock_owner(fd);
+    if (!who.empty()) {
       std::cerr << one_line("halocline: warning: output directory '" + dir_ + "' was locked by " + who +
                             ", which no longer runs; taking it over")
                 << '\n';

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "kernels/contract/backend.hpp"
+#include "kernels/contract/host_memory.hpp"
 #include "kernels/grid.hpp"
 #include "kernels/stencil.hpp"
 #include "layouts/layouts.hpp"
@@ -16,24 +17,12 @@ namespace {
 
 using u128 = unsigned __int128;
 
-// A /proc file's "Key: N kB" value in bytes; 0 when absent.
-std::uint64_t proc_kib(const char* file, const std::string& wanted) {
-  std::ifstream in(file);
-  std::string key;
-  std::uint64_t kib = 0;
-  while (in >> key) {
-    if (key == wanted && in >> kib) return kib * 1024;
-    in.ignore(4096, '\n');
-  }
-  return 0;
-}
-
 // What RLIMIT_AS leaves of the address space; max when there is no limit.
 std::uint64_t address_space_left() {
   rlimit limit{};
   if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
     return std::numeric_limits<std::uint64_t>::max();
-  const std::uint64_t used = proc_kib("/proc/self/status", "VmSize:");
+  const std::uint64_t used = proc_kib_bytes("/proc/self/status", "VmSize:");
   return limit.rlim_cur > used ? limit.rlim_cur - used : 0;
 }
 
@@ -94,14 +83,14 @@ void check_memory_plan(const MemoryPlan& plan) {
 }
 
 std::uint64_t host_bytes_available() {
-  const std::uint64_t meminfo = proc_kib("/proc/meminfo", "MemAvailable:");
+  const std::uint64_t meminfo = available_host_bytes();
   const std::uint64_t left = address_space_left();
   if (meminfo == 0) return left == std::numeric_limits<std::uint64_t>::max() ? 0 : left;
   return std::min(meminfo, left);
 }
 
 std::string host_memory_text() {
-  const std::uint64_t meminfo = proc_kib("/proc/meminfo", "MemAvailable:");
+  const std::uint64_t meminfo = available_host_bytes();
   std::string text = "the machine has " + bytes_text(meminfo) + " bytes (" + gib(meminfo) + ") available";
   const std::uint64_t left = address_space_left();
   if (left != std::numeric_limits<std::uint64_t>::max())

@@ -300,17 +300,6 @@ class KokkosBackend final : public Backend {
 
 }  // namespace
 
-std::size_t available_host_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  std::size_t kib = 0;
-  while (meminfo >> key >> kib) {
-    if (key == "MemAvailable:") return kib * 1024;
-    meminfo.ignore(256, '\n');
-  }
-  return 0;
-}
-
 template <class Real, class L>
 std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
                                              const MemoryStrategy& memory, const std::array<int, 3>& tile) {

@@ -9,6 +9,7 @@
 
 #include "kernels/boundary.hpp"
 #include "kernels/contract/backend.hpp"
+#include "kernels/contract/host_memory.hpp"
 #include "kernels/contract/probe_result.hpp"
 #include "kernels/grid.hpp"
 #include "kernels/hydro.hpp"
@@ -24,10 +25,6 @@ std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& ph
 
 // Whether Kokkos' default execution space is a GPU's (CUDA, HIP).
 bool kokkos_on_gpu();
-
-// Host memory Linux says is available now (MemAvailable; 0: unknown), which the backend
-// checks its arrays against and the probe sizes its arrays by.
-std::size_t available_host_bytes();
 
 // What Kokkos says about its default execution space.
 DeviceInfo kokkos_device_info();

@@ -709,6 +709,15 @@ case_MpiRankWithAParseError() {
   expect_err "--bogus"
   expect_fast
 }
+case_BenchRowBeyondMemoryIsSkipped() {
+  # The memory plan is part of every run's set-up, so a bench row that cannot fit is listed
+  # as skipped with the bytes, never allocated.
+  small_deck
+  hc bench deck.toml --out b --repeat 1 --steps 1 --sweep grid.n=8,2097148 --quiet
+  expect_exit 0
+  grep -q '"skipped": "this grid needs .* more than a process can address' "$w/b/bench.json" ||
+    fail "the row of 2097148^3 cells was not listed as skipped for memory"
+}
 case_BenchMatrixTooLarge() {
   small_deck
   ready
