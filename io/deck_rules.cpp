@@ -2,11 +2,13 @@
 #include "io/deck_rules.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
 #include "io/deck.hpp"
+#include "kernels/grid.hpp"
 
 namespace halocline::deck_detail {
 
@@ -29,6 +31,9 @@ void validate_rules(const Config& c, const Where& where) {
 
   for (int d = 0; d < 3; ++d) {
     check(c.n[d] >= 1, {kSizeKeys[d], "grid.n"}, "must be >= 1", std::to_string(c.n[d]));
+    // Cells and ghost layers are counted in int along a direction (kernels/grid.hpp).
+    check(c.n[d] <= INT_MAX - 2 * kGhostLayers, {kSizeKeys[d], "grid.n"},
+          "must be <= " + std::to_string(INT_MAX - 2 * kGhostLayers), std::to_string(c.n[d]));
     check(c.hi[d] > c.lo[d], {kHiKeys[d], kLoKeys[d]},
           std::string("must be greater than '") + kLoKeys[d] + "' = " + num(c.lo[d]), num(c.hi[d]));
     // Cells must be sizes a double can tell apart at these coordinates, and the extent a

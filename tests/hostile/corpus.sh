@@ -175,9 +175,14 @@ case_CheckpointKeepHuge() { ready; hc run "$inputs/sod.toml" --set checkpoint.ke
 
 case_GridOverflowsSize() {
   ready
-  hc run "$inputs/bench.toml" --set grid.n=2147483647 --out o
+  hc run "$inputs/bench.toml" --set grid.n=2147483643 --out o
   expect_refused "bytes for the solver's arrays"
   expect_err "more than a process can address"
+}
+case_GridBeyondIntRefused() {
+  ready
+  hc run "$inputs/bench.toml" --set grid.n=2147483647 --out o
+  expect_refused "must be <= 2147483643 (got 2147483647)"
 }
 case_GridOverflowsVector() { ready; hc run "$inputs/bench.toml" --set grid.n=2097148 --out o; expect_refused "more than a process can address"; }
 case_GridBeyondHostMemory() {
