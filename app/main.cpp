@@ -447,9 +447,10 @@ int main(int argc, char** argv) {
       hc::abort_comm(status.code);
       return status.code;
     }
-  } catch (...) {  // the runtimes' own set-up or tear-down
-    hc::print_failure(hc::classify(std::current_exception()));
-    return 1;
+  } catch (...) {  // the runtimes' own set-up (a GPU runtime that cannot start: exit 2) or tear-down
+    const hc::ExitStatus status = hc::classify(std::current_exception());
+    hc::print_failure(status);
+    return status.code;
   }
   return 0;
 }

@@ -10,6 +10,8 @@
 
 #include "app/comm.hpp"
 #include "app/problems.hpp"
+#include "app/resources.hpp"
+#include "app/signals.hpp"
 #include "io/deck.hpp"
 #include "layouts/layouts.hpp"
 #if defined(HALOCLINE_HAVE_KOKKOS)
@@ -137,6 +139,7 @@ ProbeResult run_probe(const std::string& backend, const ProbeOptions& options) {
 
 RuntimeSession::RuntimeSession(int& argc, char** argv) {
   initialize_comm(argc, argv);  // MPI first: it may consume its own arguments
+  install_start_signals();      // after MPI's: a signal from here on is said in one line
 #if defined(HALOCLINE_HAVE_KOKKOS)
   // Kokkos sees only its own --kokkos-* options: it also reads older bare names such as
   // --device and --threads, which belong to Halocline's command line.
@@ -145,7 +148,14 @@ RuntimeSession::RuntimeSession(int& argc, char** argv) {
     if (std::string(argv[i]).rfind("--kokkos-", 0) == 0) kokkos_argv.push_back(argv[i]);
   int kokkos_argc = static_cast<int>(kokkos_argv.size());
   kokkos_argv.push_back(nullptr);
-  kokkos_initialize(kokkos_argc, kokkos_argv.data());
+  try {
+    kokkos_initialize(kokkos_argc, kokkos_argv.data());
+  } catch (const std::exception& e) {
+    // A GPU runtime that cannot start (out of memory under ulimit -v, no device left) is
+    // what the machine cannot give, not a fault of Halocline's: exit code 2, one line.
+    finalize_comm();
+    throw ResourceError(std::string("Kokkos could not start: ") + e.what() + "; " + host_memory_text());
+  }
 #endif
 }
 RuntimeSession::~RuntimeSession() {

@@ -5,6 +5,12 @@
 
 namespace halocline {
 
+// Installs handlers that end the process at once with one line and exit code 128 + N:
+// for the runtimes' start (MPI's and a GPU runtime's can take seconds) and the commands
+// that have nothing to save. (MPI installs handlers of its own that end the process
+// without a word.)
+void install_start_signals();
+
 // Installs the handlers (for the rest of the process's life; a second signal of the same
 // kind while the checkpoint is written is recorded again, not fatal).
 void install_stop_signals();

@@ -176,9 +176,9 @@ const std::vector<BadCase>& bad_cases() {
   return cases;
 }
 
-class BadInput : public Cli, public ::testing::WithParamInterface<BadCase> {};
+class CliBadInput : public Cli, public ::testing::WithParamInterface<BadCase> {};
 
-TEST_P(BadInput, ExitsTwoWithOneLineAndNoOutput) {
+TEST_P(CliBadInput, ExitsTwoWithOneLineAndNoOutput) {
   const BadCase& c = GetParam();
   std::string deck = "inputs/sod.toml";
   std::vector<std::string> extra = c.args;
@@ -206,7 +206,7 @@ TEST_P(BadInput, ExitsTwoWithOneLineAndNoOutput) {
   EXPECT_FALSE(fs::exists(out)) << "bad input left " << out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, BadInput, ::testing::ValuesIn(bad_cases()),
+INSTANTIATE_TEST_SUITE_P(Cases, CliBadInput, ::testing::ValuesIn(bad_cases()),
                          [](const ::testing::TestParamInfo<BadCase>& i) { return i.param.name; });
 
 // ---- --version, --help, no subcommand ----------------------------------------------------

@@ -3,9 +3,10 @@
 // Cabana's test harness does). A backend this machine cannot run (hip without a GPU) is
 // skipped, saying why.
 //   - the state goes in and comes back unchanged, in every layout and precision;
-//   - a packed halo message holds, value for value, what the host reference of
-//     kernels/halo.hpp packs from the same state (ghosts along the other directions filled
-//     by the backend's boundary fill, checked against kernels/boundary.hpp);
+//   - the boundary fill of every kind, direction and face, and the halo pack and unpack,
+//     leave value for value what the host reference (kernels/boundary.hpp, kernels/halo.hpp)
+//     does from the same state; the ghosts are read through packed messages, which carry
+//     the other directions' ghosts;
 //   - the copies between host and device are counted where the state crosses them.
 #include <gtest/gtest.h>
 
@@ -20,6 +21,7 @@
 #include "kernels/contract/backend.hpp"
 #include "kernels/grid.hpp"
 #include "kernels/halo.hpp"
+#include "kernels/stencil.hpp"
 #include "layouts/layouts.hpp"
 
 namespace hc = halocline;
@@ -89,33 +91,66 @@ TEST_P(Contract, StateRoundTripInEveryLayoutAndPrecision) {
   }
 }
 
-// The host reference of the message of face `side` of x: the state's padded values, the
-// ghosts along y and z filled as kernels/boundary.hpp says for outflow faces.
-std::vector<double> reference_message(const hc::Grid& g, const std::vector<double>& canonical, int side) {
-  std::vector<double> padded(hc::SoA::storage_size(g.ncells));
-  const hc::StateRef<double, hc::SoA> u{padded.data(), g.ncells};
-  for (int k = 0; k < g.np[2]; ++k)
-    for (int j = 0; j < g.np[1]; ++j)
-      for (int i = 0; i < g.np[0]; ++i) {
-        int src[3] = {i, j, k};
-        bool flip = false;
-        for (int d = 1; d < 3; ++d)  // y, z ghosts from the boundary condition; x stays interior
-          if (src[d] < g.ng[d] || src[d] >= g.ng[d] + g.n[d])
-            src[d] = hc::ghost_source(src[d], g.n[d], g.ng[d], hc::Boundary::Outflow, hc::Boundary::Outflow, flip);
-        if (src[0] < g.ng[0] || src[0] >= g.ng[0] + g.n[0]) continue;  // x ghosts are not sent
-        const std::size_t c =
-            (src[0] - g.ng[0]) + g.n[0] * ((src[1] - g.ng[1]) + std::size_t(g.n[1]) * (src[2] - g.ng[2]));
-        for (int v = 0; v < hc::kNumVars; ++v) u(v, g.index(i, j, k)) = canonical[v * g.ninterior + c];
-      }
-  std::vector<double> message(hc::halo_message_size(g, 0));
-  int a, b;
-  hc::other_directions(0, a, b);
-  for (int v = 0; v < hc::kNumVars; ++v)
-    for (int layer = 0; layer < g.ng[0]; ++layer)
-      for (int ib = 0; ib < g.np[b]; ++ib)
-        for (int ia = 0; ia < g.np[a]; ++ia) hc::pack_halo_value(g, u, 0, side, v, layer, ia, ib, message.data());
-  return message;
-}
+// The host reference of a backend's ghost work, in double precision and SoA: the padded
+// state, ghosts filled as kernels/boundary.hpp says and halo messages packed and unpacked
+// as kernels/halo.hpp says, in the order the calls are made.
+class HostReference {
+ public:
+  HostReference(const hc::Grid& g, const std::vector<double>& canonical)
+      : g_(g), padded_(hc::SoA::storage_size(g.ncells)), u_{padded_.data(), g.ncells} {
+    for (int k = 0; k < g.n[2]; ++k)
+      for (int j = 0; j < g.n[1]; ++j)
+        for (int i = 0; i < g.n[0]; ++i) {
+          const std::size_t c = i + g.n[0] * (j + std::size_t(g.n[1]) * k);
+          for (int v = 0; v < hc::kNumVars; ++v)
+            u_(v, g.index(i + g.ng[0], j + g.ng[1], k + g.ng[2])) = canonical[v * g.ninterior + c];
+        }
+  }
+
+  // The ghost fill of direction d over the whole padded extent of the other two.
+  void fill(int d, const hc::BoundaryFaces& faces) {
+    const hc::Boundary lo = faces.face[d][0], hi = faces.face[d][1];
+    each_ghost(d, [&](int ghost, std::size_t base) {
+      if (!hc::filled_by_boundary(ghost, g_.ng[d], lo, hi)) return;
+      bool flip = false;
+      const int source = hc::ghost_source(ghost, g_.n[d], g_.ng[d], lo, hi, flip);
+      hc::copy_ghost(u_, base + g_.stride[d] * ghost, base + g_.stride[d] * source, d, flip);
+    });
+  }
+  std::vector<double> pack(int d, int side) { return halo_loop<true>(d, side, {}); }
+  void unpack(int d, int side, const std::vector<double>& message) { halo_loop<false>(d, side, message); }
+
+ private:
+  template <class F>
+  void each_ghost(int d, F f) {
+    int a, b;
+    hc::other_directions(d, a, b);
+    for (int ib = 0; ib < g_.np[b]; ++ib)
+      for (int ia = 0; ia < g_.np[a]; ++ia)
+        for (int layer = 0; layer < 2 * g_.ng[d]; ++layer)
+          f(layer < g_.ng[d] ? layer : g_.n[d] + layer, g_.stride[a] * ia + g_.stride[b] * ib);
+  }
+  template <bool Pack>
+  std::vector<double> halo_loop(int d, int side, std::vector<double> message) {
+    message.resize(hc::halo_message_size(g_, d));
+    int a, b;
+    hc::other_directions(d, a, b);
+    for (int v = 0; v < hc::kNumVars; ++v)
+      for (int layer = 0; layer < g_.ng[d]; ++layer)
+        for (int ib = 0; ib < g_.np[b]; ++ib)
+          for (int ia = 0; ia < g_.np[a]; ++ia) {
+            if (Pack)
+              hc::pack_halo_value(g_, u_, d, side, v, layer, ia, ib, message.data());
+            else
+              hc::unpack_halo_value(g_, u_, d, side, v, layer, ia, ib, message.data());
+          }
+    return message;
+  }
+
+  hc::Grid g_;
+  std::vector<double> padded_;
+  hc::StateRef<double, hc::SoA> u_;
+};
 
 template <class Real>
 std::vector<double> as_doubles(const void* data, std::size_t count) {
@@ -123,39 +158,106 @@ std::vector<double> as_doubles(const void* data, std::size_t count) {
   return std::vector<double>(values, values + count);
 }
 
-TEST_P(Contract, PackedHaloMessagesMatchTheHostReference) {
+// The faces of every direction `kind`, those of direction `exchanged` exchanged.
+hc::BoundaryFaces faces_with_exchange(hc::Boundary kind, int exchanged) {
+  hc::BoundaryFaces faces = all_faces(kind);
+  faces.face[exchanged][0] = faces.face[exchanged][1] = hc::Boundary::Exchanged;
+  return faces;
+}
+
+// The backend's halo set-up for `faces`: staged (sync), every exchanged face.
+hc::HaloSetup staged_halo(const hc::BoundaryFaces& faces) {
+  hc::HaloSetup halo;
+  halo.strategy = hc::HaloStrategy::Sync;
+  for (int d = 0; d < 3; ++d)
+    for (int side = 0; side < 2; ++side) halo.exchanged[d][side] = faces.face[d][side] == hc::Boundary::Exchanged;
+  return halo;
+}
+
+// A stage's calls do nothing until a step is planned (dt 0): plans one.
+void plan_one_step(hc::Backend& b) {
+  hc::StepControl control;
+  control.t_stop = 1e9;
+  control.step_limit = 1;
+  b.reset_control(control);
+  b.plan_step();
+}
+
+// Packs direction d of u0 and returns the two messages as MPI would read them.
+std::vector<double> sent_message(hc::Backend& b, const hc::Grid& g, int d, int side, hc::Precision precision) {
+  b.pack_halo(d, hc::Slot::U0);
+  b.halo_to_host(d);
+  b.wait_halo_sent(d);
+  const hc::HaloMessages m = b.halo_messages(d);
+  const std::size_t count = hc::halo_message_size(g, d);
+  EXPECT_TRUE(m.exchanged[side]);
+  if (precision == hc::Precision::FP64) {
+    EXPECT_EQ(m.bytes, count * sizeof(double));
+    return as_doubles<double>(m.send[side], count);
+  }
+  EXPECT_EQ(m.bytes, count * sizeof(float));
+  return as_doubles<float>(m.send[side], count);
+}
+
+// The ghost fill of the two directions that are not exchanged, read through the packed
+// messages of the exchanged one (which carry the other directions' ghosts), for every
+// boundary kind, exchanged direction, layout and precision; the low and high faces both.
+TEST_P(Contract, BoundaryFillAndPackMatchTheHostReference) {
+  for (const hc::Boundary kind : {hc::Boundary::Periodic, hc::Boundary::Outflow, hc::Boundary::Reflecting})
+    for (int exchanged = 0; exchanged < 3; ++exchanged)
+      for (const Case& c : kCases) {
+        SCOPED_TRACE(name_of(c) + ", boundary " + std::to_string(int(kind)) + ", exchanged along " +
+                     std::to_string(exchanged));
+        const hc::BoundaryFaces faces = faces_with_exchange(kind, exchanged);
+        std::unique_ptr<hc::Backend> b = make(c, faces);
+        b->configure_halo(staged_halo(faces));
+        const std::vector<double> state = tagged_state(grid_);
+        b->set_state(state);
+        plan_one_step(*b);
+        HostReference reference(grid_, state);
+        for (int d = 0; d < 3; ++d) {
+          b->fill_boundary(d, hc::Slot::U0);
+          reference.fill(d, faces);
+        }
+        for (int side = 0; side < 2; ++side)
+          EXPECT_EQ(sent_message(*b, grid_, exchanged, side, c.precision), reference.pack(exchanged, side))
+              << "face " << side;
+      }
+}
+
+// Received messages land in the ghosts: x's messages are unpacked, then z's ghosts filled,
+// and y's packed messages (which carry x's ghosts) are compared with the host reference.
+TEST_P(Contract, UnpackedHaloLandsInTheGhosts) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(name_of(c));
-    hc::BoundaryFaces faces = all_faces(hc::Boundary::Outflow);
-    faces.face[0][0] = faces.face[0][1] = hc::Boundary::Exchanged;
+    hc::BoundaryFaces faces = faces_with_exchange(hc::Boundary::Reflecting, 0);
+    faces.face[1][0] = faces.face[1][1] = hc::Boundary::Exchanged;
     std::unique_ptr<hc::Backend> b = make(c, faces);
-    hc::HaloSetup halo;
-    halo.strategy = hc::HaloStrategy::Sync;
-    halo.exchanged[0][0] = halo.exchanged[0][1] = true;
-    b->configure_halo(halo);
+    b->configure_halo(staged_halo(faces));
     const std::vector<double> state = tagged_state(grid_);
     b->set_state(state);
-    // A stage's calls do nothing until a step is planned (dt 0): plan one.
-    hc::StepControl control;
-    control.t_stop = 1e9;
-    control.step_limit = 1;
-    b->reset_control(control);
-    b->plan_step();
-    b->fill_boundary(1, hc::Slot::U0);
-    b->fill_boundary(2, hc::Slot::U0);
-    b->pack_halo(0, hc::Slot::U0);
-    b->halo_to_host(0);
-    b->wait_halo_sent(0);
+    plan_one_step(*b);
+    HostReference reference(grid_, state);
+    // Received values unlike any in the state (and exact in fp32), one per message value.
     const hc::HaloMessages m = b->halo_messages(0);
     const std::size_t count = hc::halo_message_size(grid_, 0);
-    const std::size_t real = c.precision == hc::Precision::FP64 ? sizeof(double) : sizeof(float);
-    ASSERT_EQ(m.bytes, count * real);
     for (int side = 0; side < 2; ++side) {
-      ASSERT_TRUE(m.exchanged[side]);
-      const std::vector<double> got =
-          real == sizeof(double) ? as_doubles<double>(m.send[side], count) : as_doubles<float>(m.send[side], count);
-      EXPECT_EQ(got, reference_message(grid_, state, side)) << "face " << side;
+      std::vector<double> received(count);
+      for (std::size_t i = 0; i < count; ++i) received[i] = -1 - double(i + side * count) / 256;
+      for (std::size_t i = 0; i < count; ++i) {
+        if (c.precision == hc::Precision::FP64)
+          static_cast<double*>(m.receive[side])[i] = received[i];
+        else
+          static_cast<float*>(m.receive[side])[i] = static_cast<float>(received[i]);
+      }
+      reference.unpack(0, side, received);
     }
+    b->halo_to_device(0);
+    b->unpack_halo(0, hc::Slot::U0);
+    b->fill_boundary(2, hc::Slot::U0);
+    reference.fill(2, faces);
+    for (int side = 0; side < 2; ++side)
+      EXPECT_EQ(sent_message(*b, grid_, 1, side, c.precision), reference.pack(1, side)) << "face " << side;
   }
 }
 

@@ -352,7 +352,7 @@ TEST(DeckWords, PublicParsers) {
 // Inputs that once crashed the deck fuzzer or were written to probe it
 // (tests/fuzz/regressions/, same format as the fuzzer's: a deck, then optionally "---" and
 // one override a line): each must end in a DeckError, never a crash or another exception.
-TEST(FuzzRegressions, EveryFileIsRefusedCleanly) {
+TEST(DeckFuzzRegressions, EveryFileIsRefusedCleanly) {
   namespace fs = std::filesystem;
   int files = 0;
   for (const auto& e : fs::directory_iterator(fs::path(HALOCLINE_SOURCE_DIR) / "tests/fuzz/regressions")) {

@@ -1,5 +1,5 @@
 // The GPU backends: the native HIP backend, and the Kokkos backend when Kokkos is built for
-// a GPU. The test bodies are written once and instantiated per backend (OnEachGpuBackend,
+// a GPU. The test bodies are written once and instantiated per backend (GpuOnEachBackend,
 // parameter hip or kokkos); each skips, saying why, when the binary lacks the backend, the
 // machine has no GPU, or Kokkos runs on the CPU. tools/gpu/check.sh runs them on a GPU. The
 // rest of the suite runs on the GPU too when a GPU backend is the binary's default (hip in a
@@ -44,7 +44,7 @@ hc::RunResult run_on(hc::Config c, hc::BackendKind b, hc::LayoutKind layout = hc
   return hc::run_quietly(c);
 }
 
-// The CPU reference state of a deck's short run, as written by CpuReference.Write.
+// The CPU reference state of a deck's short run, as written by GpuReference.Write.
 fs::path reference_file(const fs::path& dir, const std::string& deck) {
   return dir / (deck_name(deck) + ".fp64.soa.bin");
 }
@@ -86,7 +86,7 @@ bool cpu_kokkos_here() {
 }
 
 // A test body run on each GPU backend: GetParam() is the backend.
-class OnEachGpuBackend : public ::testing::TestWithParam<hc::BackendKind> {
+class GpuOnEachBackend : public ::testing::TestWithParam<hc::BackendKind> {
  protected:
   void SetUp() override {
     SKIP_WITHOUT(GetParam());
@@ -97,13 +97,13 @@ class OnEachGpuBackend : public ::testing::TestWithParam<hc::BackendKind> {
 
 }  // namespace
 
-INSTANTIATE_TEST_SUITE_P(Gpu, OnEachGpuBackend, ::testing::Values(hc::BackendKind::Hip, hc::BackendKind::Kokkos),
+INSTANTIATE_TEST_SUITE_P(Gpu, GpuOnEachBackend, ::testing::Values(hc::BackendKind::Hip, hc::BackendKind::Kokkos),
                          [](const ::testing::TestParamInfo<hc::BackendKind>& info) {
                            return std::string(hc::backend_name(info.param));
                          });
 
 // Each layout gives bitwise-identical checksums on the GPU, on every deck, both precisions.
-TEST_P(OnEachGpuBackend, LayoutsGiveIdenticalChecksums) {
+TEST_P(GpuOnEachBackend, LayoutsGiveIdenticalChecksums) {
   for (const std::string& deck : input_decks())
     for (hc::Precision prec : {hc::Precision::FP64, hc::Precision::FP32}) {
       const std::string soa = run_on(short_run(deck), backend(), hc::LayoutKind::SoA, prec).checksum;
@@ -130,7 +130,7 @@ TEST(Gpu, KokkosMatchesHip) {
 
 // Writes the CPU (Kokkos) reference states for GpuMatchesCpu on another machine:
 // HALOCLINE_WRITE_REFERENCE=DIR (tools/gpu/prepare.sh does this).
-TEST(CpuReference, Write) {
+TEST(GpuReference, Write) {
   const char* dir = std::getenv("HALOCLINE_WRITE_REFERENCE");
   if (!dir) GTEST_SKIP() << "set HALOCLINE_WRITE_REFERENCE=DIR to write CPU reference states";
   if (!cpu_kokkos_here()) GTEST_SKIP() << "no CPU Kokkos backend in this binary";
@@ -141,7 +141,7 @@ TEST(CpuReference, Write) {
 
 // GPU fp64 against the CPU Kokkos backend on every deck: in-process when this binary has
 // a CPU Kokkos, else against the reference states in HALOCLINE_CPU_REFERENCE.
-TEST_P(OnEachGpuBackend, MatchesCpuKokkos) {
+TEST_P(GpuOnEachBackend, MatchesCpuKokkos) {
   const bool kokkos_here = cpu_kokkos_here();
   const char* dir = std::getenv("HALOCLINE_CPU_REFERENCE");
   if (!kokkos_here && !dir) GTEST_SKIP() << "no CPU Kokkos backend in this binary and HALOCLINE_CPU_REFERENCE not set";
@@ -171,7 +171,7 @@ TEST(Gpu, DeviceConservationSumsMatchHost) {
 // What crosses the bus per owner model: device, nothing between snapshots; host, two whole
 // states per step (there and back); managed with prefetch, one prefetch back to the
 // device after the host read the initial state. All give the same answer.
-TEST_P(OnEachGpuBackend, TransferCountsMatchOwnerModels) {
+TEST_P(GpuOnEachBackend, TransferCountsMatchOwnerModels) {
   hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/bench.toml", {"grid.n=32"});
   c.backend = backend();
   c.max_steps = 10;
@@ -209,7 +209,7 @@ TEST_P(OnEachGpuBackend, TransferCountsMatchOwnerModels) {
 
 // Snapshots of the device owner (on the HIP backend copied asynchronously, on a copy stream
 // while the next step runs) hold the same states as the host owner's, and the runs end alike.
-TEST_P(OnEachGpuBackend, SnapshotsAreTheRightState) {
+TEST_P(GpuOnEachBackend, SnapshotsAreTheRightState) {
   // One folder per backend: ctest runs the backends' cases side by side.
   const fs::path dir = fs::temp_directory_path() / ("halocline_gpu_snap_" + std::string(hc::backend_name(backend())));
   std::vector<std::vector<double>> rho[2];

@@ -183,7 +183,7 @@ TEST(Probe, RecordedH200KokkosRunsMatchTheNativeBackend) {
 // The traced step's timeline: every call of one step, each on the stream it ran in, all
 // within the step and in submission order on each stream; with overlap the exchange is on
 // the halo stream, otherwise everything device-side is on the compute stream.
-TEST(Timeline, EveryCallOfTheTracedStepIsOnItsStream) {
+TEST(ProbeTimeline, EveryCallOfTheTracedStepIsOnItsStream) {
   for (const char* halo : {"none", "sync", "overlap"}) {
     SCOPED_TRACE(halo);
     hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/bench.toml",
@@ -214,7 +214,7 @@ TEST(Timeline, EveryCallOfTheTracedStepIsOnItsStream) {
   }
 }
 
-TEST(Info, DescribesTheDeviceAndTheBuild) {
+TEST(ProbeInfo, DescribesTheDeviceAndTheBuild) {
   const nlohmann::json info = hc::info_json(hc::describe_device(probed_backend(), 0));
   EXPECT_EQ(hc::test::schema_violation(info, hc::test::load_schema("run")["properties"]["info"]), "");
   EXPECT_NE(info["build"]["backends"].get<std::string>().find(probed_backend()), std::string::npos);

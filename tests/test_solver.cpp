@@ -135,7 +135,7 @@ TEST(Solver, SnapshotHoldsTheStateAtItsTime) {
 // The Kokkos backend's thread-block tiles (--kokkos-tile) change how the cells are walked,
 // never a bit of the answer: auto, Kokkos' own, one flat range, the native 64 x 4 x 1, and an
 // odd shape that does not divide the grid, in every layout.
-TEST(Kokkos, TilesChangeNoBit) {
+TEST(SolverKokkos, TilesChangeNoBit) {
   if (!hc::backend_unavailable(hc::BackendKind::Kokkos).empty()) GTEST_SKIP() << "no kokkos backend";
   for (hc::LayoutKind layout : {hc::LayoutKind::AoS, hc::LayoutKind::SoA, hc::LayoutKind::AoSoA}) {
     hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/kh.toml", {"grid.n=24"});

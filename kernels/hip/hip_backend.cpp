@@ -11,6 +11,7 @@
 #include "kernels/hip/hip_backend.hpp"
 
 #include "kernels/contract/halo_buffers.hpp"
+#include "kernels/contract/solver_arrays.hpp"
 
 #include <algorithm>
 #include <string>
@@ -60,10 +61,8 @@ class HipBackend final : public Backend {
     const std::size_t scratch = grid.ninterior * sizeof(Real) + 2 * sizeof(StepControl);
     hip::check_fits(arrays * state_bytes + scratch, managed ? "the managed owner model" : "this grid");
 
-    for (int s = 0; s < 2; ++s) solution_[s] = hip::DeviceArray(state_bytes, managed);
-    stage_ = hip::DeviceArray(state_bytes, managed);
-    for (int d = 0; d < 3; ++d)
-      if (grid.active(d)) flux_[d] = hip::DeviceArray(state_bytes, managed);
+    arrays_.allocate(grid, state_bytes,
+                     [&](std::size_t bytes, const std::string&) { return hip::DeviceArray(bytes, managed); });
     rates_ = hip::DeviceArray(grid.ninterior * sizeof(Real), false);
     max_rate_ = hip::DeviceArray(sizeof(Real), false);
     control_ = hip::DeviceArray(sizeof(StepControl), false);
@@ -106,11 +105,10 @@ class HipBackend final : public Backend {
       // touches first are otherwise populated by page faults in the first step (about a
       // second for 16 GiB of flux arrays on an H200).
       if (memory_.prefetch) {
-        for (const hip::DeviceArray* a : {&solution_[0], &solution_[1], &stage_, &flux_[0], &flux_[1], &flux_[2]})
-          if (a->bytes()) copier_.prefetch(*a, device_id_, Purpose::Setup, compute_);
+        arrays_.for_each([&](const hip::DeviceArray& a) { copier_.prefetch(a, device_id_, Purpose::Setup, compute_); });
       }
     } else {
-      copier_.to_device(solution_[current_].get(), staging_, staging_.bytes(), Purpose::Setup, compute_);
+      copier_.to_device(arrays_.u0().get(), staging_, staging_.bytes(), Purpose::Setup, compute_);
     }
     HIP_CHECK(hipStreamSynchronize(compute_));
   }
@@ -130,7 +128,7 @@ class HipBackend final : public Backend {
     // is early enough.
     HIP_CHECK(hipEventRecord(computed_, compute_));
     HIP_CHECK(hipStreamWaitEvent(copy_, computed_, 0));
-    copier_.to_host(staging_, solution_[current_].get(), staging_.bytes(), purpose, copy_);
+    copier_.to_host(staging_, arrays_.u0().get(), staging_.bytes(), purpose, copy_);
     HIP_CHECK(hipEventRecord(copied_, copy_));
     copy_pending_ = true;
   }
@@ -146,7 +144,7 @@ class HipBackend final : public Backend {
         HIP_CHECK(hipStreamSynchronize(compute_));
         break;
       case Owner::Managed:
-        if (memory_.prefetch) copier_.prefetch(solution_[current_], hipCpuDeviceId, purpose, compute_);
+        if (memory_.prefetch) copier_.prefetch(arrays_.u0(), hipCpuDeviceId, purpose, compute_);
         HIP_CHECK(hipStreamSynchronize(compute_));
         host_touched_ = true;
         break;
@@ -183,7 +181,8 @@ class HipBackend final : public Backend {
       copier_.result_to_device(max_rate_.get(), &rate, sizeof rate, Purpose::Step, compute_);
       HIP_CHECK(hipStreamSynchronize(compute_));
     }
-    hip::plan_step_kernel<<<1, 1, 0, compute_>>>(control(), static_cast<const Real*>(max_rate_.get()), current_);
+    hip::plan_step_kernel<<<1, 1, 0, compute_>>>(control(), static_cast<const Real*>(max_rate_.get()),
+                                                 arrays_.current());
     HIP_CHECK_LAUNCH();
   }
 
@@ -193,7 +192,7 @@ class HipBackend final : public Backend {
     HIP_CHECK_LAUNCH();
     HIP_CHECK(hipEventRecord(finished_[slot], compute_));
     ++submitted_;
-    current_ ^= 1;  // stage 2 wrote the new state (or carried the old one) into unew
+    arrays_.finish_step();
   }
 
   void select_after_fault(AfterFault which) override {
@@ -201,32 +200,30 @@ class HipBackend final : public Backend {
     copy_pending_ = false;
     StepControl c;
     HIP_CHECK(hipMemcpy(&c, control(), sizeof c, hipMemcpyDeviceToHost));
-    current_ = which == AfterFault::Broken ? c.failed_array : 1 - c.failed_array;
+    arrays_.select_after_fault(which, c.failed_array);
     // The host owner's state is its host copy: bring the chosen state there.
     if (memory_.owner == Owner::Host) {
-      copier_.to_host(staging_, solution_[current_].get(), staging_.bytes(), Purpose::Output, compute_);
+      copier_.to_host(staging_, arrays_.u0().get(), staging_.bytes(), Purpose::Output, compute_);
       HIP_CHECK(hipStreamSynchronize(compute_));
     }
   }
 
-  bool moves_state_each_step() const override {
-    return memory_.owner == Owner::Host || (memory_.owner == Owner::Managed && memory_.prefetch);
-  }
+  bool moves_state_each_step() const override { return halocline::moves_state_each_step(memory_); }
 
   // Host owner: the step starts by sending the host's state to the device. Managed with
   // prefetch: after the host touched the state (a snapshot), send it back before the step.
   void upload_state() override {
     if (memory_.owner == Owner::Host) {
-      copier_.to_device(solution_[current_].get(), staging_, staging_.bytes(), Purpose::Step, compute_);
+      copier_.to_device(arrays_.u0().get(), staging_, staging_.bytes(), Purpose::Step, compute_);
     } else if (memory_.owner == Owner::Managed && memory_.prefetch && host_touched_) {
-      copier_.prefetch(solution_[current_], device_id_, Purpose::Step, compute_);
+      copier_.prefetch(arrays_.u0(), device_id_, Purpose::Step, compute_);
     }
     host_touched_ = false;
   }
   // Host owner: the step ends with the state back on the host, which owns it again.
   void download_state() override {
     if (memory_.owner != Owner::Host) return;
-    copier_.to_host(staging_, solution_[current_].get(), staging_.bytes(), Purpose::Step, compute_);
+    copier_.to_host(staging_, arrays_.u0().get(), staging_.bytes(), Purpose::Step, compute_);
     HIP_CHECK(hipStreamSynchronize(compute_));
   }
 
@@ -313,11 +310,7 @@ class HipBackend final : public Backend {
     return std::make_unique<hip::EventClock>(stream == Stream::Halo ? halo_stream() : compute_);
   }
 
-  std::size_t bytes_allocated() const override {
-    std::size_t bytes = solution_[0].bytes() + solution_[1].bytes() + stage_.bytes() + rates_.bytes();
-    for (const auto& f : flux_) bytes += f.bytes();
-    return bytes;
-  }
+  std::size_t bytes_allocated() const override { return arrays_.bytes() + rates_.bytes(); }
 
   DeviceInfo device_info() const override { return hip_device_info(device_id_); }
 
@@ -370,15 +363,15 @@ class HipBackend final : public Backend {
   // Where the host reads and writes the state in layout L: the staging buffer (device and
   // host owners; for the host owner it is the state itself) or the managed array.
   Real* host_view() const {
-    return static_cast<Real*>(memory_.owner == Owner::Managed ? solution_[current_].get() : staging_.get());
+    return static_cast<Real*>(memory_.owner == Owner::Managed ? arrays_.u0().get() : staging_.get());
   }
 
-  StateRef<Real, L> state(Slot s) const { return ref_of(s == Slot::U0 ? solution_[current_] : stage_); }
-  StateRef<Real, L> next_solution() const { return ref_of(solution_[1 - current_]); }
+  StateRef<Real, L> state(Slot s) const { return ref_of(arrays_[s]); }
+  StateRef<Real, L> next_solution() const { return ref_of(arrays_.unew()); }
   StateRef<Real, L> ref_of(const hip::DeviceArray& a) const {
     return StateRef<Real, L>{static_cast<Real*>(a.get()), grid_.ncells};
   }
-  StateRef<Real, L> flux(int d) const { return ref_of(flux_[d]); }
+  StateRef<Real, L> flux(int d) const { return ref_of(arrays_.flux(d)); }
   StepControl* control() const { return static_cast<StepControl*>(control_.get()); }
   // Where the ghost fill and the exchange run: the halo stream when the strategy overlaps.
   hipStream_t halo_stream() const { return halo_buffers_.setup.strategy == HaloStrategy::Overlap ? halo_ : compute_; }
@@ -395,15 +388,13 @@ class HipBackend final : public Backend {
   TransferLog log_;
   hip::Copier copier_;
 
-  hip::DeviceArray solution_[2];  // u0 and unew, by turns (see Slot in kernels/contract/backend.hpp)
-  hip::DeviceArray stage_;        // u1
-  hip::DeviceArray flux_[3], rates_, max_rate_, control_;
+  SolverArrays<hip::DeviceArray> arrays_;  // u0, unew, u1 and the fluxes
+  hip::DeviceArray rates_, max_rate_, control_;
   hip::HostBuffer staging_;
   hip::DeviceReducer<Real> reducer_;
   StepControl* published_ = nullptr;         // host address of the two mapped slots
   StepControl* published_device_ = nullptr;  // the same, as the device sees it
   long submitted_ = 0;                       // steps finished on the stream so far
-  int current_ = 0;                          // which of solution_ is u0
 
   // The strategy, the messages in device memory and their host staging buffers.
   HaloBuffers<hip::DeviceArray, hip::HostBuffer> halo_buffers_;

@@ -22,6 +22,7 @@
 #include "kernels/kokkos/kokkos_backend.hpp"
 
 #include "kernels/contract/halo_buffers.hpp"
+#include "kernels/contract/solver_arrays.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <array>
@@ -68,11 +69,7 @@ class KokkosBackend final : public Backend {
     else
       kokkos::check_device_fits(arrays * bytes, managed ? "the managed owner model" : "this grid");
     const Where where = managed ? Where::Managed : Where::Device;
-    solution_[0] = Buffer("u0", bytes, where);
-    solution_[1] = Buffer("unew", bytes, where);
-    stage_ = Buffer("u1", bytes, where);
-    for (int d = 0; d < 3; ++d)
-      if (grid.active(d)) flux_[d] = Buffer(std::string("flux_") + "xyz"[d], bytes, where);
+    arrays_.allocate(grid, bytes, [&](std::size_t size, const std::string& name) { return Buffer(name, size, where); });
     // The host's copy of the state: the host owner's u0 between steps, otherwise what
     // set-up and output copy through. Managed memory is read in place; so is the state on
     // a host execution space.
@@ -86,14 +83,12 @@ class KokkosBackend final : public Backend {
 
   // ---- State in and out -------------------------------------------------------------
   void set_state(const std::vector<double>& canonical) override {
-    Buffer& u0 = solution_[current_];
+    const Buffer& u0 = arrays_.u0();
     if (!staging_.get()) {  // the host writes the arrays in place (managed, or a host space)
       instances_.compute.fence();
       from_canonical<Real, L>(grid_, canonical, static_cast<Real*>(u0.get()));
       // Every array's pages go to the device now, not by page faults in the first step.
-      if (memory_.prefetch)
-        for (const Buffer* b : {&solution_[0], &solution_[1], &stage_, &flux_[0], &flux_[1], &flux_[2]})
-          prefetch(*b, true, Purpose::Setup);
+      if (memory_.prefetch) arrays_.for_each([&](const Buffer& b) { prefetch(b, true, Purpose::Setup); });
     } else {
       from_canonical<Real, L>(grid_, canonical, static_cast<Real*>(staging_.get()));
       copy(u0, staging_, Purpose::Setup, instances_.compute);
@@ -102,35 +97,33 @@ class KokkosBackend final : public Backend {
   }
 
   void get_state(std::vector<double>& canonical, Purpose purpose) override {
-    const Buffer* source = &solution_[current_];
+    const Buffer* source = &arrays_.u0();
     if (memory_.owner == Owner::Host) {
       source = &staging_;  // the host's copy is the state
     } else if (staging_.get()) {
-      copy(staging_, solution_[current_], purpose, instances_.compute);
+      copy(staging_, arrays_.u0(), purpose, instances_.compute);
       source = &staging_;
     } else if (memory_.prefetch) {
-      host_touched_ = prefetch(solution_[current_], false, purpose);
+      host_touched_ = prefetch(arrays_.u0(), false, purpose);
     }
     instances_.compute.fence();
     to_canonical<Real, L>(grid_, static_cast<const Real*>(source->get()), canonical);
   }
 
-  bool moves_state_each_step() const override {
-    return memory_.owner == Owner::Host || (memory_.owner == Owner::Managed && memory_.prefetch);
-  }
+  bool moves_state_each_step() const override { return halocline::moves_state_each_step(memory_); }
   // Host owner: the step starts by sending the host's state to the device. Managed with
   // prefetch: after the host touched the state (a snapshot), its pages go back first.
   void upload_state() override {
     if (memory_.owner == Owner::Host)
-      copy(solution_[current_], staging_, Purpose::Step, instances_.compute);
+      copy(arrays_.u0(), staging_, Purpose::Step, instances_.compute);
     else if (host_touched_)
-      prefetch(solution_[current_], true, Purpose::Step);
+      prefetch(arrays_.u0(), true, Purpose::Step);
     host_touched_ = false;
   }
   // Host owner: the step ends with the state back on the host, which owns it again.
   void download_state() override {
     if (memory_.owner != Owner::Host) return;
-    copy(staging_, solution_[current_], Purpose::Step, instances_.compute);
+    copy(staging_, arrays_.u0(), Purpose::Step, instances_.compute);
     instances_.compute.fence();
   }
 
@@ -143,18 +136,18 @@ class KokkosBackend final : public Backend {
   void plan_step() override {
     double rate = static_cast<double>(kokkos::max_signal_rate(compute_launch(), grid_, physics_, state(Slot::U0)));
     if (global_max_) rate = global_max_(rate);
-    halocline::plan_step(control_, rate, current_);
+    halocline::plan_step(control_, rate, arrays_.current());
   }
   void finish_step() override {
     halocline::finish_step(control_);
-    current_ ^= 1;  // stage 2 wrote the new state (or carried the old one) into unew
+    arrays_.finish_step();
   }
   void select_after_fault(AfterFault which) override {
     Kokkos::fence();
-    current_ = which == AfterFault::Broken ? control_.failed_array : 1 - control_.failed_array;
+    arrays_.select_after_fault(which, control_.failed_array);
     // The host owner's state is its host copy: bring the chosen state there.
     if (memory_.owner == Owner::Host) {
-      copy(staging_, solution_[current_], Purpose::Output, instances_.compute);
+      copy(staging_, arrays_.u0(), Purpose::Output, instances_.compute);
       instances_.compute.fence();
     }
   }
@@ -168,7 +161,7 @@ class KokkosBackend final : public Backend {
 
   void compute_fluxes(int d, Slot slot, const CellBox& cells) override {
     if (!(control_.dt > 0) || cells.empty()) return;
-    kokkos::compute_fluxes_along(compute_launch(), grid_, physics_, cells, state(slot), ref_of(flux_[d]), d);
+    kokkos::compute_fluxes_along(compute_launch(), grid_, physics_, cells, state(slot), ref_of(arrays_.flux(d)), d);
   }
 
   void update(int stage, const CellBox& cells) override {
@@ -180,7 +173,7 @@ class KokkosBackend final : public Backend {
       return;
     }
     const StageUpdate st = stage_update(stage, control_.dt, grid_);
-    const StateRef<Real, L> flux[3] = {ref_of(flux_[0]), ref_of(flux_[1]), ref_of(flux_[2])};
+    const StateRef<Real, L> flux[3] = {ref_of(arrays_.flux(0)), ref_of(arrays_.flux(1)), ref_of(arrays_.flux(2))};
     kokkos::update_stage(compute_launch(), grid_, cells, st, state(Slot::U0), state(Slot::U1),
                          stage == 1 ? state(Slot::U1) : next_solution(), flux);
   }
@@ -235,12 +228,7 @@ class KokkosBackend final : public Backend {
   // host execution space.
   const TransferLog& transfers() const override { return transfers_; }
 
-  std::size_t bytes_allocated() const override {
-    std::size_t bytes = stage_.bytes();
-    for (const Buffer& b : solution_) bytes += b.bytes();
-    for (const Buffer& b : flux_) bytes += b.bytes();
-    return bytes;
-  }
+  std::size_t bytes_allocated() const override { return arrays_.bytes(); }
 
  private:
   using Buffer = kokkos::Buffer;
@@ -252,8 +240,8 @@ class KokkosBackend final : public Backend {
   StateRef<Real, L> ref_of(const Buffer& b) const {
     return StateRef<Real, L>{static_cast<Real*>(b.get()), grid_.ncells};
   }
-  StateRef<Real, L> state(Slot slot) const { return slot == Slot::U0 ? ref_of(solution_[current_]) : ref_of(stage_); }
-  StateRef<Real, L> next_solution() const { return ref_of(solution_[1 - current_]); }
+  StateRef<Real, L> state(Slot slot) const { return ref_of(arrays_[slot]); }
+  StateRef<Real, L> next_solution() const { return ref_of(arrays_.unew()); }
 
   // The cell loops of a stage: on the compute instance, in the tiles the run asked for.
   kokkos::Launch compute_launch() const { return {instances_.compute, tile_}; }
@@ -286,10 +274,7 @@ class KokkosBackend final : public Backend {
   MemoryStrategy memory_;
   std::array<int, 3> tile_;  // --kokkos-tile (see kokkos::Launch)
   kokkos::Instances instances_;
-  Buffer solution_[2];                        // u0 and unew, by turns (see Slot in kernels/contract/backend.hpp)
-  int current_ = 0;                           // which of solution_ is u0
-  Buffer stage_;                              // u1
-  Buffer flux_[3];                            // empty for inactive directions
+  SolverArrays<Buffer> arrays_;               // u0, unew, u1 and the fluxes
   Buffer staging_;                            // the host's copy of the state (see the constructor)
   bool host_touched_ = false;                 // managed: the host has the state's pages since the last step
   HaloBuffers<Buffer, Buffer> halo_buffers_;  // the strategy, device messages, host staging

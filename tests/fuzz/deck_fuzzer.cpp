@@ -4,7 +4,7 @@
 // per line. Bad input must end in a DeckError (exit code 2 in the program); anything else
 // escaping, a crash, or a sanitizer report is a bug. Built and run by `make fuzz` (clang,
 // -fsanitize=fuzzer,address,undefined); a crash it finds is saved and becomes a file of
-// tests/fuzz/regressions/, which the test suite reads back (FuzzRegressions in
+// tests/fuzz/regressions/, which the test suite reads back (DeckFuzzRegressions in
 // tests/test_deck.cpp).
 #include <cstddef>
 #include <cstdint>

@@ -419,12 +419,11 @@ case_SignalWhoseCheckpointFails() {
   (cd "$w" && ulimit -f 64 && PMIX_MCA_gds=hash exec "$bin" run --no-probe deck.toml --quiet --set time.max_steps=0 --out o \
     >"$log/out" 2>"$log/err") &
   local pid=$!
-  # Signal it once it handles SIGTERM (the handler goes in just before the step loop; a GPU
-  # runtime's start can take seconds): bit 14 of the caught-signals mask.
-  for _ in $(seq 1 200); do
-    local caught
-    caught=$(sed -n 's/^SigCgt:\s*//p' "/proc/$pid/status" 2>/dev/null)
-    [ -n "$caught" ] && (( (16#$caught >> 14) & 1 )) && break
+  # Signal it once the run's own handler is in: 'run' installs it before it locks its
+  # output directory (a GPU runtime's start can take seconds, and MPI's handler, in before
+  # it, ends the process without a word).
+  for _ in $(seq 1 600); do
+    [ -e "$w/o/.halocline.lock" ] && break
     sleep 0.05
   done
   sleep 0.3

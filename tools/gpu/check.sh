@@ -58,6 +58,9 @@ fi
 strict=${STRICT_FP:-ON}
 build=$root/build-gpu
 [ "$strict" = ON ] || build=$root/build-gpu-fma
+# With Kokkos the binary's default backend is Kokkos: its own build folder, so that the
+# HIP-only build (and its test results) stays as it was.
+[ -z "${KOKKOS_ROOT:-}" ] || build=$build-kokkos
 cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHALOCLINE_STRICT_FP="$strict" \
   -DHALOCLINE_ENABLE_HIP=ON -DHALOCLINE_HIP_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DHALOCLINE_PTXAS_VERBOSE=ON -DHALOCLINE_TOMLPP_HEADER_ONLY=ON \

@@ -4,7 +4,7 @@
 #   root/      the header-only libraries the GPU machine lacks, from Debian's packages
 #              (apt-get download + dpkg -x: nothing is installed here)
 #   reference/ the CPU (Kokkos) backend's final states of short runs of every deck, which
-#              the GPU tests compare with (tests/test_gpu.cpp, Gpu/OnEachGpuBackend.MatchesCpuKokkos)
+#              the GPU tests compare with (tests/test_gpu.cpp, Gpu/GpuOnEachBackend.MatchesCpuKokkos)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 deps=.gpu-deps
@@ -17,7 +17,7 @@ rm -rf "$deps/debs"
 # The CPU reference states come from this machine's default build (Kokkos backend).
 make build >/dev/null
 HALOCLINE_WRITE_REFERENCE="$deps/reference" build/bin/halocline_tests \
-  --gtest_filter=CpuReference.Write --gtest_brief=1
+  --gtest_filter=GpuReference.Write --gtest_brief=1
 # The states depend on the code: record which code made them (check.sh compares).
 tools/gpu/source_hash.sh > "$deps/reference/SOURCE"
 ls "$deps/reference"

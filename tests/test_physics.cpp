@@ -1,43 +1,15 @@
-// Unit tests of the building blocks: layout accessors, boundary mapping and the physics
-// functions, each against values worked out by hand or by an independent formula.
+// Unit tests of the physics functions and the boundary mapping, each against values worked
+// out by hand or by an independent formula.
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <set>
 
 #include "kernels/boundary.hpp"
 #include "kernels/hydro.hpp"
-#include "layouts/layouts.hpp"
 
 namespace hc = halocline;
 
-template <class L>
-class LayoutTest : public ::testing::Test {};
-using AllLayouts = ::testing::Types<hc::AoS, hc::SoA, hc::AoSoA>;
-TYPED_TEST_SUITE(LayoutTest, AllLayouts);
-
-// Every (variable, cell) pair maps to its own slot inside the storage.
-TYPED_TEST(LayoutTest, OffsetsAreABijectionIntoStorage) {
-  for (std::size_t ncells : {1u, 7u, 8u, 9u, 100u}) {
-    std::set<std::size_t> seen;
-    for (std::size_t c = 0; c < ncells; ++c)
-      for (int v = 0; v < hc::kNumVars; ++v) {
-        const std::size_t off = TypeParam::offset(v, c, ncells);
-        EXPECT_LT(off, TypeParam::storage_size(ncells));
-        EXPECT_TRUE(seen.insert(off).second) << "v=" << v << " c=" << c;
-      }
-  }
-}
-
-TEST(Layouts, AddressesMatchTheDocumentedFormulas) {
-  const std::size_t n = 100;
-  EXPECT_EQ(hc::AoS::offset(3, 10, n), 53u);               // cell-major
-  EXPECT_EQ(hc::SoA::offset(3, 10, n), 310u);              // variable-major
-  EXPECT_EQ(hc::AoSoA::offset(3, 10, n), 40u + 24u + 2u);  // tile 1 (40), var 3 (24), lane 2
-  EXPECT_EQ(hc::AoSoA::storage_size(9), 16u * 5u);         // padded to whole tiles
-}
-
-TEST(Boundary, GhostSourcesPerKind) {
+TEST(PhysicsBoundary, GhostSourcesPerKind) {
   bool flip = false;
   // n = 4 interior cells at 2..5, ghosts 0, 1 (low) and 6, 7 (high).
   using B = hc::Boundary;
