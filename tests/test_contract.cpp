@@ -70,6 +70,10 @@ class Contract : public ::testing::TestWithParam<hc::BackendKind> {
     return hc::make_backend(config, grid_, faces);
   }
 
+  // The same, exchanging the faces `faces` marks (staged), holding tagged_state() with a
+  // step planned, so that the stage's calls do their work.
+  std::unique_ptr<hc::Backend> make_exchanging(const Case& c, const hc::BoundaryFaces& faces);
+
   hc::Grid grid_;
 };
 
@@ -183,6 +187,14 @@ void plan_one_step(hc::Backend& b) {
   b.plan_step();
 }
 
+std::unique_ptr<hc::Backend> Contract::make_exchanging(const Case& c, const hc::BoundaryFaces& faces) {
+  std::unique_ptr<hc::Backend> b = make(c, faces);
+  b->configure_halo(staged_halo(faces));
+  b->set_state(tagged_state(grid_));
+  plan_one_step(*b);
+  return b;
+}
+
 // Packs direction d of u0 and returns the two messages as MPI would read them.
 std::vector<double> sent_message(hc::Backend& b, const hc::Grid& g, int d, int side, hc::Precision precision) {
   b.pack_halo(d, hc::Slot::U0);
@@ -209,12 +221,8 @@ TEST_P(Contract, BoundaryFillAndPackMatchTheHostReference) {
         SCOPED_TRACE(name_of(c) + ", boundary " + std::to_string(int(kind)) + ", exchanged along " +
                      std::to_string(exchanged));
         const hc::BoundaryFaces faces = faces_with_exchange(kind, exchanged);
-        std::unique_ptr<hc::Backend> b = make(c, faces);
-        b->configure_halo(staged_halo(faces));
-        const std::vector<double> state = tagged_state(grid_);
-        b->set_state(state);
-        plan_one_step(*b);
-        HostReference reference(grid_, state);
+        std::unique_ptr<hc::Backend> b = make_exchanging(c, faces);
+        HostReference reference(grid_, tagged_state(grid_));
         for (int d = 0; d < 3; ++d) {
           b->fill_boundary(d, hc::Slot::U0);
           reference.fill(d, faces);
@@ -232,12 +240,8 @@ TEST_P(Contract, UnpackedHaloLandsInTheGhosts) {
     SCOPED_TRACE(name_of(c));
     hc::BoundaryFaces faces = faces_with_exchange(hc::Boundary::Reflecting, 0);
     faces.face[1][0] = faces.face[1][1] = hc::Boundary::Exchanged;
-    std::unique_ptr<hc::Backend> b = make(c, faces);
-    b->configure_halo(staged_halo(faces));
-    const std::vector<double> state = tagged_state(grid_);
-    b->set_state(state);
-    plan_one_step(*b);
-    HostReference reference(grid_, state);
+    std::unique_ptr<hc::Backend> b = make_exchanging(c, faces);
+    HostReference reference(grid_, tagged_state(grid_));
     // Received values unlike any in the state (and exact in fp32), one per message value.
     const hc::HaloMessages m = b->halo_messages(0);
     const std::size_t count = hc::halo_message_size(grid_, 0);
