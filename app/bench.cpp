@@ -83,6 +83,8 @@ bool apply_strategy_key(Config& c, const std::string& key, const std::string& va
     c.memory.host_memory = parse_host_memory(value, option);
   else if (key == "halo")
     c.halo = parse_halo(value, option);
+  else if (key == "kernels")
+    c.kernels = parse_kernels(value, option);
   else if (key == "kokkos-tile")
     c.kokkos_tile = parse_kokkos_tile(value, option);
   else if (key == "prefetch") {
@@ -97,11 +99,12 @@ bool apply_strategy_key(Config& c, const std::string& key, const std::string& va
 std::string canonical_key(const std::string& key) {
   // The deck's run.* keys and the command line's options name the same choices.
   static const std::map<std::string, std::string> aliases = {
-      {"run.layout", "layout"},       {"run.precision", "precision"},
-      {"run.backend", "backend"},     {"run.owner", "owner"},
-      {"run.host_mem", "host-mem"},   {"host_mem", "host-mem"},
-      {"run.prefetch", "prefetch"},   {"run.halo", "halo"},
-      {"kokkos_tile", "kokkos-tile"}, {"run.kokkos_tile", "kokkos-tile"}};
+      {"run.layout", "layout"},          {"run.precision", "precision"},
+      {"run.backend", "backend"},        {"run.owner", "owner"},
+      {"run.host_mem", "host-mem"},      {"host_mem", "host-mem"},
+      {"run.prefetch", "prefetch"},      {"run.halo", "halo"},
+      {"run.kernels", "kernels"},        {"kokkos_tile", "kokkos-tile"},
+      {"run.kokkos_tile", "kokkos-tile"}};
   const auto it = aliases.find(key);
   return it == aliases.end() ? key : it->second;
 }

@@ -92,10 +92,11 @@ struct RunResult {
   std::vector<std::string> devices_over_ranks;
   int rank = 0, ranks = 1;
   std::array<int, 3> ranks_grid{1, 1, 1};
-  HaloStrategy halo = HaloStrategy::None;  // as resolved for this run
-  std::string output_mode;                 // serial (one rank), gather (rank 0 writes) or collective
-  std::vector<std::string> snapshots;      // XDMF files written
-  std::vector<std::string> checkpoints;    // checkpoint files written (older ones may be pruned)
+  HaloStrategy halo = HaloStrategy::None;          // as resolved for this run
+  KernelStrategy kernels = KernelStrategy::Split;  // likewise
+  std::string output_mode;                         // serial (one rank), gather (rank 0 writes) or collective
+  std::vector<std::string> snapshots;              // XDMF files written
+  std::vector<std::string> checkpoints;            // checkpoint files written (older ones may be pruned)
   std::size_t device_bytes = 0;
   DeviceInfo device;
   TransferLog transfers;

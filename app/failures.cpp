@@ -107,6 +107,7 @@ std::string configuration_lines(const Config& c) {
   line("run.host_mem", host_memory_name(c.memory.host_memory));
   line("run.prefetch", c.memory.prefetch ? "on" : "off");
   line("run.halo", halo_name(c.halo));
+  line("run.kernels", kernels_name(c.kernels));
   line("ranks_grid",
        std::to_string(c.ranks_grid[0]) + "," + std::to_string(c.ranks_grid[1]) + "," + std::to_string(c.ranks_grid[2]));
   line("kokkos_tile", kokkos_tile_name(c.kokkos_tile));

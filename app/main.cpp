@@ -40,7 +40,7 @@ namespace {
 
 struct RunArgs {
   std::string deck;
-  std::string layout, precision, backend, owner, host_mem, prefetch, halo, kokkos_tile;
+  std::string layout, precision, backend, owner, host_mem, prefetch, halo, kernels, kokkos_tile;
   std::vector<int> ranks_grid;
   long steps = -1;
   std::vector<std::string> sets;
@@ -52,8 +52,9 @@ struct RunArgs {
 hc::Config run_config(const RunArgs& a) {
   hc::Config config = hc::load_deck(a.deck, a.sets);
   const std::pair<const char*, const std::string*> choices[] = {
-      {"layout", &a.layout},     {"precision", &a.precision}, {"backend", &a.backend}, {"owner", &a.owner},
-      {"host-mem", &a.host_mem}, {"prefetch", &a.prefetch},   {"halo", &a.halo},       {"kokkos-tile", &a.kokkos_tile}};
+      {"layout", &a.layout}, {"precision", &a.precision}, {"backend", &a.backend},
+      {"owner", &a.owner},   {"host-mem", &a.host_mem},   {"prefetch", &a.prefetch},
+      {"halo", &a.halo},     {"kernels", &a.kernels},     {"kokkos-tile", &a.kokkos_tile}};
   for (const auto& [key, value] : choices)
     if (!value->empty()) hc::apply_strategy_key(config, key, *value);
   if (!a.ranks_grid.empty()) {
@@ -326,6 +327,8 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
   run->add_option("--host-mem", a.host_mem, "GPU: host buffers: pinned | pageable");
   run->add_option("--prefetch", a.prefetch, "GPU, managed owner: on | off")->check(CLI::IsMember({"on", "off"}));
   run->add_option("--halo", a.halo, "halo exchange: auto | none | sync | overlap | gpu-aware (docs/halo.md)");
+  run->add_option("--kernels", a.kernels,
+                  "a stage's kernels: auto | split (fluxes through memory) | fused (one pass) (docs/performance.md)");
   run->add_option("--kokkos-tile", a.kokkos_tile,
                   "kokkos backend: cells per thread block: auto | kokkos | flat | AxBxC (docs/kokkos.md)");
   run->add_option("--ranks-grid", a.ranks_grid, "MPI ranks per direction: PX,PY,PZ")
@@ -348,7 +351,7 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
   CLI::App* bench = app.add_subcommand("bench", "run a deck over a matrix of strategies, N repetitions each");
   bench->add_option("deck", a.deck, "TOML deck")->required();
   bench->add_option("--sweep", a.sweeps,
-                    "key=v1,v2,...: layout, precision, backend, owner, host-mem, prefetch, halo, kokkos-tile, "
+                    "key=v1,v2,...: layout, precision, backend, owner, host-mem, prefetch, halo, kernels, kokkos-tile, "
                     "or a deck key (repeatable: the matrix of all)");
   bench->add_option("--repeat", a.repeat, "repetitions of each configuration: blocks of --steps steps in its one run")
       ->check(in_range(1));

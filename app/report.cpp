@@ -129,6 +129,7 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
       {"host_mem", host_memory_name(c.memory.host_memory)},
       {"prefetch", c.memory.prefetch},
       {"halo", halo_name(r.halo)},
+      {"kernels", kernels_name(r.kernels)},
       {"ranks", r.ranks},
       {"ranks_grid", {r.ranks_grid[0], r.ranks_grid[1], r.ranks_grid[2]}},
       {"output_mode", r.output_mode},

@@ -56,7 +56,8 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
   const u128 real = c.precision == Precision::FP64 ? 8 : 4;
   u128 values = padded * kNumVars;  // SoA and AoS; AoSoA pads its last tile
   if (c.layout == LayoutKind::AoSoA) values = (padded + AoSoA::width - 1) / AoSoA::width * AoSoA::width * kNumVars;
-  plan.solver_bytes = solver_arrays(active_directions) * values * real;  // kernels/stencil.hpp
+  const bool flux_arrays = c.kernels != KernelStrategy::Fused;                        // resolved by the driver first
+  plan.solver_bytes = solver_arrays(active_directions, flux_arrays) * values * real;  // kernels/stencil.hpp
   // The driver keeps each rank's state as doubles; rank 0 also gathers the whole (a copy
   // even on one rank), makes its primitives for a snapshot, and builds each snapshot or
   // checkpoint file in memory before writing it (io/h5util.hpp).

@@ -37,13 +37,13 @@ std::unique_ptr<Backend> make_typed(const Config& c, const Grid& g, const Placem
   switch (c.backend) {
     case BackendKind::Kokkos:
 #if defined(HALOCLINE_HAVE_KOKKOS)
-      return make_kokkos_backend<Real, L>(g, c.physics, bc, c.memory, c.kokkos_tile);
+      return make_kokkos_backend<Real, L>(g, c.physics, bc, c.memory, c.kokkos_tile, c.kernels);
 #else
       break;
 #endif
     case BackendKind::Hip:
 #if defined(HALOCLINE_HAVE_HIP)
-      return make_hip_backend<Real, L>(g, c.physics, bc, c.memory, p.device);
+      return make_hip_backend<Real, L>(g, c.physics, bc, c.memory, c.kernels, p.device);
 #else
       break;
 #endif
@@ -183,6 +183,11 @@ HaloSetup choose_halo(const Config& c, const Comm& comm, const Grid& g) {
   for (int d = 0; d < 3; ++d)
     for (int side = 0; side < 2; ++side) h.exchanged[d][side] = g.active(d) && comm.grid().neighbour[d][side] >= 0;
   return h;
+}
+
+KernelStrategy choose_kernels(const Config& c) {
+  if (c.kernels != KernelStrategy::Auto) return c.kernels;
+  return KernelStrategy::Split;
 }
 
 std::unique_ptr<Backend> make_backend(const Config& c, const Grid& g, const BoundaryFaces& faces, int device) {

@@ -13,10 +13,14 @@
 namespace halocline {
 
 // The backend of `config` for this rank's subdomain `grid`, with boundary `faces` (the
-// exchanged ones marked) on GPU `device` (GPU backends). Throws DeckError (exit code 2)
+// exchanged ones marked) on GPU `device` (GPU backends), with config.kernels resolved
+// (choose_kernels). Throws DeckError (exit code 2)
 // when the configured backend cannot run here.
 std::unique_ptr<Backend> make_backend(const Config& config, const Grid& grid, const BoundaryFaces& faces,
                                       int device = 0);
+
+// The kernels of a stage (--kernels, `auto` resolved for the configured backend).
+KernelStrategy choose_kernels(const Config& config);
 
 // The halo strategy of the run (--halo, `auto` resolved) and which faces of this rank's
 // subdomain `grid` it exchanges: those with a neighbour (another rank, or this one across a

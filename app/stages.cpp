@@ -43,8 +43,13 @@ void fill_ghosts(Stages& s, Slot slot, const std::string& prefix) {
 
 namespace {
 
-// Fluxes of every active direction, then the update, over the cells of `boxes`.
+// Fluxes of every active direction, then the update, over the cells of `boxes`: split, or
+// one fused pass per box.
 void compute_cells(Stages& s, Slot input, int stage, const CellBox* boxes, int count) {
+  if (s.backend.kernels() == KernelStrategy::Fused) {
+    for (int i = 0; i < count; ++i) s.backend.fused_stage(stage, boxes[i]);
+    return;
+  }
   for (int i = 0; i < count; ++i)
     for (int d = 0; d < 3; ++d)
       if (s.grid.active(d)) s.backend.compute_fluxes(d, input, boxes[i]);
@@ -73,13 +78,18 @@ void rk_stage(Stages& s, int stage) {
     return;
   }
   fill_ghosts(s, input, prefix);
-  {
+  if (b.kernels() == KernelStrategy::Fused) {
+    auto t = s.timers->scope(prefix + "fused");
+    b.fused_stage(stage, s.all);
+  } else {
     auto t = s.timers->scope(prefix + "reconstruct_flux");
     for (int d = 0; d < 3; ++d)
       if (s.grid.active(d)) b.compute_fluxes(d, input, s.all);
   }
-  auto t = s.timers->scope(prefix + "update");
-  b.update(stage, s.all);
+  if (b.kernels() == KernelStrategy::Split) {
+    auto t = s.timers->scope(prefix + "update");
+    b.update(stage, s.all);
+  }
   if (stage == 2) b.finish_step();
 }
 

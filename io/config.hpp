@@ -107,7 +107,8 @@ struct Config {
   BackendKind backend = default_backend();
   MemoryStrategy memory;  // owner model, host memory kind, prefetch (GPU backends)
   HaloStrategy halo = HaloStrategy::Auto;
-  std::array<int, 3> ranks_grid{0, 0, 0};  // ranks per direction; all 0: MPI chooses
+  KernelStrategy kernels = KernelStrategy::Auto;  // the backend resolves auto (app/select.cpp)
+  std::array<int, 3> ranks_grid{0, 0, 0};         // ranks per direction; all 0: MPI chooses
   // The Kokkos backend's cells per thread block (i, j, k) on a GPU (--kokkos-tile):
   // {0, 0, 0} auto (flat on a GPU, Kokkos' own tiling on the host), {-1, -1, -1} Kokkos'
   // own tiling, {-2, -2, -2} flat (one 1-D range over the cells, no tiles).

@@ -65,6 +65,8 @@ const Choices<HostMemory> kHostMemories = named({HostMemory::Pinned, HostMemory:
 const Choices<HaloStrategy> kHalos =
     named({HaloStrategy::Auto, HaloStrategy::None, HaloStrategy::Sync, HaloStrategy::Overlap, HaloStrategy::GpuAware},
           halo_name);
+const Choices<KernelStrategy> kKernels =
+    named({KernelStrategy::Auto, KernelStrategy::Split, KernelStrategy::Fused}, kernels_name);
 const Choices<int> kDirections = {{"x", 0}, {"y", 1}, {"z", 2}};
 
 // Riemann presets: Toro (2009) Table 4.1, tests 1-5, with the x0 of his figures; "sod" is
@@ -151,7 +153,7 @@ const std::vector<Section>& schema() {
       {"boundary", {"all", "x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"}},
       {"output", {"interval", "final", "dir", "collective"}},
       {"checkpoint", {"every_steps", "every_seconds", "keep", "dir"}},
-      {"run", {"layout", "precision", "backend", "owner", "host_mem", "prefetch", "halo"}},
+      {"run", {"layout", "precision", "backend", "owner", "host_mem", "prefetch", "halo", "kernels"}},
       {"riemann", {"preset", "direction", "x0", "left", "right"}},
       {"isentropic_vortex", {"strength", "x0", "y0", "u", "v", "rho", "p"}},
       {"sedov", {"energy", "radius_cells", "rho", "p"}},
@@ -460,6 +462,7 @@ Config read_config(const Reader& r) {
   r.set("run.host_mem", c.memory.host_memory, kHostMemories);
   if (auto v = r.boolean("run.prefetch")) c.memory.prefetch = *v;
   r.set("run.halo", c.halo, kHalos);
+  r.set("run.kernels", c.kernels, kKernels);
 
   // [riemann]: the preset first, then any explicit value on top of it.
   if (auto preset = r.string("riemann.preset")) {
@@ -602,5 +605,8 @@ HostMemory parse_host_memory(const std::string& word, const std::string& key) {
   return parse_word(kHostMemories, word, key);
 }
 HaloStrategy parse_halo(const std::string& word, const std::string& key) { return parse_word(kHalos, word, key); }
+KernelStrategy parse_kernels(const std::string& word, const std::string& key) {
+  return parse_word(kKernels, word, key);
+}
 
 }  // namespace halocline

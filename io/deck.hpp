@@ -39,5 +39,6 @@ BackendKind parse_backend(const std::string& word, const std::string& key = "bac
 Owner parse_owner(const std::string& word, const std::string& key = "owner");
 HostMemory parse_host_memory(const std::string& word, const std::string& key = "host_mem");
 HaloStrategy parse_halo(const std::string& word, const std::string& key = "halo");
+KernelStrategy parse_kernels(const std::string& word, const std::string& key = "kernels");
 
 }  // namespace halocline

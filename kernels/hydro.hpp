@@ -56,6 +56,40 @@ HC_INLINE Prim<Real> to_prim(const Cons<Real>& w, Real gamma) {
   return s;
 }
 
+// The primitive state of a cell in all three face-normal frames at once, for kernels that
+// convert each cell once (the fused stage): velocities in x, y, z order and the pressure of
+// each frame. in_frame(cell_prims(w), d) is to_prim() of w rotated to frame d bit for bit:
+// the velocities are the same products in every frame, and only the kinetic energy's sum
+// runs in the frame's order, so each frame's pressure is summed in its own order.
+template <class Real>
+struct CellPrims {
+  Real rho, u[3], p[3];
+};
+
+template <class Real>
+HC_INLINE CellPrims<Real> cell_prims(const Cons<Real>& w, Real gamma) {
+  CellPrims<Real> s;
+  s.rho = w.q[0];
+  const Real inv_rho = Real(1) / s.rho;
+  for (int c = 0; c < 3; ++c) s.u[c] = w.q[1 + c] * inv_rho;
+  const Real sq[3] = {s.u[0] * s.u[0], s.u[1] * s.u[1], s.u[2] * s.u[2]};
+  for (int d = 0; d < 3; ++d) {
+    const Real kinetic = Real(0.5) * s.rho * (sq[rotated(d, 0)] + sq[rotated(d, 1)] + sq[rotated(d, 2)]);
+    s.p[d] = (gamma - Real(1)) * (w.q[4] - kinetic);
+  }
+  return s;
+}
+
+// The primitive state of frame d (normal velocity first) from a cell's CellPrims.
+template <class Real>
+HC_INLINE Prim<Real> in_frame(const CellPrims<Real>& s, int d) {
+  Prim<Real> q;
+  q.rho = s.rho;
+  for (int c = 0; c < 3; ++c) q.u[c] = s.u[rotated(d, c)];
+  q.p = s.p[d];
+  return q;
+}
+
 template <class Real>
 HC_INLINE Cons<Real> to_cons(const Prim<Real>& s, Real gamma) {
   Cons<Real> w;

@@ -34,6 +34,17 @@ HC_INLINE void copy_ghost(const StateRef<Real, L>& u, std::size_t ghost, std::si
   }
 }
 
+// The flux (in the face's frame) through the face between cells i-1 and i, from the
+// primitive states of cells i-2, i-1, i, i+1 in that frame: MUSCL reconstruction, then the
+// chosen Riemann solver.
+template <class Real>
+HC_INLINE Cons<Real> flux_of_prims(const Prim<Real>& qm2, const Prim<Real>& qm1, const Prim<Real>& q0,
+                                   const Prim<Real>& qp1, Real gamma, Limiter lim, RiemannSolver solver) {
+  Prim<Real> left, right;
+  muscl_face(qm2, qm1, q0, qp1, lim, left, right);
+  return riemann_flux(left, right, gamma, solver);
+}
+
 // Flux through the face between cell c - s and cell c (s: the stride of direction D),
 // stored at cell c of the flux array f: MUSCL reconstruction of the primitive variables
 // from cells c-2s .. c+s, then the chosen Riemann solver. The direction is a template
@@ -47,9 +58,7 @@ HC_INLINE void face_flux(const StateRef<Real, L>& u, const StateRef<Real, L>& f,
   const Prim<Real> qm1 = to_prim(load_rotated(u, c - s, d), gamma);
   const Prim<Real> q0 = to_prim(load_rotated(u, c, d), gamma);
   const Prim<Real> qp1 = to_prim(load_rotated(u, c + s, d), gamma);
-  Prim<Real> left, right;
-  muscl_face(qm2, qm1, q0, qp1, lim, left, right);
-  const Cons<Real> flux = riemann_flux(left, right, gamma, solver);
+  const Cons<Real> flux = flux_of_prims(qm2, qm1, q0, qp1, gamma, lim, solver);
   f(kRho, c) = flux.q[0];
   f(kMomX + rotated(d, 0), c) = flux.q[1];
   f(kMomX + rotated(d, 1), c) = flux.q[2];
@@ -83,10 +92,21 @@ HC_INLINE StageUpdate stage_update(int stage, double dt, const Grid& g) {
   return st;
 }
 
-// The state-sized arrays a backend holds: u0, u1, unew, and one flux array per active
-// direction (for memory checks and the memory plan).
-HC_INLINE int solver_arrays(int active_directions) { return 3 + active_directions; }
-HC_INLINE int solver_arrays(const Grid& g) { return solver_arrays(int(g.active(0)) + g.active(1) + g.active(2)); }
+// The state-sized arrays a backend holds: u0, u1, unew, and with the split kernels one flux
+// array per active direction (for memory checks and the memory plan).
+HC_INLINE int solver_arrays(int active_directions, bool flux_arrays) {
+  return 3 + (flux_arrays ? active_directions : 0);
+}
+HC_INLINE int solver_arrays(const Grid& g, bool flux_arrays) {
+  return solver_arrays(int(g.active(0)) + g.active(1) + g.active(2), flux_arrays);
+}
+
+// One value of a cell after the stage, from its value in u0 and in u1 (stage 2 only) and
+// dt times the divergence of its fluxes, `div` (summed over x, y, z in that order).
+template <class Real>
+HC_INLINE Real stage_value(const StageUpdate& st, Real u0, Real u1, Real div) {
+  return st.stage == 1 ? u0 - div : Real(0.5) * u0 + Real(0.5) * (u1 - div);
+}
 
 // Applies the stage update to interior cell c, writing `out` (u1 in stage 1, unew in stage
 // 2). `flux` holds the face fluxes of the active directions (the flux at the low face of
@@ -99,11 +119,7 @@ HC_INLINE void update_cell(const StateRef<Real, L>& u0, const StateRef<Real, L>&
     Real div = Real(0);
     for (int d = 0; d < 3; ++d)
       if (st.active[d]) div += Real(st.dt_over_dx[d]) * (flux[d](v, c + stride[d]) - flux[d](v, c));
-    if (st.stage == 1) {
-      out(v, c) = u0(v, c) - div;
-    } else {
-      out(v, c) = Real(0.5) * u0(v, c) + Real(0.5) * (u1(v, c) - div);
-    }
+    out(v, c) = stage_value(st, u0(v, c), st.stage == 1 ? Real(0) : u1(v, c), div);
   }
 }
 

@@ -135,6 +135,13 @@ class Backend {
   // planned dt, for the cells of `cells`.
   virtual void update(int stage, const CellBox& cells) = 0;
 
+  // The kernels the backend was made with (KernelStrategy: split or fused, never auto).
+  // Split: compute_fluxes() along each active direction, then update(). Fused: this one
+  // call, which makes every face flux of the cells on chip (there are no flux arrays) and
+  // applies the stage, with the same result bit for bit.
+  virtual KernelStrategy kernels() const = 0;
+  virtual void fused_stage(int stage, const CellBox& cells) = 0;
+
   // ---- Halo exchange (kernels/halo.hpp): the device side; app/driver.cpp calls MPI -----
   // Set once before the first step: the strategy, which faces are exchanged, and the host
   // memory of the staging buffers. With Sync and GpuAware every call below runs in the

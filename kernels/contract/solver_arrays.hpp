@@ -20,16 +20,16 @@ namespace halocline {
 template <class Array>
 class SolverArrays {
  public:
-  // Makes u0, unew, u1 and a flux array per active direction, each of `bytes`, with
-  // `make(bytes, name)`; solver_arrays(g) (kernels/stencil.hpp) counts them for the memory
-  // checks that come before.
+  // Makes u0, unew, u1 and, with `flux_arrays` (the split kernels), a flux array per active
+  // direction, each of `bytes`, with `make(bytes, name)`; solver_arrays() (kernels/stencil.hpp)
+  // counts them for the memory checks that come before.
   template <class Make>
-  void allocate(const Grid& g, std::size_t bytes, Make make) {
+  void allocate(const Grid& g, bool flux_arrays, std::size_t bytes, Make make) {
     solution_[0] = make(bytes, "u0");
     solution_[1] = make(bytes, "unew");
     stage_ = make(bytes, "u1");
     for (int d = 0; d < 3; ++d)
-      if (g.active(d)) flux_[d] = make(bytes, std::string("flux_") + "xyz"[d]);
+      if (flux_arrays && g.active(d)) flux_[d] = make(bytes, std::string("flux_") + "xyz"[d]);
   }
 
   const Array& u0() const { return solution_[current_]; }

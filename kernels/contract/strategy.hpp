@@ -1,5 +1,5 @@
 // The strategies a run chooses that a backend must know of: who owns the state, how host
-// buffers are allocated, how the halo is exchanged (docs/design.md, docs/halo.md).
+// buffers are allocated, how the halo is exchanged, how a stage's kernels are cut (docs/design.md, docs/halo.md).
 #pragma once
 
 namespace halocline {
@@ -30,6 +30,13 @@ enum class HaloStrategy {
   GpuAware,  // as sync, but MPI reads and writes device memory (no host staging)
 };
 
+// How a Runge-Kutta stage is computed (docs/performance.md).
+enum class KernelStrategy {
+  Auto,   // the backend's faster one: fused on the HIP backend, split on Kokkos
+  Split,  // a flux kernel per direction writes face fluxes to memory, an update kernel reads them
+  Fused,  // one kernel per stage: each face flux is made on chip and used by both its cells
+};
+
 inline const char* owner_name(Owner o) {
   switch (o) {
     case Owner::Device: return "device";
@@ -54,6 +61,15 @@ inline const char* halo_name(HaloStrategy h) {
     case HaloStrategy::Sync: return "sync";
     case HaloStrategy::Overlap: return "overlap";
     case HaloStrategy::GpuAware: return "gpu-aware";
+  }
+  return "?";
+}
+
+inline const char* kernels_name(KernelStrategy k) {
+  switch (k) {
+    case KernelStrategy::Auto: return "auto";
+    case KernelStrategy::Split: return "split";
+    case KernelStrategy::Fused: return "fused";
   }
   return "?";
 }

@@ -21,6 +21,7 @@
 #include "kernels/hip/device_reduce.hpp"
 #include "kernels/hip/event_clock.hpp"
 #include "kernels/hip/fluxes.hpp"
+#include "kernels/hip/fused.hpp"
 #include "kernels/hip/ghost_fill.hpp"
 #include "kernels/hip/halo.hpp"
 #include "kernels/hip/memory.hpp"
@@ -42,11 +43,12 @@ template <class Real, class L>
 class HipBackend final : public Backend {
  public:
   HipBackend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary, const MemoryStrategy& memory,
-             int device)
+             KernelStrategy kernels, int device)
       : grid_(grid),
         physics_(physics),
         boundary_(boundary),
         memory_(memory),
+        kernels_(kernels),
         device_id_(device % std::max(1, hip_device_count())),
         copier_(log_) {
     // One rank per GPU: the rank's index on its node picks the device.
@@ -57,11 +59,11 @@ class HipBackend final : public Backend {
 #endif
     const bool managed = memory.owner == Owner::Managed;
     const std::size_t state_bytes = L::storage_size(grid.ncells) * sizeof(Real);
-    const int arrays = solver_arrays(grid);
+    const int arrays = solver_arrays(grid, kernels == KernelStrategy::Split);
     const std::size_t scratch = grid.ninterior * sizeof(Real) + 2 * sizeof(StepControl);
     hip::check_fits(arrays * state_bytes + scratch, managed ? "the managed owner model" : "this grid");
 
-    arrays_.allocate(grid, state_bytes,
+    arrays_.allocate(grid, kernels == KernelStrategy::Split, state_bytes,
                      [&](std::size_t bytes, const std::string&) { return hip::DeviceArray(bytes, managed); });
     rates_ = hip::DeviceArray(grid.ninterior * sizeof(Real), false);
     max_rate_ = hip::DeviceArray(sizeof(Real), false);
@@ -268,6 +270,18 @@ class HipBackend final : public Backend {
     HIP_CHECK_LAUNCH();
   }
 
+  KernelStrategy kernels() const override { return kernels_; }
+
+  void fused_stage(int stage, const CellBox& cells) override {
+    if (cells.empty()) return;
+    if (stage == 2 && copy_pending_) HIP_CHECK(hipStreamWaitEvent(compute_, copied_, 0));
+    const Box box = hip::box_of(cells);
+    hip::fused_stage_kernel<<<hip::fused_blocks(box), hip::fused_threads(), 0, compute_>>>(
+        grid_, box, state(stage == 1 ? Slot::U0 : Slot::U1), state(Slot::U0),
+        stage == 1 ? state(Slot::U1) : next_solution(), gamma(), physics_.limiter, physics_.riemann, stage, control());
+    HIP_CHECK_LAUNCH();
+  }
+
   // ---- Halo exchange: device buffers per face, host staging in pinned or pageable memory
   void configure_halo(const HaloSetup& setup) override {
     halo_buffers_.configure(
@@ -384,6 +398,7 @@ class HipBackend final : public Backend {
   Physics physics_;
   BoundaryFaces boundary_;
   MemoryStrategy memory_;
+  KernelStrategy kernels_;  // split or fused (resolved by app/select.cpp)
   int device_id_ = 0;
   TransferLog log_;
   hip::Copier copier_;
@@ -410,8 +425,8 @@ class HipBackend final : public Backend {
 
 template <class Real, class L>
 std::unique_ptr<Backend> make_hip_backend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
-                                          const MemoryStrategy& memory, int device) {
-  return std::make_unique<HipBackend<Real, L>>(grid, physics, boundary, memory, device);
+                                          const MemoryStrategy& memory, KernelStrategy kernels, int device) {
+  return std::make_unique<HipBackend<Real, L>>(grid, physics, boundary, memory, kernels, device);
 }
 
 DeviceInfo hip_device_info(int device) { return hip::describe_device(device); }
@@ -427,7 +442,7 @@ int hip_device_count() {
 
 #define HALOCLINE_INSTANTIATE(REAL, LAYOUT)                                                                           \
   template std::unique_ptr<Backend> make_hip_backend<REAL, LAYOUT>(const Grid&, const Physics&, const BoundaryFaces&, \
-                                                                   const MemoryStrategy&, int);
+                                                                   const MemoryStrategy&, KernelStrategy, int);
 HALOCLINE_FOR_EACH_PRECISION_AND_LAYOUT(HALOCLINE_INSTANTIATE)
 #undef HALOCLINE_INSTANTIATE
 

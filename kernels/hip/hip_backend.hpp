@@ -17,7 +17,7 @@ namespace halocline {
 
 template <class Real, class L>
 std::unique_ptr<Backend> make_hip_backend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
-                                          const MemoryStrategy& memory, int device);
+                                          const MemoryStrategy& memory, KernelStrategy kernels, int device);
 
 // How many GPUs the HIP runtime sees (0 when none, or no driver).
 int hip_device_count();

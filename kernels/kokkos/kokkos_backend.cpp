@@ -62,14 +62,15 @@ class KokkosBackend final : public Backend {
       : grid_(grid), physics_(physics), boundary_(boundary), memory_(memory), tile_(tile) {
     using kokkos::Where;
     const std::size_t bytes = L::storage_size(grid.ncells) * sizeof(Real);
-    const int arrays = solver_arrays(grid);
+    const int arrays = solver_arrays(grid, true);
     const bool managed = memory.owner == Owner::Managed;
     if (kokkos::kHostExecution)
       check_host_memory(arrays * bytes);
     else
       kokkos::check_device_fits(arrays * bytes, managed ? "the managed owner model" : "this grid");
     const Where where = managed ? Where::Managed : Where::Device;
-    arrays_.allocate(grid, bytes, [&](std::size_t size, const std::string& name) { return Buffer(name, size, where); });
+    arrays_.allocate(grid, true, bytes,
+                     [&](std::size_t size, const std::string& name) { return Buffer(name, size, where); });
     // The host's copy of the state: the host owner's u0 between steps, otherwise what
     // set-up and output copy through. Managed memory is read in place; so is the state on
     // a host execution space.
@@ -176,6 +177,11 @@ class KokkosBackend final : public Backend {
     const StateRef<Real, L> flux[3] = {ref_of(arrays_.flux(0)), ref_of(arrays_.flux(1)), ref_of(arrays_.flux(2))};
     kokkos::update_stage(compute_launch(), grid_, cells, st, state(Slot::U0), state(Slot::U1),
                          stage == 1 ? state(Slot::U1) : next_solution(), flux);
+  }
+
+  KernelStrategy kernels() const override { return KernelStrategy::Split; }
+  void fused_stage(int, const CellBox&) override {
+    throw std::logic_error("the kokkos backend has no fused stage (make_kokkos_backend refuses it)");
   }
 
   // ---- Halo exchange: device messages per face, host staging of the run's memory kind --
@@ -287,7 +293,10 @@ class KokkosBackend final : public Backend {
 
 template <class Real, class L>
 std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
-                                             const MemoryStrategy& memory, const std::array<int, 3>& tile) {
+                                             const MemoryStrategy& memory, const std::array<int, 3>& tile,
+                                             KernelStrategy kernels) {
+  if (kernels == KernelStrategy::Fused)
+    throw NotApplicable("--kernels fused: the kokkos backend has the split kernels only so far; use --kernels split");
   if (kokkos::kHostExecution && memory.owner != Owner::Device)
     throw NotApplicable(std::string("--owner ") + owner_name(memory.owner) + ": the kokkos backend runs on " +
                         Kokkos::DefaultExecutionSpace::name() +
@@ -297,9 +306,10 @@ std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& ph
 
 bool kokkos_on_gpu() { return !kokkos::kHostExecution; }
 
-#define HALOCLINE_INSTANTIATE(REAL, LAYOUT)                            \
-  template std::unique_ptr<Backend> make_kokkos_backend<REAL, LAYOUT>( \
-      const Grid&, const Physics&, const BoundaryFaces&, const MemoryStrategy&, const std::array<int, 3>&);
+#define HALOCLINE_INSTANTIATE(REAL, LAYOUT)                                                                        \
+  template std::unique_ptr<Backend> make_kokkos_backend<REAL, LAYOUT>(const Grid&, const Physics&,                 \
+                                                                      const BoundaryFaces&, const MemoryStrategy&, \
+                                                                      const std::array<int, 3>&, KernelStrategy);
 HALOCLINE_FOR_EACH_PRECISION_AND_LAYOUT(HALOCLINE_INSTANTIATE)
 #undef HALOCLINE_INSTANTIATE
 

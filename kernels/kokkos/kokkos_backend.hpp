@@ -21,7 +21,8 @@ namespace halocline {
 // `tile`: the cells per thread block of the cell loops (Config::kokkos_tile).
 template <class Real, class L>
 std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
-                                             const MemoryStrategy& memory, const std::array<int, 3>& tile);
+                                             const MemoryStrategy& memory, const std::array<int, 3>& tile,
+                                             KernelStrategy kernels);
 
 // Whether Kokkos' default execution space is a GPU's (CUDA, HIP).
 bool kokkos_on_gpu();
