@@ -91,8 +91,8 @@ void expect_frames_match_to_prim() {
     const hc::Cons<Real> w{{rho, m[0], m[1], m[2], Real(10) + Real(n % 5)}};
     const hc::CellPrims<Real> s = hc::cell_prims(w, Real(1.4));
     for (int d = 0; d < 3; ++d) {
-      const hc::Cons<Real> rotated{{w.q[0], w.q[1 + hc::rotated(d, 0)], w.q[1 + hc::rotated(d, 1)],
-                                    w.q[1 + hc::rotated(d, 2)], w.q[4]}};
+      const hc::Cons<Real> rotated{
+          {w.q[0], w.q[1 + hc::rotated(d, 0)], w.q[1 + hc::rotated(d, 1)], w.q[1 + hc::rotated(d, 2)], w.q[4]}};
       const hc::Prim<Real> expected = hc::to_prim(rotated, Real(1.4)), got = hc::in_frame(s, d);
       ASSERT_EQ(got.rho, expected.rho);
       for (int c = 0; c < 3; ++c) ASSERT_EQ(got.u[c], expected.u[c]) << "frame " << d << " component " << c;
