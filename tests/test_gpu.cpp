@@ -113,28 +113,6 @@ TEST_P(GpuOnEachBackend, LayoutsGiveIdenticalChecksums) {
     }
 }
 
-// The fused stage kernels give the split kernels' checksum bit for bit, on every deck,
-// layout and precision, and with the halo strategies that cut a stage into an interior and a
-// shell of boxes (one rank: its periodic faces are exchanged with itself).
-TEST_P(GpuOnEachBackend, FusedMatchesSplit) {
-  if (backend() == hc::BackendKind::Kokkos) GTEST_SKIP() << "the kokkos backend has no fused kernels yet";
-  for (const std::string& deck : input_decks())
-    for (hc::Precision prec : {hc::Precision::FP64, hc::Precision::FP32})
-      for (hc::LayoutKind l : {hc::LayoutKind::AoS, hc::LayoutKind::SoA, hc::LayoutKind::AoSoA})
-        for (hc::HaloStrategy halo : {hc::HaloStrategy::None, hc::HaloStrategy::Sync, hc::HaloStrategy::Overlap}) {
-          hc::Config c = short_run(deck);
-          c.halo = halo;
-          c.kernels = hc::KernelStrategy::Split;
-          const hc::RunResult split = run_on(c, backend(), l, prec);
-          c.kernels = hc::KernelStrategy::Fused;
-          const hc::RunResult fused = run_on(c, backend(), l, prec);
-          EXPECT_EQ(fused.kernels, hc::KernelStrategy::Fused);
-          EXPECT_EQ(fused.checksum, split.checksum) << deck << " " << hc::layout_name(l) << " "
-                                                    << hc::precision_name(prec) << " halo " << hc::halo_name(halo);
-          EXPECT_GT(split.steps, 0);
-        }
-}
-
 // Portability at no cost in the answer: the Kokkos GPU backend and the native HIP backend,
 // built with the same floating-point rules, give the same checksum on every deck, layout
 // and precision.

@@ -152,3 +152,62 @@ TEST(SolverKokkos, TilesChangeNoBit) {
   for (const char* bad : {"0x4x1", "64x4", "64x4x1x1", "64*4*1", "64x32x1", "auto2"})
     EXPECT_THROW(hc::parse_kokkos_tile(bad, "--kokkos-tile"), hc::DeckError) << bad;
 }
+
+namespace {
+
+// A test body run on each backend built in (Cabana's pattern): GetParam() is the backend;
+// one that cannot run here is skipped, saying why.
+class SolverOnEachBackend : public ::testing::TestWithParam<hc::BackendKind> {
+ protected:
+  void SetUp() override {
+    const std::string why = hc::backend_unavailable(GetParam());
+    if (!why.empty()) GTEST_SKIP() << why;
+  }
+};
+
+// The short runs of every deck, and one whose grid crosses the fused kernels' tiles and z
+// chunks unevenly (40 x 19 x 70 cells: a whole and a partial tile along x, 3 chunks of z).
+std::vector<hc::Config> fused_cases() {
+  std::vector<hc::Config> cases;
+  for (const std::string& deck : input_decks()) cases.push_back(short_run(deck));
+  hc::Config uneven = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/bench.toml",
+                                    {"grid.nx=40", "grid.ny=19", "grid.nz=70"});
+  uneven.max_steps = 3;
+  cases.push_back(uneven);
+  return cases;
+}
+
+}  // namespace
+
+// The fused stage kernels give the split kernels' checksum bit for bit, on every deck,
+// layout and precision, and with the halo strategies that cut a stage into an interior and a
+// shell of boxes (one rank: its periodic faces are exchanged with itself).
+TEST_P(SolverOnEachBackend, FusedMatchesSplit) {
+  for (hc::Config c : fused_cases())
+    for (hc::Precision prec : {hc::Precision::FP64, hc::Precision::FP32})
+      for (hc::LayoutKind l : {hc::LayoutKind::AoS, hc::LayoutKind::SoA, hc::LayoutKind::AoSoA})
+        for (hc::HaloStrategy halo : {hc::HaloStrategy::None, hc::HaloStrategy::Sync, hc::HaloStrategy::Overlap}) {
+          c.backend = GetParam();
+          c.precision = prec;
+          c.layout = l;
+          c.halo = halo;
+          c.kernels = hc::KernelStrategy::Split;
+          const hc::RunResult split = hc::run_quietly(c);
+          c.kernels = hc::KernelStrategy::Fused;
+          const hc::RunResult fused = hc::run_quietly(c);
+          const std::string what =
+              c.deck_path + " " + hc::layout_name(l) + " " + hc::precision_name(prec) + " halo " + hc::halo_name(halo);
+          ASSERT_EQ(split.kernels, hc::KernelStrategy::Split) << what;
+          ASSERT_EQ(fused.kernels, hc::KernelStrategy::Fused) << what;
+          EXPECT_GT(split.steps, 0) << what;
+          EXPECT_EQ(fused.checksum, split.checksum) << what;
+          // No flux arrays: the fused run holds 3 state arrays where the split one holds 3 + nd.
+          EXPECT_LT(fused.device_bytes, split.device_bytes) << what;
+        }
+}
+
+INSTANTIATE_TEST_SUITE_P(EachBackend, SolverOnEachBackend,
+                         ::testing::Values(hc::BackendKind::Kokkos, hc::BackendKind::Hip),
+                         [](const ::testing::TestParamInfo<hc::BackendKind>& info) {
+                           return std::string(hc::backend_name(info.param));
+                         });

@@ -16,11 +16,11 @@
 
 namespace halocline::hip {
 
-constexpr int kTileX = 32, kTileY = 8;  // threads per block: one column of cells each
-constexpr int kFusedChunkZ = 32;        // planes per block along z
-constexpr int kPitch = kTileX + 2 * kGhostLayers;          // a shared plane's row, with halo
+constexpr int kTileX = 32, kTileY = 8;                        // threads per block: one column of cells each
+constexpr int kFusedChunkZ = 32;                              // planes per block along z
+constexpr int kPitch = kTileX + 2 * kGhostLayers;             // a shared plane's row, with halo
 constexpr int kPlane = kPitch * (kTileY + 2 * kGhostLayers);  // a shared plane's cells
-constexpr int kFaces = (kTileX + 1) * (kTileY + 1);          // enough for x or y faces
+constexpr int kFaces = (kTileX + 1) * (kTileY + 1);           // enough for x or y faces
 
 // Launch shape of the fused kernel over the cells of `box`.
 inline dim3 fused_blocks(const Box& box) {
@@ -62,9 +62,9 @@ __device__ void tile_fluxes(const SharedPlane<Real>& plane, Real (*flux)[kFaces]
   for (int f = threadIdx.y * kTileX + threadIdx.x; f < across * along; f += kTileX * kTileY) {
     const int a = f % across, b = f / across;  // D = 0: face a of row b; D = 1: column a, face b
     const int at = (b + kGhostLayers) * kPitch + a + kGhostLayers;
-    const Cons<Real> w = flux_of_prims(plane.template frame<D>(at - 2 * step), plane.template frame<D>(at - step),
-                                       plane.template frame<D>(at), plane.template frame<D>(at + step), gamma, lim,
-                                       solver);
+    const Cons<Real> w =
+        flux_of_prims(plane.template frame<D>(at - 2 * step), plane.template frame<D>(at - step),
+                      plane.template frame<D>(at), plane.template frame<D>(at + step), gamma, lim, solver);
     flux[kRho][f] = w.q[0];
     for (int c = 0; c < 3; ++c) flux[kMomX + rotated(D, c)][f] = w.q[1 + c];
     flux[kEnergy][f] = w.q[4];
@@ -83,8 +83,8 @@ __device__ Cons<Real> load_cell(const StateRef<Real, L>& u, std::size_t cell) {
 // planned, except that stage 2 then carries u0 over into `out` (see update_kernel).
 template <class Real, class L>
 __global__ void __launch_bounds__(kTileX* kTileY)
-    fused_stage_kernel(Grid g, Box box, StateRef<Real, L> in, StateRef<Real, L> u0, StateRef<Real, L> out,
-                       Real gamma, Limiter lim, RiemannSolver solver, int stage, const StepControl* control) {
+    fused_stage_kernel(Grid g, Box box, StateRef<Real, L> in, StateRef<Real, L> u0, StateRef<Real, L> out, Real gamma,
+                       Limiter lim, RiemannSolver solver, int stage, const StepControl* control) {
   __shared__ SharedPlane<Real> plane;
   __shared__ Real flux[kNumVars][kFaces];
   const int x0 = box.lo[0] + blockIdx.x * kTileX, y0 = box.lo[1] + blockIdx.y * kTileY;
@@ -149,8 +149,7 @@ __global__ void __launch_bounds__(kTileX* kTileY)
       // Back from the z frame (normal momentum first) to x, y, z order.
       const Real a = Real(st.dt_over_dx[2]);
       div[kRho] += a * (above.q[0] - below.q[0]);
-      for (int cc = 0; cc < 3; ++cc)
-        div[kMomX + rotated(2, cc)] += a * (above.q[1 + cc] - below.q[1 + cc]);
+      for (int cc = 0; cc < 3; ++cc) div[kMomX + rotated(2, cc)] += a * (above.q[1 + cc] - below.q[1 + cc]);
       div[kEnergy] += a * (above.q[4] - below.q[4]);
       below = above;
     }

@@ -30,6 +30,7 @@
 #include <string>
 
 #include "kernels/kokkos/fluxes.hpp"
+#include "kernels/kokkos/fused.hpp"
 #include "kernels/kokkos/ghost_fill.hpp"
 #include "kernels/kokkos/gpu.hpp"
 #include "kernels/kokkos/halo.hpp"
@@ -58,18 +59,19 @@ template <class Real, class L>
 class KokkosBackend final : public Backend {
  public:
   KokkosBackend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary, const MemoryStrategy& memory,
-                const std::array<int, 3>& tile)
-      : grid_(grid), physics_(physics), boundary_(boundary), memory_(memory), tile_(tile) {
+                const std::array<int, 3>& tile, KernelStrategy kernels)
+      : grid_(grid), physics_(physics), boundary_(boundary), memory_(memory), tile_(tile), kernels_(kernels) {
     using kokkos::Where;
     const std::size_t bytes = L::storage_size(grid.ncells) * sizeof(Real);
-    const int arrays = solver_arrays(grid, true);
+    const bool flux_arrays = kernels == KernelStrategy::Split;
+    const int arrays = solver_arrays(grid, flux_arrays);
     const bool managed = memory.owner == Owner::Managed;
     if (kokkos::kHostExecution)
       check_host_memory(arrays * bytes);
     else
       kokkos::check_device_fits(arrays * bytes, managed ? "the managed owner model" : "this grid");
     const Where where = managed ? Where::Managed : Where::Device;
-    arrays_.allocate(grid, true, bytes,
+    arrays_.allocate(grid, flux_arrays, bytes,
                      [&](std::size_t size, const std::string& name) { return Buffer(name, size, where); });
     // The host's copy of the state: the host owner's u0 between steps, otherwise what
     // set-up and output copy through. Managed memory is read in place; so is the state on
@@ -166,22 +168,28 @@ class KokkosBackend final : public Backend {
   }
 
   void update(int stage, const CellBox& cells) override {
-    if (cells.empty()) return;
-    if (!(control_.dt > 0)) {
-      // A step past a stop carries u0 over; after a fault u0 is the last good state.
-      if (stage == 2 && !control_.failed)
-        kokkos::carry_stage(compute_launch(), grid_, cells, state(Slot::U0), next_solution());
-      return;
-    }
+    if (cells.empty() || carried(stage, cells)) return;
     const StageUpdate st = stage_update(stage, control_.dt, grid_);
     const StateRef<Real, L> flux[3] = {ref_of(arrays_.flux(0)), ref_of(arrays_.flux(1)), ref_of(arrays_.flux(2))};
     kokkos::update_stage(compute_launch(), grid_, cells, st, state(Slot::U0), state(Slot::U1),
                          stage == 1 ? state(Slot::U1) : next_solution(), flux);
   }
 
-  KernelStrategy kernels() const override { return KernelStrategy::Split; }
-  void fused_stage(int, const CellBox&) override {
-    throw std::logic_error("the kokkos backend has no fused stage (make_kokkos_backend refuses it)");
+  KernelStrategy kernels() const override { return kernels_; }
+  void fused_stage(int stage, const CellBox& cells) override {
+    if (cells.empty() || carried(stage, cells)) return;
+    kokkos::fused_stage(compute_launch(), grid_, cells, stage_update(stage, control_.dt, grid_), physics_,
+                        state(stage == 1 ? Slot::U0 : Slot::U1), state(Slot::U0),
+                        stage == 1 ? state(Slot::U1) : next_solution());
+  }
+
+  // No step planned (dt 0): a step past a stop carries u0 over in stage 2; after a fault u0
+  // is the last good state and stays. True when the stage has nothing else to do.
+  bool carried(int stage, const CellBox& cells) {
+    if (control_.dt > 0) return false;
+    if (stage == 2 && !control_.failed)
+      kokkos::carry_stage(compute_launch(), grid_, cells, state(Slot::U0), next_solution());
+    return true;
   }
 
   // ---- Halo exchange: device messages per face, host staging of the run's memory kind --
@@ -279,6 +287,7 @@ class KokkosBackend final : public Backend {
   BoundaryFaces boundary_;
   MemoryStrategy memory_;
   std::array<int, 3> tile_;  // --kokkos-tile (see kokkos::Launch)
+  KernelStrategy kernels_;   // split or fused (resolved by app/select.cpp)
   kokkos::Instances instances_;
   SolverArrays<Buffer> arrays_;               // u0, unew, u1 and the fluxes
   Buffer staging_;                            // the host's copy of the state (see the constructor)
@@ -295,13 +304,11 @@ template <class Real, class L>
 std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
                                              const MemoryStrategy& memory, const std::array<int, 3>& tile,
                                              KernelStrategy kernels) {
-  if (kernels == KernelStrategy::Fused)
-    throw NotApplicable("--kernels fused: the kokkos backend has the split kernels only so far; use --kernels split");
   if (kokkos::kHostExecution && memory.owner != Owner::Device)
     throw NotApplicable(std::string("--owner ") + owner_name(memory.owner) + ": the kokkos backend runs on " +
                         Kokkos::DefaultExecutionSpace::name() +
                         ", whose memory is the host's: only the device owner model applies there");
-  return std::make_unique<KokkosBackend<Real, L>>(grid, physics, boundary, memory, tile);
+  return std::make_unique<KokkosBackend<Real, L>>(grid, physics, boundary, memory, tile, kernels);
 }
 
 bool kokkos_on_gpu() { return !kokkos::kHostExecution; }
