@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Decomposition test: a deck run on 1, 2, 3 and 4 MPI ranks, with the sync and the overlap
-# halo strategies, in every layout, must give the checksum of the single-rank run bit for
-# bit. The process grids rotate through splits along each axis, uneven sizes and MPI's own
-# choice, so that over a deck's runs every axis is cut.
+# halo strategies, in every layout, with the split and the fused kernels, must give the
+# checksum of the single-rank split run bit for bit. The process grids rotate through splits
+# along each axis, uneven sizes and MPI's own choice, so that over a deck's runs every axis is
+# cut; the kernels alternate so that each halo strategy and rank count runs both over the
+# three layouts.
 #
 #   ranks_agree.sh HALOCLINE MPIEXEC DECK "GRID OVERRIDES" "2-RANK GRIDS" "3-RANK GRIDS" "4-RANK GRIDS"
 # Grids are PX,PY,PZ separated by spaces; "auto" lets MPI_Dims_create choose.
@@ -15,9 +17,10 @@ sets=(--steps 6 --quiet --set output.final=false --set output.interval=0)
 for o in $overrides; do sets+=(--set "$o"); done
 
 
-failures=0 runs=0
+failures=0 runs=0 turn=0
 for layout in aos soa aosoa; do
-  "$bin" run --no-probe "$deck" --layout "$layout" "${sets[@]}" --out "$work/ref-$layout"
+  turn=$((turn + 1))  # each layout starts on the other kernels: 8 runs a layout would not
+  "$bin" run --no-probe "$deck" --layout "$layout" --kernels split "${sets[@]}" --out "$work/ref-$layout"
   ref=$(checksum "$work/ref-$layout")
   [ -n "$ref" ] || { echo "no checksum from the 1-rank reference ($layout)"; exit 1; }
   index=0
@@ -30,17 +33,20 @@ for layout in aos soa aosoa; do
         grid=${choices[$((index % ${#choices[@]}))]}
       fi
       index=$((index + 1))
+      turn=$((turn + 1))
+      kernels=split
+      [ $((turn % 2)) = 1 ] || kernels=fused
       out="$work/$layout-$halo-$ranks"
       grid_args=()
       [ "$grid" = auto ] || grid_args=(--ranks-grid "$grid")
       "$mpiexec" --oversubscribe -n "$ranks" "$bin" run --no-probe "$deck" --layout "$layout" --halo "$halo" \
-        "${grid_args[@]}" "${sets[@]}" --out "$out"
+        --kernels "$kernels" "${grid_args[@]}" "${sets[@]}" --out "$out"
       got=$(checksum "$out")
       runs=$((runs + 1))
       if [ "$got" = "$ref" ]; then
-        echo "ok   $layout $halo ranks=$ranks grid=$grid $got"
+        echo "ok   $layout $halo $kernels ranks=$ranks grid=$grid $got"
       else
-        echo "FAIL $layout $halo ranks=$ranks grid=$grid: $got, 1 rank: $ref"
+        echo "FAIL $layout $halo $kernels ranks=$ranks grid=$grid: $got, 1 rank: $ref"
         failures=$((failures + 1))
       fi
     done
