@@ -107,6 +107,28 @@ nlohmann::json halo_json(const RunResult& r, double median_step) {
   return j;
 }
 
+// The bytes a step must move through device memory with this algorithm, and what that is
+// per second at the median step time.
+nlohmann::json traffic_json(const Config& c, const RunResult& r, double median_step) {
+  // Each kernel reading each of its input arrays once and writing each output once (interior cells;
+  // neighbours come from caches): signal rate 5 + 1, max reduction 1; split: per stage and
+  // active direction a flux kernel 5 + 5, stage-1 update 5 + 5 nd + 5, stage-2 update
+  // 10 + 5 nd + 5, that is 32 + 30 nd values per cell (122 in 3-D); fused: stage 1 5 + 5,
+  // stage 2 10 + 5, that is 32 whatever nd (no flux arrays).
+  int nd = 0;
+  for (int d = 0; d < 3; ++d) nd += r.grid.active(d);
+  const bool fused = r.kernels == KernelStrategy::Fused;
+  const int values_per_cell = fused ? 32 : 32 + 30 * nd;
+  const double value_bytes = c.precision == Precision::FP64 ? 8.0 : 4.0;
+  const double bytes_per_step = values_per_cell * value_bytes * static_cast<double>(r.grid.ninterior);
+  return {{"bytes_per_step", bytes_per_step},
+          {"values_per_cell", values_per_cell},
+          {"effective_bandwidth_Bps", median_step > 0 ? bytes_per_step / median_step : 0.0},
+          {"definition", fused ? "fused kernels: 32 values per interior cell per step, over the median step time"
+                               : "split kernels: (32 + 30 active directions) values per interior cell per "
+                                 "step, over the median step time"}};
+}
+
 }  // namespace
 
 nlohmann::json make_report(const Config& c, const RunResult& r) {
@@ -157,26 +179,8 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   j["fom"] = {{"cell_updates_per_s", r.cell_updates_per_s},
               {"definition", "interior cells x steps / time-step loop seconds (output excluded)"}};
   j["step_time_s"] = step_time_json(r.step_times);
-  // The bytes a step must move through device memory with this algorithm, each kernel
-  // reading each of its input arrays once and writing each output once (interior cells;
-  // neighbours come from caches): signal rate 5 + 1, max reduction 1; split: per stage and
-  // active direction a flux kernel 5 + 5, stage-1 update 5 + 5 nd + 5, stage-2 update
-  // 10 + 5 nd + 5, that is 32 + 30 nd values per cell (122 in 3-D); fused: stage 1 5 + 5,
-  // stage 2 10 + 5, that is 32 whatever nd (no flux arrays).
-  int nd = 0;
-  for (int d = 0; d < 3; ++d) nd += r.grid.active(d);
-  const bool fused = r.kernels == KernelStrategy::Fused;
-  const int values_per_cell = fused ? 32 : 32 + 30 * nd;
-  const double value_bytes = c.precision == Precision::FP64 ? 8.0 : 4.0;
-  const double bytes_per_step = values_per_cell * value_bytes * static_cast<double>(r.grid.ninterior);
   const double median_step = j["step_time_s"].value("median", 0.0);
-  j["traffic"] = {
-      {"bytes_per_step", bytes_per_step},
-      {"values_per_cell", values_per_cell},
-      {"effective_bandwidth_Bps", median_step > 0 ? bytes_per_step / median_step : 0.0},
-      {"definition", fused ? "fused kernels: 32 values per interior cell per step, over the median step time"
-                           : "split kernels: (32 + 30 active directions) values per interior cell per "
-                             "step, over the median step time"}};
+  j["traffic"] = traffic_json(c, r, median_step);
   double sum = 0;  // device phases per step: what the kernels take, without gaps
   for (const PhaseStats& p : r.timers)
     if (p.name != "output") sum += r.timed_steps ? p.total_s / r.timed_steps : 0.0;
