@@ -82,11 +82,11 @@ void rk_stage(Stages& s, int stage) {
     auto t = s.timers->scope(prefix + "fused");
     b.fused_stage(stage, s.all);
   } else {
-    auto t = s.timers->scope(prefix + "reconstruct_flux");
-    for (int d = 0; d < 3; ++d)
-      if (s.grid.active(d)) b.compute_fluxes(d, input, s.all);
-  }
-  if (b.kernels() == KernelStrategy::Split) {
+    {
+      auto t = s.timers->scope(prefix + "reconstruct_flux");
+      for (int d = 0; d < 3; ++d)
+        if (s.grid.active(d)) b.compute_fluxes(d, input, s.all);
+    }
     auto t = s.timers->scope(prefix + "update");
     b.update(stage, s.all);
   }

@@ -90,6 +90,16 @@ HC_INLINE Prim<Real> in_frame(const CellPrims<Real>& s, int d) {
   return q;
 }
 
+// A conserved vector of frame d (a face flux: normal momentum first) back in x, y, z order.
+template <class Real>
+HC_INLINE Cons<Real> from_frame(const Cons<Real>& w, int d) {
+  Cons<Real> f;
+  f.q[0] = w.q[0];
+  for (int c = 0; c < 3; ++c) f.q[1 + rotated(d, c)] = w.q[1 + c];
+  f.q[4] = w.q[4];
+  return f;
+}
+
 template <class Real>
 HC_INLINE Cons<Real> to_cons(const Prim<Real>& s, Real gamma) {
   Cons<Real> w;

@@ -12,6 +12,14 @@
 
 namespace halocline {
 
+// Conserved state of `cell` in x, y, z order.
+template <class Real, class L>
+HC_INLINE Cons<Real> load_cell(const StateRef<Real, L>& u, std::size_t cell) {
+  Cons<Real> w;
+  for (int v = 0; v < kNumVars; ++v) w.q[v] = u(v, cell);
+  return w;
+}
+
 // Conserved state of `cell` in the frame whose normal is direction d.
 template <class Real, class L>
 HC_INLINE Cons<Real> load_rotated(const StateRef<Real, L>& u, std::size_t cell, int d) {
@@ -58,12 +66,8 @@ HC_INLINE void face_flux(const StateRef<Real, L>& u, const StateRef<Real, L>& f,
   const Prim<Real> qm1 = to_prim(load_rotated(u, c - s, d), gamma);
   const Prim<Real> q0 = to_prim(load_rotated(u, c, d), gamma);
   const Prim<Real> qp1 = to_prim(load_rotated(u, c + s, d), gamma);
-  const Cons<Real> flux = flux_of_prims(qm2, qm1, q0, qp1, gamma, lim, solver);
-  f(kRho, c) = flux.q[0];
-  f(kMomX + rotated(d, 0), c) = flux.q[1];
-  f(kMomX + rotated(d, 1), c) = flux.q[2];
-  f(kMomX + rotated(d, 2), c) = flux.q[3];
-  f(kEnergy, c) = flux.q[4];
+  const Cons<Real> flux = from_frame(flux_of_prims(qm2, qm1, q0, qp1, gamma, lim, solver), d);
+  for (int v = 0; v < kNumVars; ++v) f(v, c) = flux.q[v];
 }
 
 // Coefficients of one SSP-RK2 stage, out = a * u0 + b * (u - dt div F(u)):
@@ -137,9 +141,7 @@ HC_INLINE void carry_cell(const StateRef<Real, L>& u0, const StateRef<Real, L>& 
 template <class Real, class L>
 HC_INLINE Real cell_signal_rate(const StateRef<Real, L>& u, std::size_t c, Real gamma, const Real inv_dx[3],
                                 const bool active[3]) {
-  Cons<Real> w;
-  for (int v = 0; v < kNumVars; ++v) w.q[v] = u(v, c);
-  const Real rate = signal_rate(w, gamma, inv_dx, active);
+  const Real rate = signal_rate(load_cell(u, c), gamma, inv_dx, active);
   return rate != rate ? static_cast<Real>(HUGE_VAL) : rate;
 }
 

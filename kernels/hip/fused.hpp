@@ -63,19 +63,11 @@ __device__ void tile_fluxes(const SharedPlane<Real>& plane, Real (*flux)[kFaces]
     const int a = f % across, b = f / across;  // D = 0: face a of row b; D = 1: column a, face b
     const int at = (b + kGhostLayers) * kPitch + a + kGhostLayers;
     const Cons<Real> w =
-        flux_of_prims(plane.template frame<D>(at - 2 * step), plane.template frame<D>(at - step),
-                      plane.template frame<D>(at), plane.template frame<D>(at + step), gamma, lim, solver);
-    flux[kRho][f] = w.q[0];
-    for (int c = 0; c < 3; ++c) flux[kMomX + rotated(D, c)][f] = w.q[1 + c];
-    flux[kEnergy][f] = w.q[4];
+        from_frame(flux_of_prims(plane.template frame<D>(at - 2 * step), plane.template frame<D>(at - step),
+                                 plane.template frame<D>(at), plane.template frame<D>(at + step), gamma, lim, solver),
+                   D);
+    for (int v = 0; v < kNumVars; ++v) flux[v][f] = w.q[v];
   }
-}
-
-template <class Real, class L>
-__device__ Cons<Real> load_cell(const StateRef<Real, L>& u, std::size_t cell) {
-  Cons<Real> w;
-  for (int v = 0; v < kNumVars; ++v) w.q[v] = u(v, cell);
-  return w;
 }
 
 // Stage `stage` over the cells of `box`: reads `in` (u0 in stage 1, u1 in stage 2) and u0,
@@ -102,13 +94,14 @@ __global__ void __launch_bounds__(kTileX* kTileY)
   const bool z = st.active[2];
   const std::size_t sz = g.stride[2];
 
-  // The column's z window: frame-z primitives of cells k-2 .. k+1, and the flux of face k.
+  // The column's z window: frame-z primitives of cells k-2 .. k+1, and the flux of face k
+  // (in x, y, z order).
   Prim<Real> window[4];
   Cons<Real> below;
   if (z && mine) {
     const std::size_t c = g.index(x0 + tx, y0 + ty, k0);
     for (int w = 0; w < 4; ++w) window[w] = in_frame(cell_prims(load_cell(in, c + (w - 2) * sz), gamma), 2);
-    below = flux_of_prims(window[0], window[1], window[2], window[3], gamma, lim, solver);
+    below = from_frame(flux_of_prims(window[0], window[1], window[2], window[3], gamma, lim, solver), 2);
   }
 
   for (int k = k0; k < k1; ++k) {
@@ -145,12 +138,10 @@ __global__ void __launch_bounds__(kTileX* kTileY)
     if (z) {
       for (int w = 0; w < 3; ++w) window[w] = window[w + 1];
       window[3] = in_frame(cell_prims(load_cell(in, c + 2 * sz), gamma), 2);
-      Cons<Real> above = flux_of_prims(window[0], window[1], window[2], window[3], gamma, lim, solver);
-      // Back from the z frame (normal momentum first) to x, y, z order.
+      const Cons<Real> above =
+          from_frame(flux_of_prims(window[0], window[1], window[2], window[3], gamma, lim, solver), 2);
       const Real a = Real(st.dt_over_dx[2]);
-      div[kRho] += a * (above.q[0] - below.q[0]);
-      for (int cc = 0; cc < 3; ++cc) div[kMomX + rotated(2, cc)] += a * (above.q[1 + cc] - below.q[1 + cc]);
-      div[kEnergy] += a * (above.q[4] - below.q[4]);
+      for (int v = 0; v < kNumVars; ++v) div[v] += a * (above.q[v] - below.q[v]);
       below = above;
     }
     for (int v = 0; v < kNumVars; ++v) out(v, c) = stage_value(st, u0(v, c), stage == 1 ? Real(0) : in(v, c), div[v]);

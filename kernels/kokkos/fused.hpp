@@ -81,15 +81,11 @@ struct FusedStage {
   KOKKOS_INLINE_FUNCTION static int min_of(int a, int b) { return a < b ? a : b; }
   KOKKOS_INLINE_FUNCTION static int slot(int cell_k) { return ((cell_k % 4) + 4) % 4; }  // in the z window
 
-  KOKKOS_INLINE_FUNCTION Cons<Real> load_cell(std::size_t cell) const {
-    Cons<Real> w;
-    for (int v = 0; v < kNumVars; ++v) w.q[v] = in(v, cell);
-    return w;
-  }
-  // The flux of the z face below cell k of a column, from its cells k-2 .. k+1.
+  // The flux of the z face below cell k of a column, from its cells k-2 .. k+1, in x, y, z order.
   KOKKOS_INLINE_FUNCTION Cons<Real> z_flux(const ColumnState<Real>& c, int k) const {
-    return flux_of_prims(c.window[slot(k - 2)], c.window[slot(k - 1)], c.window[slot(k)], c.window[slot(k + 1)], gamma,
-                         lim, solver);
+    return from_frame(flux_of_prims(c.window[slot(k - 2)], c.window[slot(k - 1)], c.window[slot(k)],
+                                    c.window[slot(k + 1)], gamma, lim, solver),
+                      2);
   }
   KOKKOS_INLINE_FUNCTION void put_flux(const Scratch& s, int offset, int f, const Cons<Real>& w) const {
     for (int v = 0; v < kNumVars; ++v) s(offset + 5 * f + v) = w.q[v];
@@ -98,7 +94,7 @@ struct FusedStage {
   KOKKOS_INLINE_FUNCTION void start_column(ColumnState<Real>& state, int col, int nx, int x0, int y0, int k0) const {
     const std::size_t c = g.index(x0 + col % nx, y0 + col / nx, k0);
     for (int k = k0 - 2; k < k0 + 2; ++k)
-      state.window[slot(k)] = in_frame(cell_prims(load_cell(c + (k - k0) * g.stride[2]), gamma), 2);
+      state.window[slot(k)] = in_frame(cell_prims(load_cell(in, c + (k - k0) * g.stride[2]), gamma), 2);
     state.below = z_flux(state, k0);
   }
 
@@ -108,7 +104,7 @@ struct FusedStage {
     const int hx = g.ng[0], hy = g.ng[1], wide = nx + 2 * hx;
     const int a = t % wide - hx, b = t / wide - hy;
     if ((a < 0 || a >= nx) && (b < 0 || b >= ny)) return;
-    const CellPrims<Real> p = cell_prims(load_cell(g.index(x0 + a, y0 + b, k)), gamma);
+    const CellPrims<Real> p = cell_prims(load_cell(in, g.index(x0 + a, y0 + b, k)), gamma);
     const int at = (b + kGhostLayers) * kPitch + a + kGhostLayers;
     s(at) = p.rho;
     for (int c = 0; c < 3; ++c) s((1 + c) * kPlane + at) = p.u[c];
@@ -127,13 +123,9 @@ struct FusedStage {
   template <int D>
   KOKKOS_INLINE_FUNCTION Cons<Real> plane_flux(const Scratch& s, int at) const {
     constexpr int step = D == 0 ? 1 : kPitch;
-    const Cons<Real> w = flux_of_prims(frame<D>(s, at - 2 * step), frame<D>(s, at - step), frame<D>(s, at),
-                                       frame<D>(s, at + step), gamma, lim, solver);
-    Cons<Real> f;
-    f.q[kRho] = w.q[0];
-    for (int c = 0; c < 3; ++c) f.q[kMomX + rotated(D, c)] = w.q[1 + c];
-    f.q[kEnergy] = w.q[4];
-    return f;
+    return from_frame(flux_of_prims(frame<D>(s, at - 2 * step), frame<D>(s, at - step), frame<D>(s, at),
+                                    frame<D>(s, at + step), gamma, lim, solver),
+                      D);
   }
 
   KOKKOS_INLINE_FUNCTION void plane_of(const Team& team, const Scratch& s, Columns& cols, int nx, int ny, int x0,
@@ -145,7 +137,7 @@ struct FusedStage {
       for_columns(team, nx * ny, [&](int col) {
         ColumnState<Real>& state = cols[state_of(col)];
         const std::size_t c = g.index(x0 + col % nx, y0 + col / nx, k + 2);
-        state.window[slot(k + 2)] = in_frame(cell_prims(load_cell(c), gamma), 2);
+        state.window[slot(k + 2)] = in_frame(cell_prims(load_cell(in, c), gamma), 2);
         state.above = z_flux(state, k + 1);
       });
     team.team_barrier();
@@ -182,12 +174,8 @@ struct FusedStage {
       for (int v = 0; v < kNumVars; ++v) div[v] += a * (s(kFyOffset + 5 * (f + nx) + v) - s(kFyOffset + 5 * f + v));
     }
     if (st.active[2]) {
-      // The z fluxes are in the z frame (normal momentum first): back to x, y, z order.
       const Real a = Real(st.dt_over_dx[2]);
-      for (int v = 0; v < kNumVars; ++v) {
-        const int q = v == kRho || v == kEnergy ? v : 1 + (v - kMomX + 1) % 3;  // rotated(2, q - 1) == v - kMomX
-        div[v] += a * (state.above.q[q] - state.below.q[q]);
-      }
+      for (int v = 0; v < kNumVars; ++v) div[v] += a * (state.above.q[v] - state.below.q[v]);
       state.below = state.above;
     }
     const std::size_t c = g.index(x0 + tx, y0 + ty, k);
