@@ -202,17 +202,15 @@ Simulation::Simulation(const Config& config, const RunOptions& options, RunResul
 // node cannot read) is agreed by every rank (app/failures.hpp): all end together.
 void Simulation::set_up_backend() {
   agreed([&] {
-    Config chosen = config_;
-    chosen.kernels = choose_kernels(config_);  // app/select.cpp
     // Memory first, counted before any allocation, for the ranks that share this node.
-    check_memory_plan(plan_memory(chosen, comm_.grid().dims, !runs_on_gpu(config_.backend), comm_.node_size(),
+    check_memory_plan(plan_memory(config_, comm_.grid().dims, !runs_on_gpu(config_.backend), comm_.node_size(),
                                   comm_.node_has_root()));
     halo_ = choose_halo(config_, comm_, g_);  // app/select.cpp
     BoundaryFaces faces = boundary_of(config_);
     for (int d = 0; d < 3; ++d)
       for (int side = 0; side < 2; ++side)
         if (halo_.exchanged[d][side]) faces.face[d][side] = Boundary::Exchanged;
-    backend_ = make_backend(chosen, g_, faces, comm_.node_rank());
+    backend_ = make_backend(config_, g_, faces, comm_.node_rank());
   });
   r_.halo = halo_.strategy;
   r_.kernels = backend_->kernels();

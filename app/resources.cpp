@@ -5,6 +5,7 @@
 #include <fstream>
 #include <limits>
 
+#include "app/select.hpp"
 #include "kernels/contract/backend.hpp"
 #include "kernels/contract/host_memory.hpp"
 #include "kernels/grid.hpp"
@@ -56,7 +57,7 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
   const u128 real = c.precision == Precision::FP64 ? 8 : 4;
   u128 values = padded * kNumVars;  // SoA and AoS; AoSoA pads its last tile
   if (c.layout == LayoutKind::AoSoA) values = (padded + AoSoA::width - 1) / AoSoA::width * AoSoA::width * kNumVars;
-  const bool flux_arrays = c.kernels != KernelStrategy::Fused;                        // resolved by the driver first
+  const bool flux_arrays = choose_kernels(c) == KernelStrategy::Split;                // app/select.cpp
   plan.solver_bytes = solver_arrays(active_directions, flux_arrays) * values * real;  // kernels/stencil.hpp
   // The driver keeps each rank's state as doubles; rank 0 also gathers the whole (a copy
   // even on one rank), makes its primitives for a snapshot, and builds each snapshot or

@@ -29,6 +29,7 @@ namespace {
 struct Placement {
   BoundaryFaces faces;
   int device;
+  KernelStrategy kernels;  // resolved: split or fused
 };
 
 template <class Real, class L>
@@ -37,13 +38,13 @@ std::unique_ptr<Backend> make_typed(const Config& c, const Grid& g, const Placem
   switch (c.backend) {
     case BackendKind::Kokkos:
 #if defined(HALOCLINE_HAVE_KOKKOS)
-      return make_kokkos_backend<Real, L>(g, c.physics, bc, c.memory, c.kokkos_tile, c.kernels);
+      return make_kokkos_backend<Real, L>(g, c.physics, bc, c.memory, c.kokkos_tile, p.kernels);
 #else
       break;
 #endif
     case BackendKind::Hip:
 #if defined(HALOCLINE_HAVE_HIP)
-      return make_hip_backend<Real, L>(g, c.physics, bc, c.memory, c.kernels, p.device);
+      return make_hip_backend<Real, L>(g, c.physics, bc, c.memory, p.kernels, p.device);
 #else
       break;
 #endif
@@ -193,7 +194,7 @@ KernelStrategy choose_kernels(const Config& c) {
 std::unique_ptr<Backend> make_backend(const Config& c, const Grid& g, const BoundaryFaces& faces, int device) {
   const std::string why = backend_unavailable(c.backend);
   if (!why.empty()) throw DeckError(why);
-  const Placement p{faces, device};
+  const Placement p{faces, device, choose_kernels(c)};
   try {
     return c.precision == Precision::FP64 ? with_layout<double>(c, g, p) : with_layout<float>(c, g, p);
   } catch (const NotApplicable& e) {

@@ -13,8 +13,8 @@
 namespace halocline {
 
 // The backend of `config` for this rank's subdomain `grid`, with boundary `faces` (the
-// exchanged ones marked) on GPU `device` (GPU backends), with config.kernels resolved
-// (choose_kernels). Throws DeckError (exit code 2)
+// exchanged ones marked) on GPU `device` (GPU backends), with the kernels of
+// choose_kernels(config). Throws DeckError (exit code 2)
 // when the configured backend cannot run here.
 std::unique_ptr<Backend> make_backend(const Config& config, const Grid& grid, const BoundaryFaces& faces,
                                       int device = 0);
