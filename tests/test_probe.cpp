@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "app/driver.hpp"
 #include "app/info.hpp"
@@ -178,6 +179,29 @@ TEST(Probe, RecordedH200KokkosRunsMatchTheNativeBackend) {
     ASSERT_EQ(by_backend.size(), 2u) << config;
     EXPECT_EQ(by_backend.at("hip"), by_backend.at("kokkos")) << config;
   }
+}
+
+// The fused kernels beside the split ones on the H200 (tests/data/h200/fused/README.md):
+// every configuration ran, and one grid and precision give one checksum whatever the
+// kernels, backend and layout.
+TEST(Probe, RecordedH200FusedRunsMatchSplit) {
+  std::map<std::string, std::set<std::string>> checksums;  // grid and precision -> checksums
+  std::size_t rows = 0;
+  for (const char* name : {"bench_soa_hip_kokkos.json", "bench_512_aos_aosoa.json"}) {
+    std::ifstream in(std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/h200/fused/" + name);
+    const nlohmann::json bench = nlohmann::json::parse(in);
+    EXPECT_EQ(hc::test::schema_violation(bench, hc::test::load_schema("bench")), "") << name;
+    for (const auto& row : bench["rows"]) {
+      ASSERT_FALSE(row.contains("skipped")) << row["name"];
+      const auto& v = row["values"];
+      const std::string grid = v.contains("grid.n") ? v["grid.n"].get<std::string>() : "512";
+      checksums[grid + " " + v["precision"].get<std::string>()].insert(row["checksum"].get<std::string>());
+      ++rows;
+    }
+  }
+  EXPECT_EQ(rows, 24u);              // 16 SoA rows (2 sizes x 2 backends x 2 precisions x 2 kernels), 8 AoS/AoSoA
+  EXPECT_EQ(checksums.size(), 4u);  // 256 and 512, fp64 and fp32
+  for (const auto& [config, seen] : checksums) EXPECT_EQ(seen.size(), 1u) << config;
 }
 
 // The traced step's timeline: every call of one step, each on the stream it ran in, all
