@@ -135,14 +135,37 @@ HC_INLINE void carry_cell(const StateRef<Real, L>& u0, const StateRef<Real, L>& 
   for (int v = 0; v < kNumVars; ++v) unew(v, c) = u0(v, c);
 }
 
-// The signal rate of cell `c` of `u` for the time step's max (signal_rate in hydro.hpp). A
-// NaN counts as infinitely fast, so that a broken cell cannot hide behind the max (NaN
-// loses every comparison): the controller then refuses the step and the run stops.
-template <class Real, class L>
-HC_INLINE Real cell_signal_rate(const StateRef<Real, L>& u, std::size_t c, Real gamma, const Real inv_dx[3],
-                                const bool active[3]) {
-  const Real rate = signal_rate(load_cell(u, c), gamma, inv_dx, active);
+// What a cell's signal rate needs besides its state: 1/dx per direction (computed in double,
+// then rounded to Real, the same way by every backend) and which directions are active.
+template <class Real>
+struct RateScale {
+  Real inv_dx[3];
+  bool active[3];
+};
+template <class Real>
+HC_INLINE RateScale<Real> rate_scale(const Grid& g) {
+  RateScale<Real> s{};
+  for (int d = 0; d < 3; ++d) {
+    s.inv_dx[d] = static_cast<Real>(1.0 / g.dx[d]);
+    s.active[d] = g.active(d);
+  }
+  return s;
+}
+
+// The signal rate of a cell's conserved state `w` for the time step's max (signal_rate in
+// hydro.hpp). A NaN counts as infinitely fast, so that a broken cell cannot hide behind the
+// max (NaN loses every comparison): the controller then refuses the step and the run stops.
+// Never negative, so that the order of the bits of the rates is the order of the rates.
+template <class Real>
+HC_INLINE Real state_signal_rate(const Cons<Real>& w, Real gamma, const RateScale<Real>& s) {
+  const Real rate = signal_rate(w, gamma, s.inv_dx, s.active);
   return rate != rate ? static_cast<Real>(HUGE_VAL) : rate;
+}
+
+// The same for cell `c` of `u`.
+template <class Real, class L>
+HC_INLINE Real cell_signal_rate(const StateRef<Real, L>& u, std::size_t c, Real gamma, const RateScale<Real>& s) {
+  return state_signal_rate(load_cell(u, c), gamma, s);
 }
 
 }  // namespace halocline

@@ -199,7 +199,7 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
       ++rows;
     }
   }
-  EXPECT_EQ(rows, 24u);              // 16 SoA rows (2 sizes x 2 backends x 2 precisions x 2 kernels), 8 AoS/AoSoA
+  EXPECT_EQ(rows, 24u);             // 16 SoA rows (2 sizes x 2 backends x 2 precisions x 2 kernels), 8 AoS/AoSoA
   EXPECT_EQ(checksums.size(), 4u);  // 256 and 512, fp64 and fp32
   for (const auto& [config, seen] : checksums) EXPECT_EQ(seen.size(), 1u) << config;
 }

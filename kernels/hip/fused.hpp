@@ -18,6 +18,7 @@
 #pragma once
 
 #include "kernels/hip/policies.hpp"
+#include "kernels/hip/step_control.hpp"
 #include "kernels/stencil.hpp"
 
 namespace halocline::hip {
@@ -73,20 +74,33 @@ __device__ inline int plane_at(int a, int b) { return (b + kGhostLayers) * kPitc
 
 // Stage `stage` over the cells of `box`: reads `in` (u0 in stage 1, u1 in stage 2) and u0,
 // writes `out` (u1, or unew). Ghosts of `in` are filled. Does nothing when no step is
-// planned, except that stage 2 then carries u0 over into `out` (see update_kernel).
+// planned, except that stage 2 then carries u0 over into `out` (see update_kernel). Stage 2
+// also folds the signal rate of each cell it writes into *max_bits (block_max_into): the next
+// step's time step then needs no pass over the state.
 template <class Real, class L>
 __global__ void __launch_bounds__(kTileX* kTileY, kFusedBlocksPerSM<Real>)
     fused_stage_kernel(Grid g, Box box, StateRef<Real, L> in, StateRef<Real, L> u0, StateRef<Real, L> out, Real gamma,
-                       Limiter lim, RiemannSolver solver, int stage, const StepControl* control) {
+                       Limiter lim, RiemannSolver solver, int stage, const StepControl* control,
+                       RateBits<Real>* max_bits) {
   __shared__ SharedPlane<Real> plane;
   const int x0 = box.lo[0] + blockIdx.x * kFusedCellsX, y0 = box.lo[1] + blockIdx.y * kFusedCellsY;
   const int nx = min(kFusedCellsX, box.hi[0] - x0), ny = min(kFusedCellsY, box.hi[1] - y0);
   const int k0 = box.lo[2] + blockIdx.z * kFusedChunkZ, k1 = min(k0 + kFusedChunkZ, box.hi[2]);
   const int tx = threadIdx.x, ty = threadIdx.y;
   const bool mine = tx < nx && ty < ny;  // this thread's cell is one the block updates
+  const RateScale<Real> scale = rate_scale<Real>(g);
+  Real most = 0;  // the largest signal rate this thread wrote (stage 2)
   if (!step_planned(control)) {
-    if (stage == 2 && !control->failed && mine)
-      for (int k = k0; k < k1; ++k) carry_cell(u0, out, g.index(x0 + tx, y0 + ty, k));
+    if (stage == 2 && !control->failed) {
+      if (mine)
+        for (int k = k0; k < k1; ++k) {
+          const std::size_t c = g.index(x0 + tx, y0 + ty, k);
+          carry_cell(u0, out, c);
+          const Real rate = cell_signal_rate(out, c, gamma, scale);
+          if (rate > most) most = rate;
+        }
+      block_max_into<Real, kTileX * kTileY>(max_bits, most);
+    }
     return;
   }
   const StageUpdate st = stage_update(stage, control->dt, g);
@@ -145,8 +159,17 @@ __global__ void __launch_bounds__(kTileX* kTileY, kFusedBlocksPerSM<Real>)
       if (z) div[v] += Real(st.dt_over_dx[2]) * (above.q[v] - below.q[v]);
     }
     if (z) below = above;
-    for (int v = 0; v < kNumVars; ++v) out(v, c) = stage_value(st, u0(v, c), stage == 1 ? Real(0) : in(v, c), div[v]);
+    Cons<Real> w;
+    for (int v = 0; v < kNumVars; ++v) {
+      w.q[v] = stage_value(st, u0(v, c), stage == 1 ? Real(0) : in(v, c), div[v]);
+      out(v, c) = w.q[v];
+    }
+    if (stage == 2) {
+      const Real rate = state_signal_rate(w, gamma, scale);
+      if (rate > most) most = rate;
+    }
   }
+  if (stage == 2) block_max_into<Real, kTileX * kTileY>(max_bits, most);
 }
 
 }  // namespace halocline::hip

@@ -60,13 +60,13 @@ class HipBackend final : public Backend {
     const bool managed = memory.owner == Owner::Managed;
     const std::size_t state_bytes = L::storage_size(grid.ncells) * sizeof(Real);
     const int arrays = solver_arrays(grid, kernels == KernelStrategy::Split);
-    const std::size_t scratch = grid.ninterior * sizeof(Real) + 2 * sizeof(StepControl);
+    const std::size_t scratch = sizeof(hip::RateBits<Real>) + sizeof(Real) + 2 * sizeof(StepControl);
     hip::check_fits(arrays * state_bytes + scratch, managed ? "the managed owner model" : "this grid");
 
     arrays_.allocate(grid, kernels == KernelStrategy::Split, state_bytes,
                      [&](std::size_t bytes, const std::string&) { return hip::DeviceArray(bytes, managed); });
-    rates_ = hip::DeviceArray(grid.ninterior * sizeof(Real), false);
-    max_rate_ = hip::DeviceArray(sizeof(Real), false);
+    max_rate_ = hip::DeviceArray(sizeof(hip::RateBits<Real>), false);
+    sum_ = hip::DeviceArray(sizeof(Real), false);
     control_ = hip::DeviceArray(sizeof(StepControl), false);
     // The host's view of the controller: written by the finish-step kernel straight into
     // page-locked, device-mapped host memory (two slots: one the host may read while the
@@ -101,6 +101,7 @@ class HipBackend final : public Backend {
 
   // ---- State in and out -------------------------------------------------------------
   void set_state(const std::vector<double>& canonical) override {
+    rates_ready_ = false;
     from_canonical<Real, L>(grid_, canonical, host_view());
     if (memory_.owner == Owner::Managed) {
       // Prefetch every array, not only the state the host wrote: managed pages the device
@@ -158,6 +159,7 @@ class HipBackend final : public Backend {
   void reset_control(const StepControl& initial) override {
     HIP_CHECK(hipMemcpy(control_.get(), &initial, sizeof initial, hipMemcpyHostToDevice));
     published_[0] = published_[1] = initial;
+    rates_ready_ = false;
     submitted_ = 0;
   }
 
@@ -166,25 +168,29 @@ class HipBackend final : public Backend {
     HIP_CHECK_LAUNCH();
   }
 
+  // The time step from the largest signal rate of u0: folded in by the last step's fused
+  // stage 2 when it wrote every cell of u0 (rates_ready_), otherwise by a pass over u0.
   void plan_step() override {
-    const Box box = hip::interior_box(grid_);
-    hip::signal_rate_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(grid_, box, state(Slot::U0), gamma(),
-                                                                           static_cast<Real*>(rates_.get()));
-    HIP_CHECK_LAUNCH();
-    reducer_.reduce(hip::ReduceOp::Max, static_cast<const Real*>(rates_.get()), static_cast<Real*>(max_rate_.get()),
-                    grid_.ninterior, compute_);
+    if (!rates_ready_) {
+      HIP_CHECK(hipMemsetAsync(max_rate_.get(), 0, max_rate_.bytes(), compute_));
+      const Box box = hip::interior_box(grid_);
+      hip::signal_rate_kernel<<<hip::rate_blocks(box), Box::threads(), 0, compute_>>>(grid_, box, state(Slot::U0),
+                                                                                      gamma(), max_bits());
+      HIP_CHECK_LAUNCH();
+    }
+    rates_ready_ = false;
     if (global_max_) {
       // Several ranks: the host takes this rank's max, reduces it over the ranks (MPI) and
       // puts the global max back; the step waits for the device here.
-      Real rate = 0;
-      copier_.result_to_host(&rate, max_rate_.get(), sizeof rate, Purpose::Step, compute_);
+      hip::RateBits<Real> bits = 0;
+      copier_.result_to_host(&bits, max_rate_.get(), sizeof bits, Purpose::Step, compute_);
       HIP_CHECK(hipStreamSynchronize(compute_));
-      rate = static_cast<Real>(global_max_(static_cast<double>(rate)));
-      copier_.result_to_device(max_rate_.get(), &rate, sizeof rate, Purpose::Step, compute_);
+      const auto rate = static_cast<Real>(global_max_(static_cast<double>(hip::rate_of_bits<Real>(bits))));
+      bits = hip::rate_bits(rate);
+      copier_.result_to_device(max_rate_.get(), &bits, sizeof bits, Purpose::Step, compute_);
       HIP_CHECK(hipStreamSynchronize(compute_));
     }
-    hip::plan_step_kernel<<<1, 1, 0, compute_>>>(control(), static_cast<const Real*>(max_rate_.get()),
-                                                 arrays_.current());
+    hip::plan_step_kernel<Real><<<1, 1, 0, compute_>>>(control(), max_bits(), arrays_.current());
     HIP_CHECK_LAUNCH();
   }
 
@@ -195,10 +201,13 @@ class HipBackend final : public Backend {
     HIP_CHECK(hipEventRecord(finished_[slot], compute_));
     ++submitted_;
     arrays_.finish_step();
+    // The fused stage 2 folded the signal rates of the new u0 into max_rate_.
+    rates_ready_ = kernels_ == KernelStrategy::Fused;
   }
 
   void select_after_fault(AfterFault which) override {
     HIP_CHECK(hipDeviceSynchronize());
+    rates_ready_ = false;
     copy_pending_ = false;
     StepControl c;
     HIP_CHECK(hipMemcpy(&c, control(), sizeof c, hipMemcpyDeviceToHost));
@@ -278,7 +287,8 @@ class HipBackend final : public Backend {
     const Box box = hip::box_of(cells);
     hip::fused_stage_kernel<<<hip::fused_blocks(box), hip::fused_threads(), 0, compute_>>>(
         grid_, box, state(stage == 1 ? Slot::U0 : Slot::U1), state(Slot::U0),
-        stage == 1 ? state(Slot::U1) : next_solution(), gamma(), physics_.limiter, physics_.riemann, stage, control());
+        stage == 1 ? state(Slot::U1) : next_solution(), gamma(), physics_.limiter, physics_.riemann, stage, control(),
+        max_bits());
     HIP_CHECK_LAUNCH();
   }
 
@@ -324,7 +334,7 @@ class HipBackend final : public Backend {
     return std::make_unique<hip::EventClock>(stream == Stream::Halo ? halo_stream() : compute_);
   }
 
-  std::size_t bytes_allocated() const override { return arrays_.bytes() + rates_.bytes(); }
+  std::size_t bytes_allocated() const override { return arrays_.bytes() + max_rate_.bytes() + sum_.bytes(); }
 
   DeviceInfo device_info() const override { return hip_device_info(device_id_); }
 
@@ -332,8 +342,9 @@ class HipBackend final : public Backend {
 
   bool device_sums(double sums[5]) override {
     const Box box = hip::interior_box(grid_);
-    Real* scratch = static_cast<Real*>(rates_.get());
-    Real* result = static_cast<Real*>(max_rate_.get());
+    // u1 holds nothing between steps: the gathered variable goes there.
+    Real* scratch = static_cast<Real*>(arrays_[Slot::U1].get());
+    Real* result = static_cast<Real*>(sum_.get());
     for (int v = 0; v < kNumVars; ++v) {
       hip::gather_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(grid_, box, state(Slot::U0), v, scratch);
       HIP_CHECK_LAUNCH();
@@ -387,6 +398,7 @@ class HipBackend final : public Backend {
   }
   StateRef<Real, L> flux(int d) const { return ref_of(arrays_.flux(d)); }
   StepControl* control() const { return static_cast<StepControl*>(control_.get()); }
+  hip::RateBits<Real>* max_bits() const { return static_cast<hip::RateBits<Real>*>(max_rate_.get()); }
   // Where the ghost fill and the exchange run: the halo stream when the strategy overlaps.
   hipStream_t halo_stream() const { return halo_buffers_.setup.strategy == HaloStrategy::Overlap ? halo_ : compute_; }
   std::vector<hipEvent_t*> events() {
@@ -403,8 +415,8 @@ class HipBackend final : public Backend {
   TransferLog log_;
   hip::Copier copier_;
 
-  SolverArrays<hip::DeviceArray> arrays_;  // u0, unew, u1 and the fluxes
-  hip::DeviceArray rates_, max_rate_, control_;
+  SolverArrays<hip::DeviceArray> arrays_;      // u0, unew, u1 and the fluxes
+  hip::DeviceArray max_rate_, sum_, control_;  // max_rate_: the pass's max (hip::RateBits)
   hip::HostBuffer staging_;
   hip::DeviceReducer<Real> reducer_;
   StepControl* published_ = nullptr;         // host address of the two mapped slots
@@ -418,6 +430,7 @@ class HipBackend final : public Backend {
   hipEvent_t computed_ = nullptr, copied_ = nullptr, finished_[2] = {nullptr, nullptr};
   hipEvent_t halo_ready_ = nullptr, halo_done_ = nullptr, halo_sent_ = nullptr;
   bool copy_pending_ = false;  // a snapshot copy of u0 may still be reading it
+  bool rates_ready_ = false;   // max_rate_ holds the signal rates of u0 (see plan_step)
   bool host_touched_ = false;  // managed: the host read the state since the last step
 };
 

@@ -2,14 +2,56 @@
 // controller lives on the device, beside the state.
 #pragma once
 
+#include <cstring>
+#include <type_traits>
+
 #include "kernels/hip/runtime.hpp"
 #include "kernels/step_control.hpp"
 
 namespace halocline::hip {
-// The controller's own kernels: one thread each.
+
+// The largest signal rate of a pass over the cells, kept on the device as the bits of a Real:
+// rates are never negative (+inf stands for a broken cell), and for such values the order of
+// the bits as unsigned integers is the order of the values, so an integer atomic max gives
+// the max exactly, whatever order the blocks finish in. 0 (the bits of +0) starts a pass.
 template <class Real>
-__global__ void plan_step_kernel(StepControl* control, const Real* max_rate, int array) {
-  plan_step(*control, static_cast<double>(*max_rate), array);
+using RateBits = std::conditional_t<sizeof(Real) == 8, unsigned long long, unsigned int>;
+template <class Real>
+__host__ __device__ inline RateBits<Real> rate_bits(Real rate) {
+  RateBits<Real> bits;
+  std::memcpy(&bits, &rate, sizeof bits);
+  return bits;
+}
+template <class Real>
+__host__ __device__ inline Real rate_of_bits(RateBits<Real> bits) {
+  Real rate;
+  std::memcpy(&rate, &bits, sizeof rate);
+  return rate;
+}
+
+// Folds each thread's largest rate into *max_bits: the block's max through shared memory,
+// then one atomic max per block. Every thread of the block (Threads of them) must call it.
+template <class Real, int Threads>
+__device__ void block_max_into(RateBits<Real>* max_bits, Real rate) {
+  static_assert((Threads & (Threads - 1)) == 0, "a power of two");
+  __shared__ Real part[Threads];
+  const int t = threadIdx.x + blockDim.x * threadIdx.y;
+  part[t] = rate;
+  __syncthreads();
+  for (int s = Threads / 2; s > 0; s /= 2) {
+    if (t < s && part[t + s] > part[t]) part[t] = part[t + s];
+    __syncthreads();
+  }
+  if (t == 0) atomicMax(max_bits, rate_bits(part[0]));
+}
+
+// The controller's own kernels: one thread each. Planning takes the pass's max and starts
+// the next pass at 0.
+template <class Real>
+__global__ void plan_step_kernel(StepControl* control, RateBits<Real>* max_bits, int array) {
+  const Real rate = rate_of_bits<Real>(*max_bits);
+  *max_bits = 0;
+  plan_step(*control, static_cast<double>(rate), array);
 }
 
 // Finishes the step and publishes the controller into host-mapped memory, where the host

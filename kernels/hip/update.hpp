@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kernels/hip/policies.hpp"
+#include "kernels/hip/step_control.hpp"
 #include "kernels/stencil.hpp"
 
 namespace halocline::hip {
@@ -25,19 +26,27 @@ __global__ void update_kernel(Grid g, Box box, StateRef<Real, L> u0, StateRef<Re
   update_cell(u0, u1, out, flux.f, g.stride, stage_update(stage, control->dt, g), g.index(i, j, k));
 }
 
-// The signal rate of every interior cell (cell_signal_rate, kernels/stencil.hpp), in
-// interior order, for the device-wide max.
+// The largest signal rate of the cells of `box` (cell_signal_rate, kernels/stencil.hpp)
+// into *max_bits. A thread walks its (x, y) column through kRateChunkZ planes, so that there
+// are few blocks and few atomics (one per block).
+constexpr int kRateChunkZ = 32;
+inline dim3 rate_blocks(const Box& box) {
+  return dim3((box.hi[0] - box.lo[0] + 63) / 64, (box.hi[1] - box.lo[1] + 3) / 4,
+              (box.hi[2] - box.lo[2] + kRateChunkZ - 1) / kRateChunkZ);
+}
 template <class Real, class L>
-__global__ void signal_rate_kernel(Grid g, Box box, StateRef<Real, L> u, Real gamma, Real* rates) {
-  int i, j, k;
-  if (!box.cell(i, j, k)) return;
-  Real inv_dx[3];
-  bool active[3];
-  for (int d = 0; d < 3; ++d) {
-    inv_dx[d] = static_cast<Real>(1.0 / g.dx[d]);
-    active[d] = g.active(d);
-  }
-  rates[interior_index(box, i, j, k)] = cell_signal_rate(u, g.index(i, j, k), gamma, inv_dx, active);
+__global__ void signal_rate_kernel(Grid g, Box box, StateRef<Real, L> u, Real gamma, RateBits<Real>* max_bits) {
+  const int i = box.lo[0] + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = box.lo[1] + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  const int k0 = box.lo[2] + static_cast<int>(blockIdx.z) * kRateChunkZ, k1 = min(k0 + kRateChunkZ, box.hi[2]);
+  const RateScale<Real> scale = rate_scale<Real>(g);
+  Real most = 0;
+  if (i < box.hi[0] && j < box.hi[1])
+    for (int k = k0; k < k1; ++k) {
+      const Real rate = cell_signal_rate(u, g.index(i, j, k), gamma, scale);
+      if (rate > most) most = rate;
+    }
+  block_max_into<Real, 64 * 4>(max_bits, most);
 }
 
 // One conserved variable of every interior cell, in interior order, for a device sum.

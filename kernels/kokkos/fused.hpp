@@ -7,7 +7,9 @@
 // flux of the z face below and above each position's cell in a ColumnState, which on a GPU
 // (a team per block, a thread per position) is the thread's own, in registers, and on the
 // host (a team of one thread, whose loops run in turn) an array of one per position. The
-// arithmetic is the split kernels' in the same order: the same bits.
+// arithmetic is the split kernels' in the same order: the same bits. Stage 2 also folds the
+// signal rate of every cell it writes into max_rate (a team max, then an atomic max: exact in
+// any order), so that the next time step needs no pass over the state.
 #pragma once
 
 #include <string>
@@ -40,6 +42,7 @@ struct FusedStage {
   using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<kPositions, kFusedTeamsPerSM<Real>>>;
   using Team = typename Policy::member_type;
   using Scratch = Kokkos::View<Real*, Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using MaxRate = Kokkos::View<Real, Exec::memory_space>;
 
   Grid g;
   CellBox box;
@@ -49,6 +52,8 @@ struct FusedStage {
   Limiter lim;
   RiemannSolver solver;
   int tiles_x, tiles_y;
+  RateScale<Real> scale;
+  MaxRate max_rate;  // stage 2: the largest signal rate written, folded in
 
   // The team's scratch, in Reals: the plane's primitives (rho, u x y z, p of the x and y
   // frames), then the tile's x and y face fluxes (5 per position each: the low face of the
@@ -74,11 +79,16 @@ struct FusedStage {
     t.ny = min_of(kFusedCellsY, box.hi[1] - t.y0);
     const int k0 = box.lo[2] + bz * kFusedChunkZ, k1 = min_of(k0 + kFusedChunkZ, box.hi[2]);
     Columns cols;
+    Real most = 0;  // the largest signal rate this thread wrote (stage 2)
     if (st.active[2])
       for_positions(team, [&](int p) {
         if (updates(t, p)) cols[state_of(p)].below = z_flux(cell_of(t, p, k0));
       });
-    for (int k = k0; k < k1; ++k) plane_of(team, s, cols, t, k);
+    for (int k = k0; k < k1; ++k) plane_of(team, s, cols, t, k, most);
+    if (st.stage == 2) {
+      team.team_reduce(Kokkos::Max<Real>(most));
+      if (team.team_rank() == 0) Kokkos::atomic_fetch_max(&max_rate(), most);
+    }
   }
 
   // f(p) for every position p of the tile: each by its own thread on a GPU (the team has a
@@ -93,23 +103,18 @@ struct FusedStage {
   }
   KOKKOS_INLINE_FUNCTION static int state_of(int p) { return kHostExecution ? p : 0; }
   KOKKOS_INLINE_FUNCTION static int min_of(int a, int b) { return a < b ? a : b; }
-  KOKKOS_INLINE_FUNCTION static bool updates(const Tile& t, int p) {
-    return p % kTileX < t.nx && p / kTileX < t.ny;
-  }
+  KOKKOS_INLINE_FUNCTION static bool updates(const Tile& t, int p) { return p % kTileX < t.nx && p / kTileX < t.ny; }
   KOKKOS_INLINE_FUNCTION std::size_t cell_of(const Tile& t, int p, int k) const {
     return g.index(t.x0 + p % kTileX, t.y0 + p / kTileX, k);
   }
   // Index in the scratch plane of the cell (a, b) of the tile (from -2 to its size + 1).
-  KOKKOS_INLINE_FUNCTION static int plane_at(int a, int b) {
-    return (b + kGhostLayers) * kPitch + a + kGhostLayers;
-  }
+  KOKKOS_INLINE_FUNCTION static int plane_at(int a, int b) { return (b + kGhostLayers) * kPitch + a + kGhostLayers; }
 
   // The flux of the low z face of cell c, from cells c - 2 .. c + 1 along z read again and
   // converted (as the HIP kernel: cheaper than a window of four cells in registers).
   KOKKOS_INLINE_FUNCTION Cons<Real> z_flux(std::size_t c) const {
     Prim<Real> q[4];
-    for (int w = 0; w < 4; ++w)
-      q[w] = in_frame(cell_prims(load_cell(in, c + (w - 2) * g.stride[2]), gamma), 2);
+    for (int w = 0; w < 4; ++w) q[w] = in_frame(cell_prims(load_cell(in, c + (w - 2) * g.stride[2]), gamma), 2);
     return from_frame(flux_of_prims(q[0], q[1], q[2], q[3], gamma, lim, solver), 2);
   }
 
@@ -139,15 +144,14 @@ struct FusedStage {
   KOKKOS_INLINE_FUNCTION void plane_flux(const Scratch& s, int p) const {
     constexpr int step = D == 0 ? 1 : kPitch;
     const int at = plane_at(p % kTileX, p / kTileX);
-    const Cons<Real> w = from_frame(
-        flux_of_prims(frame<D>(s, at - 2 * step), frame<D>(s, at - step), frame<D>(s, at), frame<D>(s, at + step),
-                      gamma, lim, solver),
-        D);
+    const Cons<Real> w = from_frame(flux_of_prims(frame<D>(s, at - 2 * step), frame<D>(s, at - step), frame<D>(s, at),
+                                                  frame<D>(s, at + step), gamma, lim, solver),
+                                    D);
     for (int v = 0; v < kNumVars; ++v) s(flux_offset(D) + v * kPositions + p) = w.q[v];
   }
 
-  KOKKOS_INLINE_FUNCTION void plane_of(const Team& team, const Scratch& s, Columns& cols, const Tile& t,
-                                       int k) const {
+  KOKKOS_INLINE_FUNCTION void plane_of(const Team& team, const Scratch& s, Columns& cols, const Tile& t, int k,
+                                       Real& most) const {
     const int wide = t.nx + 2 * g.ng[0], high = t.ny + 2 * g.ng[1];
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, wide * high), [&](int i) { put_plane(s, t, k, i); });
     team.team_barrier();
@@ -161,36 +165,57 @@ struct FusedStage {
     });
     team.team_barrier();
     for_positions(team, [&](int p) {
-      if (updates(t, p)) update_cell_of(s, cols[state_of(p)], p, cell_of(t, p, k));
+      if (updates(t, p)) update_cell_of(s, cols[state_of(p)], p, cell_of(t, p, k), most);
     });
   }
 
   // dt div F of position p's cell summed over x, y, z in that order (as update_cell does),
-  // the stage applied, and the face above becomes the face below.
-  KOKKOS_INLINE_FUNCTION void update_cell_of(const Scratch& s, ColumnState<Real>& state, int p,
-                                             std::size_t c) const {
+  // the stage applied, and the face above becomes the face below. Stage 2 keeps the largest
+  // signal rate written in `most`.
+  KOKKOS_INLINE_FUNCTION void update_cell_of(const Scratch& s, ColumnState<Real>& state, int p, std::size_t c,
+                                             Real& most) const {
+    Cons<Real> w;
     for (int v = 0; v < kNumVars; ++v) {
       const int fx = flux_offset(0) + v * kPositions + p, fy = flux_offset(1) + v * kPositions + p;
       Real div = Real(0);
       if (st.active[0]) div += Real(st.dt_over_dx[0]) * (s(fx + 1) - s(fx));
       if (st.active[1]) div += Real(st.dt_over_dx[1]) * (s(fy + kTileX) - s(fy));
       if (st.active[2]) div += Real(st.dt_over_dx[2]) * (state.above.q[v] - state.below.q[v]);
-      out(v, c) = stage_value(st, u0(v, c), st.stage == 1 ? Real(0) : in(v, c), div);
+      w.q[v] = stage_value(st, u0(v, c), st.stage == 1 ? Real(0) : in(v, c), div);
+      out(v, c) = w.q[v];
     }
     if (st.active[2]) state.below = state.above;
+    if (st.stage == 2) {
+      const Real rate = state_signal_rate(w, gamma, scale);
+      if (rate > most) most = rate;
+    }
   }
 };
 
-// Stage `st.stage` over the cells of `box` in one pass (see FusedStage).
+// Stage `st.stage` over the cells of `box` in one pass (see FusedStage); stage 2 folds the
+// signal rates of the cells it writes into max_rate.
 template <class Real, class L>
 void fused_stage(const Launch& on, const Grid& g, const CellBox& box, const StageUpdate& st, const Physics& ph,
-                 const StateRef<Real, L>& in, const StateRef<Real, L>& u0, const StateRef<Real, L>& out) {
+                 const StateRef<Real, L>& in, const StateRef<Real, L>& u0, const StateRef<Real, L>& out,
+                 const Kokkos::View<Real, Exec::memory_space>& max_rate) {
   if (box.empty()) return;
   using Stage = FusedStage<Real, L>;
   const int tiles_x = (box.hi[0] - box.lo[0] + kFusedCellsX - 1) / kFusedCellsX;
   const int tiles_y = (box.hi[1] - box.lo[1] + kFusedCellsY - 1) / kFusedCellsY;
   const int tiles_z = (box.hi[2] - box.lo[2] + kFusedChunkZ - 1) / kFusedChunkZ;
-  const Stage stage{g, box, in, u0, out, st, static_cast<Real>(ph.gamma), ph.limiter, ph.riemann, tiles_x, tiles_y};
+  const Stage stage{g,
+                    box,
+                    in,
+                    u0,
+                    out,
+                    st,
+                    static_cast<Real>(ph.gamma),
+                    ph.limiter,
+                    ph.riemann,
+                    tiles_x,
+                    tiles_y,
+                    rate_scale<Real>(g),
+                    max_rate};
   const int team = kHostExecution ? 1 : kPositions;
   // A GPU's shared memory per block is a hard limit (the host's scratch is allocated memory,
   // whatever scratch_size_max says there).

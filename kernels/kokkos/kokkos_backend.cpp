@@ -86,6 +86,7 @@ class KokkosBackend final : public Backend {
 
   // ---- State in and out -------------------------------------------------------------
   void set_state(const std::vector<double>& canonical) override {
+    rates_ready_ = false;
     const Buffer& u0 = arrays_.u0();
     if (!staging_.get()) {  // the host writes the arrays in place (managed, or a host space)
       instances_.compute.fence();
@@ -131,22 +132,39 @@ class KokkosBackend final : public Backend {
   }
 
   // ---- Time-step controller (on the host) -------------------------------------------
-  void reset_control(const StepControl& initial) override { control_ = initial; }
+  void reset_control(const StepControl& initial) override {
+    control_ = initial;
+    rates_ready_ = false;
+  }
   void set_stop(double t_stop, long step_limit) override {
     control_.t_stop = t_stop;
     control_.step_limit = step_limit;
   }
+  // The time step from the largest signal rate of u0: folded in by the last step's fused
+  // stage 2 when it wrote every cell of u0 (rates_ready_), otherwise a pass over u0.
   void plan_step() override {
-    double rate = static_cast<double>(kokkos::max_signal_rate(compute_launch(), grid_, physics_, state(Slot::U0)));
+    double rate = 0;
+    if (rates_ready_) {
+      Real folded = 0;
+      Kokkos::deep_copy(folded, max_rate_);
+      Kokkos::deep_copy(max_rate_, Real(0));  // the next stage 2 starts from 0
+      rate = static_cast<double>(folded);
+    } else {
+      rate = static_cast<double>(kokkos::max_signal_rate(compute_launch(), grid_, physics_, state(Slot::U0)));
+    }
+    rates_ready_ = false;
     if (global_max_) rate = global_max_(rate);
     halocline::plan_step(control_, rate, arrays_.current());
   }
   void finish_step() override {
+    rates_ready_ = rates_folded_;
+    rates_folded_ = false;
     halocline::finish_step(control_);
     arrays_.finish_step();
   }
   void select_after_fault(AfterFault which) override {
     Kokkos::fence();
+    rates_ready_ = false;
     arrays_.select_after_fault(which, control_.failed_array);
     // The host owner's state is its host copy: bring the chosen state there.
     if (memory_.owner == Owner::Host) {
@@ -180,7 +198,8 @@ class KokkosBackend final : public Backend {
     if (cells.empty() || carried(stage, cells)) return;
     kokkos::fused_stage(compute_launch(), grid_, cells, stage_update(stage, control_.dt, grid_), physics_,
                         state(stage == 1 ? Slot::U0 : Slot::U1), state(Slot::U0),
-                        stage == 1 ? state(Slot::U1) : next_solution());
+                        stage == 1 ? state(Slot::U1) : next_solution(), max_rate_);
+    rates_folded_ = rates_folded_ || stage == 2;
   }
 
   // No step planned (dt 0): a step past a stop carries u0 over in stage 2; after a fault u0
@@ -295,6 +314,11 @@ class KokkosBackend final : public Backend {
   HaloBuffers<Buffer, Buffer> halo_buffers_;  // the strategy, device messages, host staging
   kokkos::StreamOrder halo_ready_, halo_done_;
   StepControl control_;
+  // The fused stage 2's largest signal rate of the cells it wrote (zero-initialised), and
+  // whether it holds u0's (see plan_step).
+  Kokkos::View<Real, kokkos::Exec::memory_space> max_rate_{"max_rate"};
+  bool rates_folded_ = false;  // this step's stage 2 folded its rates in
+  bool rates_ready_ = false;
   TransferLog transfers_;
 };
 

@@ -15,11 +15,6 @@ struct FluxArrays {
 struct Strides {
   std::size_t s[3];
 };
-template <class Real>
-struct RateParams {
-  Real inv_dx[3];
-  bool active[3];
-};
 
 template <class Real, class L>
 void update_stage(const Launch& on, const Grid& g, const CellBox& box, const StageUpdate& st,
@@ -48,11 +43,7 @@ void carry_stage(const Launch& on, const Grid& g, const CellBox& box, const Stat
 // max over interior cells of sum_d (|u_d| + c) / dx_d.
 template <class Real, class L>
 Real max_signal_rate(const Launch& on, const Grid& g, const Physics& ph, const StateRef<Real, L>& u) {
-  RateParams<Real> p{};
-  for (int d = 0; d < 3; ++d) {
-    p.inv_dx[d] = static_cast<Real>(1.0 / g.dx[d]);
-    p.active[d] = g.active(d);
-  }
+  const RateScale<Real> scale = rate_scale<Real>(g);
   const Real gamma = static_cast<Real>(ph.gamma);
   const std::size_t sy = g.stride[1], sz = g.stride[2];
   Real result = 0;
@@ -60,7 +51,7 @@ Real max_signal_rate(const Launch& on, const Grid& g, const Physics& ph, const S
       "signal_rate", on, interior_cells(g),
       KOKKOS_LAMBDA(int i, int j, int k, Real& local_max) {
         const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
-        const Real rate = cell_signal_rate(u, c, gamma, p.inv_dx, p.active);  // kernels/stencil.hpp
+        const Real rate = cell_signal_rate(u, c, gamma, scale);  // kernels/stencil.hpp
         if (rate > local_max) local_max = rate;
       },
       Kokkos::Max<Real>(result));
