@@ -305,6 +305,16 @@ double Comm::max(double x) const {
 #endif
 }
 
+std::uint64_t Comm::sum_mod64(std::uint64_t x) const {
+#if defined(HALOCLINE_HAVE_MPI)
+  std::uint64_t out = x;
+  MPI_Allreduce(&x, &out, 1, MPI_UINT64_T, MPI_SUM, as_mpi(cart_));  // unsigned: wraps modulo 2^64
+  return out;
+#else
+  return x;
+#endif
+}
+
 double Comm::sum(double x) const {
 #if defined(HALOCLINE_HAVE_MPI)
   double out = x;

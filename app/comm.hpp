@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,7 @@ class Comm {
 
   double max(double x) const;  // over all ranks
   double sum(double x) const;
+  std::uint64_t sum_mod64(std::uint64_t x) const;  // over all ranks, modulo 2^64
   // Per element min, max and mean over all ranks (for the timers).
   void min_max_mean(const std::vector<double>& x, std::vector<double>& min, std::vector<double>& max,
                     std::vector<double>& mean) const;

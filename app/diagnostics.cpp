@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "app/driver.hpp"
+#include "kernels/checksum.hpp"
 #include "kernels/host_parallel.hpp"
 
 namespace halocline {
@@ -52,14 +53,16 @@ double max_relative_drift(const Totals& a, const Totals& b) {
 }
 
 std::string state_checksum(const std::vector<double>& s) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (double x : s) {
-    unsigned char bytes[sizeof(double)];
-    std::memcpy(bytes, &x, sizeof x);
-    for (unsigned char b : bytes) h = (h ^ b) * 0x100000001b3ull;
-  }
+  const std::size_t cells = s.size() / kNumVars;
+  std::uint64_t sum = 0;
+  for (int v = 0; v < kNumVars; ++v)
+    for (std::size_t c = 0; c < cells; ++c) sum += checksum_term(s[v * cells + c], c, v);
+  return checksum_text(sum);
+}
+
+std::string checksum_text(std::uint64_t checksum) {
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(checksum));
   return hex;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -111,9 +112,11 @@ Totals conserved_totals(const std::vector<double>& canonical, const Grid& grid);
 // the initial total of absolute values (for momentum at least sqrt(2 M E), see driver.cpp).
 double max_relative_drift(const Totals& initial, const Totals& final);
 
-// 64-bit FNV-1a hash, as 16 hex digits, of the canonical state's bytes: a layout- and
-// decomposition-independent fingerprint of the solution.
+// The state's checksum (kernels/checksum.hpp) of the whole canonical state (variable-major,
+// cells x fastest), as 16 hex digits: a layout- and decomposition-independent fingerprint of
+// the solution, equal to what the backends compute where the state lives.
 std::string state_checksum(const std::vector<double>& canonical);
+std::string checksum_text(std::uint64_t checksum);
 
 // Primitive variables (rho, u, v, w, p), canonical order, from conserved ones.
 std::vector<double> primitives(const std::vector<double>& canonical, std::size_t ncells, double gamma);

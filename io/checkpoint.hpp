@@ -4,7 +4,7 @@
 // The state is stored in canonical order (variable-major, x fastest) as 64-bit floats: an
 // fp32 run's values convert to double and back exactly, so a restart continues bit for
 // bit in any layout and on any number of ranks. A checksum of the stored state (the
-// report's FNV-1a) and one of the header (every other field, the state's checksum among
+// report's, kernels/checksum.hpp) and one of the header (every other field, the state's checksum among
 // them) are checked on reading, so a corrupted file is refused, never used.
 #pragma once
 
@@ -18,8 +18,9 @@
 namespace halocline {
 
 // Bumped whenever the file's contents change. 2: the problem, the domain extent and the
-// boundaries stored, and the header covered by its own checksum.
-constexpr int kCheckpointFormat = 2;
+// boundaries stored, and the header covered by its own checksum. 3: the state's checksum is
+// kernels/checksum.hpp's order-independent sum (it was a sequential FNV-1a).
+constexpr int kCheckpointFormat = 3;
 
 // What a checkpoint holds besides the state.
 struct CheckpointHeader {

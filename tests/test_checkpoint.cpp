@@ -197,10 +197,10 @@ struct Saved {
   }
 };
 
-TEST(Checkpoint, WritesFormatTwoWithTheRunsProblemDomainAndBoundaries) {
+TEST(Checkpoint, WritesFormatThreeWithTheRunsProblemDomainAndBoundaries) {
   const Saved s;
   const hc::CheckpointHeader& h = s.header;
-  EXPECT_EQ(h.format, 2);
+  EXPECT_EQ(h.format, 3);
   EXPECT_EQ(h.problem, "kelvin_helmholtz");
   EXPECT_EQ(h.lo, (std::array<double, 3>{0, 0, 0}));
   EXPECT_EQ(h.hi, (std::array<double, 3>{1, 1, 1}));
@@ -312,12 +312,17 @@ TEST(Checkpoint, RefusesImpossibleValuesEvenWithAMatchingChecksum) {
   expect_refused(r, "has time nan");
 }
 
-TEST(Checkpoint, FormatOneIsRefused) {
+// Format 1 had no header checksum; format 2's state checksum was a sequential FNV-1a, where
+// format 3 has kernels/checksum.hpp's sum: both are refused with their version named.
+TEST(Checkpoint, OlderFormatsAreRefused) {
   const Saved s;
-  const fs::path p = s.copy("format1");
-  const int one = 1;
-  set_attribute(p, "format_version", H5T_NATIVE_INT, 0, &one);
-  EXPECT_NE(refusal(p).find("has format version 1; this Halocline reads version 2"), std::string::npos) << refusal(p);
+  for (const int old : {1, 2}) {
+    const fs::path p = s.copy("format" + std::to_string(old));
+    set_attribute(p, "format_version", H5T_NATIVE_INT, 0, &old);
+    EXPECT_NE(refusal(p).find("has format version " + std::to_string(old) + "; this Halocline reads version 3"),
+              std::string::npos)
+        << refusal(p);
+  }
 }
 
 // What a restart may not change is named, field by field; what it may change runs.

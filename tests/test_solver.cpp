@@ -5,9 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
+#include <utility>
 
 #include "app/driver.hpp"
 #include "app/select.hpp"
@@ -42,11 +46,29 @@ TEST(Solver, EveryDeckGivesTheSameChecksumInEveryLayout) {
 }
 
 TEST(Solver, ChecksumChangesWhenTheStateChanges) {
-  // The checksum must see a one-ulp change anywhere, or the layout test above proves little.
-  std::vector<double> s(5 * 64, 1.0);
+  // The checksum must see any change of any value, or the layout test above proves little:
+  // every single-bit flip of every value of a small state, and swaps of two values.
+  std::vector<double> s(5 * 27);
+  for (std::size_t i = 0; i < s.size(); ++i) s[i] = 1.0 + 0.01 * static_cast<double>(i % 7);
   const std::string base = hc::state_checksum(s);
-  s[5 * 64 - 1] = std::nextafter(1.0, 2.0);
-  EXPECT_NE(hc::state_checksum(s), base);
+  std::set<std::string> seen{base};
+  for (std::size_t i = 0; i < s.size(); ++i)
+    for (int bit = 0; bit < 64; ++bit) {
+      std::vector<double> t = s;
+      std::uint64_t bits;
+      std::memcpy(&bits, &t[i], sizeof bits);
+      bits ^= std::uint64_t(1) << bit;
+      std::memcpy(&t[i], &bits, sizeof bits);
+      seen.insert(hc::state_checksum(t));
+    }
+  EXPECT_EQ(seen.size(), 1 + s.size() * 64);  // each flip changes it, and to its own value
+  // Two different values swapped: between cells, between variables of one cell.
+  for (const auto& [a, b] : std::vector<std::pair<std::size_t, std::size_t>>{{0, 1}, {3, 3 + 27}, {5, 130}}) {
+    ASSERT_NE(s[a], s[b]);
+    std::vector<double> t = s;
+    std::swap(t[a], t[b]);
+    EXPECT_NE(hc::state_checksum(t), base) << a << " " << b;
+  }
 }
 
 // Periodic problems: mass, momentum and energy to 1e-12 relative after 100 steps (fp64).
@@ -203,6 +225,25 @@ TEST_P(SolverOnEachBackend, FusedMatchesSplit) {
           EXPECT_EQ(fused.checksum, split.checksum) << what;
           // No flux arrays: the fused run holds 3 state arrays where the split one holds 3 + nd.
           EXPECT_LT(fused.device_bytes, split.device_bytes) << what;
+        }
+}
+
+// The checksum a backend computes where the state lives (Backend::checksum_part) is the
+// host's definition (kernels/checksum.hpp) of the state it hands back, in every deck, layout
+// and precision, with both kernel strategies.
+TEST_P(SolverOnEachBackend, ChecksumMatchesTheHostDefinition) {
+  for (hc::Config c : fused_cases())
+    for (hc::Precision prec : {hc::Precision::FP64, hc::Precision::FP32})
+      for (hc::LayoutKind l : {hc::LayoutKind::AoS, hc::LayoutKind::SoA, hc::LayoutKind::AoSoA})
+        for (hc::KernelStrategy k : {hc::KernelStrategy::Split, hc::KernelStrategy::Fused}) {
+          c.backend = GetParam();
+          c.precision = prec;
+          c.layout = l;
+          c.kernels = k;
+          const hc::RunResult r = hc::run_quietly(c);
+          ASSERT_FALSE(r.final_state.empty());
+          EXPECT_EQ(r.checksum, hc::state_checksum(r.final_state))
+              << c.deck_path << " " << hc::layout_name(l) << " " << hc::precision_name(prec);
         }
 }
 

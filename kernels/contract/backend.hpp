@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -189,6 +190,11 @@ class Backend {
     (void)sums;
     return false;
   }
+
+  // This rank's part of the state's checksum (kernels/checksum.hpp): the sum modulo 2^64 of
+  // the terms of u0's interior cells, computed where the state lives. The driver adds the
+  // ranks' parts.
+  virtual std::uint64_t checksum_part() = 0;
 
   // Every host-device copy made so far (empty for a backend in host memory).
   virtual const TransferLog& transfers() const = 0;

@@ -60,13 +60,13 @@ class HipBackend final : public Backend {
     const bool managed = memory.owner == Owner::Managed;
     const std::size_t state_bytes = L::storage_size(grid.ncells) * sizeof(Real);
     const int arrays = solver_arrays(grid, kernels == KernelStrategy::Split);
-    const std::size_t scratch = sizeof(hip::RateBits<Real>) + sizeof(Real) + 2 * sizeof(StepControl);
+    const std::size_t scratch = sizeof(hip::RateBits<Real>) + sizeof(double) + 2 * sizeof(StepControl);
     hip::check_fits(arrays * state_bytes + scratch, managed ? "the managed owner model" : "this grid");
 
     arrays_.allocate(grid, kernels == KernelStrategy::Split, state_bytes,
                      [&](std::size_t bytes, const std::string&) { return hip::DeviceArray(bytes, managed); });
     max_rate_ = hip::DeviceArray(sizeof(hip::RateBits<Real>), false);
-    sum_ = hip::DeviceArray(sizeof(Real), false);
+    sum_ = hip::DeviceArray(sizeof(double), false);  // a Real sum, or the checksum's 64 bits
     control_ = hip::DeviceArray(sizeof(StepControl), false);
     // The host's view of the controller: written by the finish-step kernel straight into
     // page-locked, device-mapped host memory (two slots: one the host may read while the
@@ -339,6 +339,18 @@ class HipBackend final : public Backend {
   DeviceInfo device_info() const override { return hip_device_info(device_id_); }
 
   const TransferLog& transfers() const override { return log_; }
+
+  std::uint64_t checksum_part() override {
+    const Box box = hip::interior_box(grid_);
+    HIP_CHECK(hipMemsetAsync(sum_.get(), 0, sizeof(unsigned long long), compute_));
+    hip::checksum_kernel<<<hip::rate_blocks(box), Box::threads(), 0, compute_>>>(
+        grid_, box, state(Slot::U0), static_cast<unsigned long long*>(sum_.get()));
+    HIP_CHECK_LAUNCH();
+    unsigned long long sum = 0;
+    copier_.result_to_host(&sum, sum_.get(), sizeof sum, Purpose::Output, compute_);
+    HIP_CHECK(hipStreamSynchronize(compute_));
+    return sum;
+  }
 
   bool device_sums(double sums[5]) override {
     const Box box = hip::interior_box(grid_);

@@ -2,6 +2,7 @@
 // and the gather of one variable for a device sum.
 #pragma once
 
+#include "kernels/checksum.hpp"
 #include "kernels/hip/policies.hpp"
 #include "kernels/hip/step_control.hpp"
 #include "kernels/stencil.hpp"
@@ -47,6 +48,31 @@ __global__ void signal_rate_kernel(Grid g, Box box, StateRef<Real, L> u, Real ga
       if (rate > most) most = rate;
     }
   block_max_into<Real, 64 * 4>(max_bits, most);
+}
+
+// This block's cells' part of the state's checksum (kernels/checksum.hpp), added into *sum
+// (an integer sum modulo 2^64: the same in any order). Launched as signal_rate_kernel.
+template <class Real, class L>
+__global__ void checksum_kernel(Grid g, Box box, StateRef<Real, L> u, unsigned long long* sum) {
+  __shared__ unsigned long long part[64 * 4];
+  const int i = box.lo[0] + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = box.lo[1] + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  const int k0 = box.lo[2] + static_cast<int>(blockIdx.z) * kRateChunkZ, k1 = min(k0 + kRateChunkZ, box.hi[2]);
+  unsigned long long mine = 0;
+  if (i < box.hi[0] && j < box.hi[1])
+    for (int k = k0; k < k1; ++k) {
+      const std::size_t c = g.index(i, j, k);
+      const std::uint64_t cell = global_cell(g, i, j, k);
+      for (int v = 0; v < kNumVars; ++v) mine += checksum_term(static_cast<double>(u(v, c)), cell, v);
+    }
+  const int t = threadIdx.x + blockDim.x * threadIdx.y;
+  part[t] = mine;
+  __syncthreads();
+  for (int s = 64 * 4 / 2; s > 0; s /= 2) {
+    if (t < s) part[t] += part[t + s];
+    __syncthreads();
+  }
+  if (t == 0) atomicAdd(sum, part[0]);
 }
 
 // One conserved variable of every interior cell, in interior order, for a device sum.

@@ -263,6 +263,8 @@ class KokkosBackend final : public Backend {
 
   std::size_t bytes_allocated() const override { return arrays_.bytes(); }
 
+  std::uint64_t checksum_part() override { return kokkos::checksum_part(compute_launch(), grid_, state(Slot::U0)); }
+
  private:
   using Buffer = kokkos::Buffer;
 

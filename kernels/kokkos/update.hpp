@@ -1,6 +1,9 @@
 // The conservative update of one SSP-RK2 stage and the time-step reduction.
 #pragma once
 
+#include <cstdint>
+
+#include "kernels/checksum.hpp"
 #include "kernels/kokkos/policies.hpp"
 #include "kernels/stencil.hpp"
 
@@ -55,6 +58,23 @@ Real max_signal_rate(const Launch& on, const Grid& g, const Physics& ph, const S
         if (rate > local_max) local_max = rate;
       },
       Kokkos::Max<Real>(result));
+  return result;
+}
+
+// This rank's part of the state's checksum (kernels/checksum.hpp): an integer sum modulo
+// 2^64, the same in any order.
+template <class Real, class L>
+std::uint64_t checksum_part(const Launch& on, const Grid& g, const StateRef<Real, L>& u) {
+  const std::size_t sy = g.stride[1], sz = g.stride[2];
+  std::uint64_t result = 0;
+  reduce_cells(
+      "checksum", on, interior_cells(g),
+      KOKKOS_LAMBDA(int i, int j, int k, std::uint64_t& sum) {
+        const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
+        const std::uint64_t cell = global_cell(g, i, j, k);
+        for (int v = 0; v < kNumVars; ++v) sum += checksum_term(static_cast<double>(u(v, c)), cell, v);
+      },
+      Kokkos::Sum<std::uint64_t>(result));
   return result;
 }
 
