@@ -202,8 +202,7 @@ Simulation::Simulation(const Config& config, const RunOptions& options, RunResul
 void Simulation::set_up_backend() {
   agreed([&] {
     // Memory first, counted before any allocation, for the ranks that share this node.
-    check_memory_plan(plan_memory(config_, comm_.grid().dims, !runs_on_gpu(config_.backend), comm_.node_size(),
-                                  comm_.node_has_root()));
+    check_memory(config_, comm_.grid().dims, !runs_on_gpu(config_.backend), comm_.node_size(), comm_.node_has_root());
     halo_ = choose_halo(config_, comm_, g_);  // app/select.cpp
     BoundaryFaces faces = boundary_of(config_);
     for (int d = 0; d < 3; ++d)

@@ -31,8 +31,19 @@ MemoryPlan plan_memory(const Config& config, const std::array<int, 3>& ranks_gri
 // leaves of the address space). Device memory is the GPU backend's own check.
 void check_memory_plan(const MemoryPlan& plan);
 
-// Host memory this process may still take, in bytes: the smaller of Linux's MemAvailable
-// and what the address-space limit (RLIMIT_AS) leaves; 0 when neither is known.
+// check_memory_plan of the plan of `config`; a refusal also names the largest grid of the
+// same shape (each active size scaled alike) that would fit (largest_fitting_grid).
+void check_memory(const Config& config, const std::array<int, 3>& ranks_grid, bool solver_on_host, int node_ranks = 1,
+                  bool node_has_rank0 = true);
+
+// The largest grid of the shape of `config` (its active sizes scaled by one factor) whose
+// plan fits `available` host bytes (0: no limit but the address space); {0, 0, 0} when none.
+std::array<int, 3> largest_fitting_grid(const Config& config, const std::array<int, 3>& ranks_grid, bool solver_on_host,
+                                        int node_ranks, bool node_has_rank0, std::uint64_t available);
+
+// Host memory this process may still take, in bytes: the smallest of Linux's MemAvailable,
+// what the address-space limit (RLIMIT_AS) leaves, and what the memory cgroup's limit
+// leaves; 0 when none is known.
 std::uint64_t host_bytes_available();
 
 // "the machine has N bytes (G GiB) available[; ulimit -v leaves M bytes]", for messages.

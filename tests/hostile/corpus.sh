@@ -190,12 +190,14 @@ case_GridBeyondHostMemory() {
   hc run "$inputs/bench.toml" --set grid.n=8000 --out o
   expect_refused "of host memory"
   expect_err "available"
+  expect_err "the largest grid of this shape that fits: "
 }
 case_AddressSpaceLimit() {
   ready
   run sh -c 'ulimit -v 3000000 && exec "$0" run "$1" --set grid.n=300 --out o' "$bin" "$inputs/bench.toml"
   grep -q AddressSanitizer "$log/err" && skip "a sanitized build cannot run under ulimit -v"
   expect_refused "ulimit -v leaves this process"
+  expect_err "the largest grid of this shape that fits: "
 }
 
 # ---- Output paths ----------------------------------------------------------------------------

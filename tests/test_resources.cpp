@@ -1,0 +1,46 @@
+// The memory plan's refusal names the largest grid that fits (app/resources.hpp).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <string>
+
+#include "app/resources.hpp"
+#include "io/deck.hpp"
+
+namespace hc = halocline;
+
+namespace {
+
+hc::Config bench(const std::string& sizes) {
+  return hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/bench.toml", {sizes});
+}
+
+unsigned __int128 host_bytes(const hc::Config& c) { return hc::plan_memory(c, {1, 1, 1}, true).host_bytes(); }
+
+}  // namespace
+
+// With room for a 150^3 grid and a little more, the largest cube that fits is one whose plan
+// fits while the next size up does not; a box keeps its proportions.
+TEST(Resources, LargestFittingGridFitsAndOneMoreDoesNot) {
+  const hc::Config wanted = bench("grid.n=400");
+  const auto available = static_cast<std::uint64_t>(host_bytes(bench("grid.n=150")) + 12345);
+  const std::array<int, 3> n = hc::largest_fitting_grid(wanted, {1, 1, 1}, true, 1, true, available);
+  EXPECT_EQ(n[0], n[1]);
+  EXPECT_EQ(n[1], n[2]);
+  EXPECT_GE(n[0], 150);
+  EXPECT_LE(host_bytes(bench("grid.n=" + std::to_string(n[0]))), available);
+  EXPECT_GT(host_bytes(bench("grid.n=" + std::to_string(n[0] + 1))), available);
+
+  const hc::Config box = bench("grid.nx=400");  // 400 x 128 x 128
+  const std::array<int, 3> m = hc::largest_fitting_grid(box, {1, 1, 1}, true, 1, true, available);
+  EXPECT_GT(m[0], m[1]);
+  EXPECT_EQ(m[1], m[2]);
+  EXPECT_NEAR(static_cast<double>(m[0]) / m[1], 400.0 / 128.0, 0.05);
+}
+
+// Nothing fits in a few bytes; no limit but the address space lets the grid be.
+TEST(Resources, LargestFittingGridAtTheExtremes) {
+  const hc::Config c = bench("grid.n=64");
+  EXPECT_EQ(hc::largest_fitting_grid(c, {1, 1, 1}, true, 1, true, 100), (std::array<int, 3>{0, 0, 0}));
+  EXPECT_EQ(hc::largest_fitting_grid(c, {1, 1, 1}, true, 1, true, 0), (std::array<int, 3>{64, 64, 64}));
+}
