@@ -246,6 +246,11 @@ void print_summary(std::ostream& os, const Config& c, const RunResult& r) {
      << r.backend_description << '\n';
   os << "steps " << r.steps << ", t = " << r.sim_time << ", wall " << std::fixed << std::setprecision(3) << r.wall_s
      << " s, loop " << r.loop_s << " s\n";
+  double outside = 0;
+  for (const auto& lap : r.outside_loop) outside += lap.second;
+  os << "outside the loop " << outside << " s:";
+  for (const auto& [what, seconds] : r.outside_loop) os << ' ' << what << ' ' << seconds;
+  os << '\n';
   os << std::defaultfloat << std::setprecision(4) << "FOM " << r.cell_updates_per_s / 1e6 << " M cell-updates/s\n\n";
   os << std::left << std::setw(26) << "phase" << std::right << std::setw(8) << "calls" << std::setw(12) << "total s"
      << std::setw(12) << "mean ms" << std::setw(12) << "min ms" << std::setw(12) << "max ms" << std::setw(8) << "% wall"

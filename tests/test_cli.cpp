@@ -338,6 +338,26 @@ namespace {
 
 // A grid whose arrays cannot fit in the host's available memory is refused before any
 // allocation: exit 2, one line with the bytes needed and available.
+// The summary says how long the run spent outside the step loop, part by part: the
+// report's outside_loop_s, each key on the line, their sum first.
+TEST_F(Cli, RunPrintsTheTimeOutsideTheLoop) {
+  const fs::path out = dir_ / "outside";
+  const Result r =
+      run({"run", "inputs/bench.toml", "--set", "grid.n=8", "--steps", "2", "--no-probe", "--out", out.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::size_t at = r.out.find("outside the loop ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+  const nlohmann::json j = read_json(out / "report.json");
+  double sum = 0;
+  for (const auto& [what, seconds] : j.at("outside_loop_s").items()) {
+    EXPECT_NE(line.find(" " + what + " "), std::string::npos) << what << " missing from: " << line;
+    sum += seconds.get<double>();
+  }
+  const double printed = std::stod(line.substr(std::string("outside the loop ").size()));
+  EXPECT_NEAR(printed, sum, 1e-3) << line;
+}
+
 TEST_F(Cli, NotEnoughHostMemoryExitsTwo) {
   const Result r = run(
       {"run", "inputs/bench.toml", "--set", "grid.n=8000", "--backend", "kokkos", "--out", (dir_ / "oom").string()});
