@@ -203,6 +203,9 @@ void Simulation::set_up_backend() {
   agreed([&] {
     // Memory first, counted before any allocation, for the ranks that share this node.
     check_memory(config_, comm_.grid().dims, !runs_on_gpu(config_.backend), comm_.node_size(), comm_.node_has_root());
+    r_.host_bytes_planned = static_cast<double>(
+        plan_memory(config_, comm_.grid().dims, !runs_on_gpu(config_.backend), comm_.node_size(), comm_.node_has_root())
+            .host_bytes());
     halo_ = choose_halo(config_, comm_, g_);  // app/select.cpp
     BoundaryFaces faces = boundary_of(config_);
     for (int d = 0; d < 3; ++d)

@@ -99,6 +99,7 @@ struct RunResult {
   std::vector<std::string> snapshots;              // XDMF files written
   std::vector<std::string> checkpoints;            // checkpoint files written (older ones may be pruned)
   std::size_t device_bytes = 0;
+  double host_bytes_planned = 0;  // this node's host bytes by the memory plan (app/resources.hpp)
   DeviceInfo device;
   TransferLog transfers;
 };

@@ -1,5 +1,7 @@
 #include "app/report.hpp"
 
+#include <sys/resource.h>
+
 #include "app/info.hpp"
 #include "app/outputs.hpp"
 
@@ -176,6 +178,12 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   for (const auto& [what, seconds] : r.outside_loop) outside[what] = seconds;
   j["outside_loop_s"] = outside;
   j["bytes_allocated"] = r.device_bytes;
+  // The host memory this process held at its peak: the memory plan's count for the node, and
+  // the kernel's (getrusage: the largest resident set so far, this rank).
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  j["host_bytes_peak"] = {{"planned", r.host_bytes_planned},
+                          {"max_rss", static_cast<double>(usage.ru_maxrss) * 1024.0}};
   j["fom"] = {{"cell_updates_per_s", r.cell_updates_per_s},
               {"definition", "interior cells x steps / time-step loop seconds (output excluded)"}};
   j["step_time_s"] = step_time_json(r.step_times);
