@@ -100,7 +100,7 @@ sanitize: deps
 NVCC     ?= /usr/local/cuda/bin/nvcc
 KOKKOS_GPU_ROOT ?=
 KOKKOS_HIP_ROOT ?=
-HIP_PACKAGES := hipcc libamdhip64-dev librocprim-dev
+HIP_PACKAGES := hipcc libamdhip64-dev
 
 .PHONY: gpu-builds
 gpu-builds: deps

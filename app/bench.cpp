@@ -251,6 +251,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
         if (progress) *progress << "bench: " << row.name << '\n' << std::flush;
         RunOptions options;
         options.write_output = false;
+        options.keep_final_state = false;
         const auto started = std::chrono::steady_clock::now();
         const RunResult r = run_simulation(c, options);  // the backend is freed on return
         row.run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -296,22 +296,28 @@ void Comm::exchange(int d, const HaloMessages& m) const {
 }
 
 double Comm::max(double x) const {
-#if defined(HALOCLINE_HAVE_MPI)
-  double out = x;
-  MPI_Allreduce(&x, &out, 1, MPI_DOUBLE, MPI_MAX, as_mpi(cart_));
-  return out;
-#else
+  max_in_place(&x, 1);
   return x;
+}
+
+void Comm::max_in_place(double* x, int n) const {
+#if defined(HALOCLINE_HAVE_MPI)
+  MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_MAX, as_mpi(cart_));
+#else
+  (void)x, (void)n;
 #endif
 }
 
 std::uint64_t Comm::sum_mod64(std::uint64_t x) const {
-#if defined(HALOCLINE_HAVE_MPI)
-  std::uint64_t out = x;
-  MPI_Allreduce(&x, &out, 1, MPI_UINT64_T, MPI_SUM, as_mpi(cart_));  // unsigned: wraps modulo 2^64
-  return out;
-#else
+  sum_mod64_in_place(&x, 1);
   return x;
+}
+
+void Comm::sum_mod64_in_place(std::uint64_t* x, int n) const {
+#if defined(HALOCLINE_HAVE_MPI)
+  MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_UINT64_T, MPI_SUM, as_mpi(cart_));  // unsigned: wraps modulo 2^64
+#else
+  (void)x, (void)n;
 #endif
 }
 

@@ -96,6 +96,9 @@ class Comm {
   double max(double x) const;  // over all ranks
   double sum(double x) const;
   std::uint64_t sum_mod64(std::uint64_t x) const;  // over all ranks, modulo 2^64
+  // The same for n values at once, each replaced by its max (sum) over the ranks.
+  void max_in_place(double* x, int n) const;
+  void sum_mod64_in_place(std::uint64_t* x, int n) const;
   // Per element min, max and mean over all ranks (for the timers).
   void min_max_mean(const std::vector<double>& x, std::vector<double>& min, std::vector<double>& max,
                     std::vector<double>& mean) const;

@@ -7,34 +7,33 @@
 
 #include "app/driver.hpp"
 #include "kernels/checksum.hpp"
-#include "kernels/host_parallel.hpp"
+#include "kernels/totals.hpp"
 
 namespace halocline {
 
 Totals conserved_totals(const std::vector<double>& s, const Grid& g) {
+  const std::size_t n = g.ninterior;
+  auto cell_values = [&](std::size_t c, double w[kNumVars]) {
+    for (int v = 0; v < kNumVars; ++v) w[v] = s[v * n + c];
+  };
+  MaxAbs m;
+  reset(m);
+  double w[kNumVars];
+  for (std::size_t c = 0; c < n; ++c) cell_values(c, w), add_cell(m, w);
+  const TotalsScale scale = totals_scale(m, n);
+  FixedSums sums;
+  reset(sums);
+  for (std::size_t c = 0; c < n; ++c) cell_values(c, w), add_cell(sums, scale, w);
+  return fixed_point_totals(sums, scale, g.dx[0] * g.dx[1] * g.dx[2]);
+}
+
+Totals fixed_point_totals(FixedSums sums, const TotalsScale& scale, double cell_volume) {
+  carry(sums);  // one (hi, lo) for each integer: the same double for any split of the sum
   Totals out;
-  const double volume = g.dx[0] * g.dx[1] * g.dx[2];
-  // One variable per thread, each summed in canonical order (the same result on any number
-  // of threads); small states on the calling thread.
-  const std::size_t per_thread = g.ninterior >= (1u << 16) ? 1 : kNumVars;
-  parallel_for(
-      kNumVars,
-      [&](std::size_t v0, std::size_t v1) {
-        for (std::size_t v = v0; v < v1; ++v) {
-          // Neumaier's compensated sum: the totals must resolve drifts near 1e-15.
-          double sum = 0, comp = 0, abs_sum = 0;
-          for (std::size_t c = 0; c < g.ninterior; ++c) {
-            const double x = s[v * g.ninterior + c];
-            const double t = sum + x;
-            comp += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
-            sum = t;
-            abs_sum += std::fabs(x);
-          }
-          out.sum[v] = (sum + comp) * volume;
-          out.abs_sum[v] = abs_sum * volume;
-        }
-      },
-      per_thread);
+  for (int v = 0; v < kNumVars; ++v) {
+    out.sum[v] = fixed_total(sums, scale, v) * cell_volume;
+    out.abs_sum[v] = fixed_total(sums, scale, kNumVars + v) * cell_volume;
+  }
   return out;
 }
 

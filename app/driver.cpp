@@ -45,6 +45,7 @@
 #include "app/stages.hpp"
 #include "io/snapshot.hpp"
 #include "kernels/host_parallel.hpp"
+#include "kernels/totals.hpp"
 
 namespace halocline {
 
@@ -132,6 +133,7 @@ class Simulation {
   void set_up_outputs();
   void start_controller();
   void write_snapshot(long step, double time, bool fetch = true);
+  Totals state_totals();
   [[noreturn]] void report_fault();
   void checkpoint_at_stop();
   void sample_step();
@@ -211,7 +213,13 @@ void Simulation::set_up_backend() {
     for (int d = 0; d < 3; ++d)
       for (int side = 0; side < 2; ++side)
         if (halo_.exchanged[d][side]) faces.face[d][side] = Boundary::Exchanged;
-    backend_ = make_backend(config_, g_, faces, comm_.node_rank());
+    try {
+      backend_ = make_backend(config_, g_, faces, comm_.node_rank());
+    } catch (const ResourceError& e) {
+      if (e.device_free == 0) throw;
+      throw ResourceError(device_refusal(e.what(), config_, comm_.grid().dims, comm_.node_size(), comm_.node_has_root(),
+                                         e.device_free));
+    }
   });
   r_.halo = halo_.strategy;
   r_.kernels = backend_->kernels();
@@ -229,19 +237,39 @@ void Simulation::set_up_backend() {
   stages_ = std::make_unique<Stages>(make_stages(*backend_, comm_, *timers_, *halo_clock_, halo_, g_));
 }
 
-// The state on this rank: the deck's initial state, or a checkpoint's (--restart); the
-// initial totals from the backend's copy, so that an fp32 run measures drift from its own
-// rounded start.
+// The state on this rank: the deck's initial state, made by the backend where the state
+// lives when kernels/initial_state.hpp can (else on the host and copied there), or a
+// checkpoint's (--restart); the initial totals from the backend's state, so that an fp32 run
+// measures drift from its own rounded start. The host keeps no copy.
 void Simulation::set_up_state() {
   const bool restart = !config_.restart_path.empty();
   if (restart) start_ = load_restart(config_, comm_, g_, r_.grid);
-  agreed([&] { state_ = restart ? std::move(start_.state) : initial_state(config_, g_); });
+  InitialCondition ic;
+  const bool made_in_place = !restart && initial_condition_of(config_, g_, ic);  // app/problems.cpp
+  agreed([&] {
+    if (made_in_place)
+      backend_->make_initial_state(ic);
+    else
+      state_ = restart ? std::move(start_.state) : initial_state(config_, g_);
+  });
   laps_("initial_state");
-  backend_->set_state(state_);
-  backend_->get_state(state_, Purpose::Setup);
-  whole_ = comm_.gather(state_, g_, r_.grid);
-  if (comm_.root()) r_.initial = conserved_totals(whole_, r_.grid);
-  laps_("upload");  // the state into the backend, back, gathered, its totals
+  if (!made_in_place) backend_->set_state(state_);
+  std::vector<double>().swap(state_);
+  r_.initial = state_totals();
+  laps_("upload");  // the state into the backend where the host made it, its totals
+}
+
+// The conservation totals of u0 over every rank (kernels/totals.hpp): the same bits for any
+// layout, rank count, process grid and backend, and as conserved_totals() makes them on the
+// host. Two passes where the state lives, and two small allreduces.
+Totals Simulation::state_totals() {
+  MaxAbs most = backend_->max_abs_part();
+  comm_.max_in_place(most.v, kNumVars);
+  const TotalsScale scale = totals_scale(most, r_.grid.ninterior);
+  FixedSums sums = backend_->fixed_sums_part(scale);
+  carry(sums);  // so that the ranks' sums add without overflow
+  comm_.sum_mod64_in_place(reinterpret_cast<std::uint64_t*>(&sums), 2 * kTotalsSums);
+  return fixed_point_totals(sums, scale, g_.dx[0] * g_.dx[1] * g_.dx[2]);
 }
 
 // Snapshots: with several ranks and a parallel HDF5 every rank writes its block of one
@@ -475,17 +503,15 @@ void Simulation::finish() {
   const long step = control_.step;
   const double t = control_.t;
   laps_.start = Clock::now();
-  // The checksum where the state lives, before it is copied back (kernels/checksum.hpp).
+  // The checksum and the totals where the state lives (kernels/checksum.hpp, totals.hpp);
+  // the state comes to the host only for a final snapshot or when the caller keeps it.
   const std::uint64_t checksum = comm_.sum_mod64(backend_->checksum_part());
-  backend_->get_state(state_);
-  double sums[5];
-  if ((r_.has_device_final = backend_->device_sums(sums))) {
-    const double volume = g_.dx[0] * g_.dx[1] * g_.dx[2];
-    for (int v = 0; v < kNumVars; ++v) r_.device_final[v] = comm_.sum(sums[v]) * volume;
-  }
+  r_.final = state_totals();
+  const bool snapshot = options_.write_output && config_.output_final && last_snapshot_step_ != step;
   whole_is_current_ = false;
-  if (options_.write_output && config_.output_final && last_snapshot_step_ != step) write_snapshot(step, t, false);
-  if (!whole_is_current_) whole_ = comm_.gather(state_, g_, r_.grid);
+  if (snapshot || options_.keep_final_state) backend_->get_state(state_);
+  if (snapshot) write_snapshot(step, t, false);
+  if (options_.keep_final_state && !whole_is_current_) whole_ = comm_.gather(state_, g_, r_.grid);
   r_.steps = step;
   r_.steps_submitted = asked_;
   r_.timed_steps = asked_ - r_.timed_steps_from;
@@ -493,11 +519,8 @@ void Simulation::finish() {
   r_.loop_s = loop_s;
   r_.cell_updates_per_s = loop_s > 0 ? static_cast<double>(r_.grid.ninterior) * step / loop_s : 0.0;
   r_.checksum = checksum_text(checksum);
-  if (comm_.root()) {
-    r_.final = conserved_totals(whole_, r_.grid);
-    r_.final_state = std::move(whole_);
-  }
-  laps_("final_state");  // copied back, reduced, gathered, the final snapshot, checksum
+  if (comm_.root() && options_.keep_final_state) r_.final_state = std::move(whole_);
+  laps_("final_state");  // checksum, totals, and where asked the copy, the gather, the snapshot
   reduce_timers();
   r_.devices_over_ranks = comm_.gather(device_identity(r_.device));
   r_.transfers = backend_->transfers();

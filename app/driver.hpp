@@ -53,6 +53,10 @@ constexpr long kTracedStepsUnsampled = 2;
 struct RunOptions {
   bool write_output = true;  // snapshots at the deck's interval and at the end
   bool progress = false;     // a progress line on stderr (app/progress.hpp)
+  // The final state copied to the host and gathered into RunResult::final_state (for
+  // verification and tests). The command line's runs do not ask: the state then leaves the
+  // device only for the files a person asked for.
+  bool keep_final_state = true;
 };
 
 struct RunResult {
@@ -79,12 +83,12 @@ struct RunResult {
   long traced_step = -1;
   std::vector<TraceEvent> timeline;
   double cell_updates_per_s = 0;
-  // Conserved, canonical order (see Backend), of the whole domain. With several ranks this
-  // and everything computed from it (totals, checksum) are on rank 0 only.
+  // Conserved, canonical order (see Backend), of the whole domain, when the options keep it:
+  // with several ranks on rank 0 only.
   std::vector<double> final_state;
+  // Totals and checksum, made where the state lives (kernels/totals.hpp, checksum.hpp):
+  // on every rank.
   Totals initial, final;
-  bool has_device_final = false;
-  std::array<double, 5> device_final{};  // final totals reduced on the device (GPU backends)
   std::string checksum;
   std::vector<PhaseStats> timers;  // this rank's (rank 0's in the report)
   // Each phase's total seconds over the ranks: min, max and mean (aligned with `timers`).
@@ -106,8 +110,11 @@ struct RunResult {
 
 RunResult run_simulation(const Config& config, const RunOptions& options = {});
 
-// Totals of a canonical state (compensated summation, in canonical order).
+// Totals of a canonical state of the whole grid, as kernels/totals.hpp defines them: the same
+// bits as the backends' totals of that state.
 Totals conserved_totals(const std::vector<double>& canonical, const Grid& grid);
+// The totals of fixed-point sums over the whole grid at `scale`, times the cell volume.
+Totals fixed_point_totals(FixedSums sums, const TotalsScale& scale, double cell_volume);
 
 // Largest relative drift |final - initial| / scale over the five totals, where scale is
 // the initial total of absolute values (for momentum at least sqrt(2 M E), see driver.cpp).

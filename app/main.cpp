@@ -126,6 +126,7 @@ int do_run(const RunArgs& a) {
 
   hc::RunOptions options;
   options.progress = !a.quiet && isatty(STDERR_FILENO);  // a line on a terminal, nothing in a log
+  options.keep_final_state = false;                      // the state leaves the device for files only
   const hc::RunResult result = hc::run_simulation(config, options);
   if (result.rank != 0) return 0;  // rank 0 has the gathered state and speaks for the run
   nlohmann::json report = hc::make_report(config, result);

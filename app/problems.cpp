@@ -30,18 +30,6 @@ double periodic_delta(const Config& c, double a, double b, int d) {
   return delta;
 }
 
-PrimState riemann_state(const Config& c, const double x[3]) {
-  const RiemannSetup& r = c.riemann;
-  const PrimState& side = x[r.direction] < r.x0 ? r.left : r.right;
-  // The deck's u is the velocity along the problem's direction, v and w the transverse
-  // components in the rotated order of kernels/hydro.hpp, so the problem is the same
-  // along x, y or z.
-  const double normal_frame[3] = {side.u, side.v, side.w};
-  double lab[3];
-  for (int k = 0; k < 3; ++k) lab[(r.direction + k) % 3] = normal_frame[k];
-  return PrimState{side.rho, lab[0], lab[1], lab[2], side.p};
-}
-
 // Yee et al. (1999): an isentropic vortex advected by a uniform flow.
 PrimState vortex_state(const Config& c, const double x[3], double t) {
   const VortexSetup& v = c.vortex;
@@ -81,26 +69,38 @@ PrimState kh_state(const Config& c, const double x[3]) {
   return PrimState{rho, u, k.amplitude * std::sin(4 * kPi * xf), 0.0, k.p};
 }
 
-// A deterministic pseudo-random number in [-1, 1] from a global cell index (splitmix64),
-// so the perturbation does not depend on layout, rank count or loop order.
-double hashed_unit(std::uint64_t index, unsigned seed) {
-  std::uint64_t z = index + 0x9E3779B97F4A7C15ull * (seed + 1ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return 2.0 * (static_cast<double>(z >> 11) / 9007199254740992.0) - 1.0;
-}
-
 void store(std::vector<double>& out, std::size_t n, std::size_t cell, const double w[5]) {
   for (int v = 0; v < kNumVars; ++v) out[v * n + cell] = w[v];
 }
 
 void to_conserved(const PrimState& s, double gamma, double w[5]) {
-  w[0] = s.rho;
-  w[1] = s.rho * s.u;
-  w[2] = s.rho * s.v;
-  w[3] = s.rho * s.w;
-  w[4] = s.p / (gamma - 1) + 0.5 * s.rho * (s.u * s.u + s.v * s.v + s.w * s.w);
+  const double prim[5] = {s.rho, s.u, s.v, s.w, s.p};
+  conserved_of(prim, gamma, w);
+}
+
+void set_prim(const PrimState& s, double out[5]) {
+  out[0] = s.rho, out[1] = s.u, out[2] = s.v, out[3] = s.w, out[4] = s.p;
+}
+
+// Cells of the whole domain whose centre lies within the Sedov deposit's radius. Only the
+// cells of the box of the radius plus two cells can (further along one direction, one
+// term of the distance alone is beyond the radius), so only those are counted.
+long sedov_cells(const InitialCondition& ic, const Grid& g) {
+  const double radius = std::sqrt(ic.radius2);
+  int first[3], last[3];
+  for (int d = 0; d < 3; ++d) {
+    const double middle = (ic.centre[d] - g.lo[d]) / g.dx[d] - 0.5, reach = radius / g.dx[d] + 2;
+    first[d] = g.active(d) ? static_cast<int>(std::max(0.0, std::floor(middle - reach))) : 0;
+    last[d] = g.active(d) ? static_cast<int>(std::min<double>(g.n_global[d] - 1, std::ceil(middle + reach))) : 0;
+  }
+  long inside = 0;
+  for (int k = first[2]; k <= last[2]; ++k)
+    for (int j = first[1]; j <= last[1]; ++j)
+      for (int i = first[0]; i <= last[0]; ++i) {
+        const int global[3] = {i, j, k};
+        inside += sedov_distance2(ic, g, global) < ic.radius2;
+      }
+  return inside;
 }
 
 // Cell averages of a smooth point state by 2-point Gauss quadrature per active direction.
@@ -148,41 +148,64 @@ BoundaryFaces boundary_of(const Config& c) {
   return b;
 }
 
+bool initial_condition_of(const Config& c, const Grid& g, InitialCondition& ic) {
+  ic = InitialCondition{};
+  ic.gamma = c.physics.gamma;
+  switch (c.problem) {
+    case ProblemKind::Riemann: {
+      const RiemannSetup& r = c.riemann;
+      ic.kind = InitialCondition::Kind::Riemann;
+      // The deck's u is the velocity along the problem's direction, v and w the transverse
+      // components in the rotated order of kernels/hydro.hpp, so the problem is the same
+      // along x, y or z.
+      const PrimState* sides[2] = {&r.left, &r.right};
+      double* lab[2] = {ic.left, ic.right};
+      for (int s = 0; s < 2; ++s) {
+        const double normal_frame[3] = {sides[s]->u, sides[s]->v, sides[s]->w};
+        lab[s][0] = sides[s]->rho;
+        lab[s][4] = sides[s]->p;
+        for (int k = 0; k < 3; ++k) lab[s][1 + (r.direction + k) % 3] = normal_frame[k];
+      }
+      ic.x0 = r.x0;
+      ic.direction = r.direction;
+      return true;
+    }
+    case ProblemKind::Sedov: {
+      // The blast energy spread evenly over the cells of the whole domain whose centre lies
+      // within the deposit radius of the domain centre (counted over the global grid, so
+      // that every subdomain deposits the same pressure).
+      ic.kind = InitialCondition::Kind::Sedov;
+      set_prim(PrimState{c.sedov.rho, 0, 0, 0, c.sedov.p}, ic.ambient);
+      double coarsest = 0;
+      for (int d = 0; d < 3; ++d) {
+        ic.centre[d] = 0.5 * (c.lo[d] + c.hi[d]);
+        if (g.active(d)) coarsest = std::max(coarsest, g.dx[d]);
+      }
+      const double radius = c.sedov.radius_cells * coarsest;
+      ic.radius2 = radius * radius;
+      double volume = static_cast<double>(sedov_cells(ic, g));
+      for (int d = 0; d < 3; ++d) volume *= g.dx[d];
+      ic.deposit_pressure = (ic.gamma - 1) * c.sedov.energy / volume;
+      return true;
+    }
+    case ProblemKind::Uniform:
+      ic.kind = InitialCondition::Kind::Uniform;
+      set_prim(c.uniform.state, ic.ambient);
+      ic.perturbation = c.uniform.perturbation;
+      ic.seed = c.uniform.seed;
+      return true;
+    case ProblemKind::IsentropicVortex:
+    case ProblemKind::KelvinHelmholtz: return false;
+  }
+  return false;
+}
+
 std::vector<double> initial_state(const Config& c, const Grid& g) {
   const double gamma = c.physics.gamma;
   const std::size_t n = g.ninterior;
   std::vector<double> out(kNumVars * n);
-
-  // Sedov: the blast energy spread evenly over the cells of the whole domain whose centre
-  // lies within the deposit radius of the domain centre (counted over the global grid, so
-  // that every subdomain deposits the same pressure).
-  auto sedov_r2 = [&](const int global[3]) {
-    double r2 = 0;
-    for (int d = 0; d < 3; ++d) {
-      if (!g.active(d)) continue;
-      const double x = g.lo[d] + (global[d] + 0.5) * g.dx[d] - 0.5 * (c.lo[d] + c.hi[d]);
-      r2 += x * x;
-    }
-    return r2;
-  };
-  double sedov_radius = 0, sedov_pressure = 0;
-  if (c.problem == ProblemKind::Sedov) {
-    double coarsest = 0;
-    for (int d = 0; d < 3; ++d)
-      if (g.active(d)) coarsest = std::max(coarsest, g.dx[d]);
-    sedov_radius = c.sedov.radius_cells * coarsest;
-    long inside = 0;
-    for (int k = 0; k < g.n_global[2]; ++k)
-      for (int j = 0; j < g.n_global[1]; ++j)
-        for (int i = 0; i < g.n_global[0]; ++i) {
-          const int global[3] = {i, j, k};
-          inside += sedov_r2(global) < sedov_radius * sedov_radius;
-        }
-    double volume = inside;
-    for (int d = 0; d < 3; ++d) volume *= g.dx[d];
-    sedov_pressure = (gamma - 1) * c.sedov.energy / volume;
-  }
-
+  InitialCondition ic;
+  const bool closed_form = initial_condition_of(c, g, ic);
   // Every cell on its own (the planes of constant k split over host threads).
   const std::size_t plane = static_cast<std::size_t>(g.n[0]) * g.n[1];
   parallel_for(
@@ -192,35 +215,16 @@ std::vector<double> initial_state(const Config& c, const Grid& g) {
           for (int j = 0; j < g.n[1]; ++j)
             for (int i = 0; i < g.n[0]; ++i) {
               const std::size_t cell = (k * static_cast<std::size_t>(g.n[1]) + j) * g.n[0] + i;
-              const double x[3] = {g.centre(0, i), g.centre(1, j), g.centre(2, k)};
               const int global[3] = {g.offset[0] + i, g.offset[1] + j, g.offset[2] + k};
               double w[5] = {0, 0, 0, 0, 0};
-              switch (c.problem) {
-                case ProblemKind::Riemann: to_conserved(riemann_state(c, x), gamma, w); break;
-                case ProblemKind::IsentropicVortex:
-                  gauss_average(
-                      g, [&](const double* p) { return vortex_state(c, p, 0.0); }, gamma, i, j, k, w);
-                  break;
-                case ProblemKind::KelvinHelmholtz:
-                  gauss_average(
-                      g, [&](const double* p) { return kh_state(c, p); }, gamma, i, j, k, w);
-                  break;
-                case ProblemKind::Sedov: {
-                  PrimState s{c.sedov.rho, 0, 0, 0, c.sedov.p};
-                  if (sedov_r2(global) < sedov_radius * sedov_radius) s.p = sedov_pressure;
-                  to_conserved(s, gamma, w);
-                  break;
-                }
-                case ProblemKind::Uniform: {
-                  PrimState s = c.uniform.state;
-                  const std::uint64_t index = static_cast<std::uint64_t>(global[0]) +
-                                              static_cast<std::uint64_t>(g.n_global[0]) *
-                                                  (global[1] + static_cast<std::uint64_t>(g.n_global[1]) * global[2]);
-                  s.rho *= 1.0 + c.uniform.perturbation * hashed_unit(index, c.uniform.seed);
-                  to_conserved(s, gamma, w);
-                  break;
-                }
-              }
+              if (closed_form)
+                initial_cell(ic, g, global, w);  // kernels/initial_state.hpp, as the backends
+              else if (c.problem == ProblemKind::IsentropicVortex)
+                gauss_average(
+                    g, [&](const double* p) { return vortex_state(c, p, 0.0); }, gamma, i, j, k, w);
+              else
+                gauss_average(
+                    g, [&](const double* p) { return kh_state(c, p); }, gamma, i, j, k, w);
               store(out, n, cell, w);
             }
       },

@@ -6,6 +6,7 @@
 
 #include "io/config.hpp"
 #include "kernels/grid.hpp"
+#include "kernels/initial_state.hpp"
 
 namespace halocline {
 
@@ -18,6 +19,10 @@ Grid grid_of(const Config& config, const int dims[3], const int coords[3]);
 
 // Boundary faces of the deck, in the form the kernels take.
 BoundaryFaces boundary_of(const Config& config);
+
+// The deck's problem as kernels/initial_state.hpp evaluates it, where it can (a Riemann
+// problem, Sedov, uniform: true); false for the problems made on the host only.
+bool initial_condition_of(const Config& config, const Grid& grid, InitialCondition& ic);
 
 // Conserved variables of every interior cell: variable-major, x fastest (canonical order).
 std::vector<double> initial_state(const Config& config, const Grid& grid);

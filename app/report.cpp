@@ -218,11 +218,6 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   j["conservation"] = {{"initial", totals_json(r.initial)},
                        {"final", totals_json(r.final)},
                        {"max_relative_drift", max_relative_drift(r.initial, r.final)}};
-  if (r.has_device_final) {
-    nlohmann::json dj;
-    for (int v = 0; v < 5; ++v) dj[kTotalNames[v]] = r.device_final[v];
-    j["conservation"]["device_final"] = dj;  // the same totals, reduced on the device
-  }
   j["checksum"] = r.checksum;
   j["snapshots"] = r.snapshots;
   return j;

@@ -40,29 +40,61 @@ bool read_cgroup_number(const std::string& file, std::uint64_t& value) {
   return true;
 }
 
-// The directory of this process's cgroup (v2: the "0::" line of /proc/self/cgroup), or the
-// root of the hierarchy when that cannot be read.
-std::string cgroup_dir() {
+// The path of this process's cgroup in the v2 hierarchy (the "0::" line of /proc/self/cgroup)
+// or in v1's memory controller (its ":memory:" line); empty when there is none.
+std::string cgroup_path(bool v2) {
   std::ifstream in("/proc/self/cgroup");
   std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("0::", 0) == 0) return "/sys/fs/cgroup" + line.substr(3);
-  return "/sys/fs/cgroup";
+  while (std::getline(in, line)) {
+    if (v2 && line.rfind("0::", 0) == 0) return line.substr(3);
+    const std::size_t at = line.find(":memory:");
+    if (!v2 && at != std::string::npos) return line.substr(at + 8);
+  }
+  return "";
 }
 
-// What the memory cgroup's limit leaves (v2 memory.max less memory.current; v1
-// memory.limit_in_bytes less memory.usage_in_bytes); max when no limit is set.
-std::uint64_t cgroup_bytes_left() {
+// A field of a cgroup's memory.stat (0 when absent).
+std::uint64_t memory_stat(const std::string& dir, const std::string& field) {
+  std::ifstream in(dir + "/memory.stat");
+  std::string name;
+  std::uint64_t value = 0;
+  while (in >> name >> value)
+    if (name == field) return value;
+  return 0;
+}
+
+// What one cgroup's limit leaves: the limit less what it uses, not counting the page cache
+// the kernel would drop first (inactive files); max when it sets no limit.
+std::uint64_t cgroup_dir_left(const std::string& dir, const char* limit_file, const char* usage_file,
+                              const char* inactive_field) {
   std::uint64_t limit = 0, used = 0;
-  const std::string dir = cgroup_dir();
-  if (read_cgroup_number(dir + "/memory.max", limit)) {
-    read_cgroup_number(dir + "/memory.current", used);
-  } else if (read_cgroup_number("/sys/fs/cgroup/memory/memory.limit_in_bytes", limit) && limit < (1ull << 60)) {
-    read_cgroup_number("/sys/fs/cgroup/memory/memory.usage_in_bytes", used);
-  } else {
+  if (!read_cgroup_number(dir + "/" + limit_file, limit) || limit >= (1ull << 60))
     return std::numeric_limits<std::uint64_t>::max();
-  }
+  read_cgroup_number(dir + "/" + usage_file, used);
+  used -= std::min(used, memory_stat(dir, inactive_field));
   return limit > used ? limit - used : 0;
+}
+
+// What the memory cgroups' limits leave: the least over this process's cgroup and every
+// cgroup above it (v2 memory.max less memory.current; v1 memory.limit_in_bytes less
+// memory.usage_in_bytes); max when none sets a limit.
+std::uint64_t cgroup_bytes_left() {
+  std::uint64_t left = std::numeric_limits<std::uint64_t>::max();
+  for (const bool v2 : {true, false}) {
+    const std::string root = v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory";
+    std::string path = cgroup_path(v2);
+    if (path.empty() && !v2) continue;
+    for (;;) {
+      const std::string dir = root + (path == "/" ? "" : path);
+      left = std::min(
+          left, v2 ? cgroup_dir_left(dir, "memory.max", "memory.current", "inactive_file")
+                   : cgroup_dir_left(dir, "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file"));
+      const std::size_t slash = path.find_last_of('/');
+      if (path.empty() || path == "/" || slash == std::string::npos) break;
+      path = slash == 0 ? "/" : path.substr(0, slash);
+    }
+  }
+  return left;
 }
 
 // True when `plan` fits `available` host bytes (0: unknown, so it fits) and the address space.
@@ -102,28 +134,39 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
   if (c.layout == LayoutKind::AoSoA) values = (padded + AoSoA::width - 1) / AoSoA::width * AoSoA::width * kNumVars;
   const bool flux_arrays = choose_kernels(c) == KernelStrategy::Split;                // app/select.cpp
   plan.solver_bytes = solver_arrays(active_directions, flux_arrays) * values * real;  // kernels/stencil.hpp
-  // The driver keeps each rank's state as doubles; rank 0 also gathers the whole (a copy
-  // even on one rank), makes its primitives for a snapshot, and builds each snapshot or
-  // checkpoint file in memory before writing it (io/h5util.hpp).
+  // The state comes to the host for files only (snapshots, checkpoints, a restart's read),
+  // and is made there for the problems the backends cannot make (the vortex, KH). Then each
+  // rank keeps its state as doubles; for files rank 0 also gathers the whole (a copy even on
+  // one rank), makes its primitives for a snapshot, and builds each snapshot or checkpoint
+  // file in memory before writing it (io/h5util.hpp).
+  const bool files = c.output_interval > 0 || c.output_final || c.checkpoint.every_steps > 0 ||
+                     c.checkpoint.every_seconds > 0 || !c.restart_path.empty();
+  const bool made_on_host = c.problem == ProblemKind::IsentropicVortex || c.problem == ProblemKind::KelvinHelmholtz;
   plan.node_ranks = node_ranks;
-  plan.copies_bytes = kNumVars * 8 * (static_cast<u128>(node_ranks) * local + (node_has_rank0 ? 3 * global : 0));
+  plan.copies_bytes = kNumVars * 8 *
+                      ((files || made_on_host ? static_cast<u128>(node_ranks) * local : 0) +
+                       (files && node_has_rank0 ? 3 * global : 0));
   return plan;
 }
 
 std::array<int, 3> largest_fitting_grid(const Config& c, const std::array<int, 3>& dims, bool solver_on_host,
-                                        int node_ranks, bool node_has_rank0, std::uint64_t available) {
+                                        int node_ranks, bool node_has_rank0, std::uint64_t available, MemorySide side) {
   // The grid of size m along the largest active direction, the others scaled alike (integer
-  // division: the same shape, rounded down). The plan grows with m: bisect on it.
+  // division: the same shape, rounded down), each active one kept active and large enough
+  // for its ranks' ghost layers. The plan grows with m: bisect on it.
   int largest = 1;
   for (int d = 0; d < 3; ++d) largest = std::max(largest, c.n[d]);
   auto scaled = [&](int m) {
     Config t = c;
     for (int d = 0; d < 3; ++d)
-      if (c.n[d] > 1) t.n[d] = std::max(1, static_cast<int>(static_cast<long long>(c.n[d]) * m / largest));
+      if (c.n[d] > 1)
+        t.n[d] = std::max(std::max(2, kGhostLayers * dims[d]),
+                          static_cast<int>(static_cast<long long>(c.n[d]) * m / largest));
     return t;
   };
   auto fits = [&](int m) {
-    return plan_fits(plan_memory(scaled(m), dims, solver_on_host, node_ranks, node_has_rank0), available);
+    const MemoryPlan plan = plan_memory(scaled(m), dims, solver_on_host, node_ranks, node_has_rank0);
+    return side == MemorySide::Host ? plan_fits(plan, available) : plan.solver_bytes <= available;
   };
   if (!fits(1)) return {0, 0, 0};
   int lo = 1, hi = largest + 1;  // fits(lo); hi does not, or is past the grid asked for
@@ -137,18 +180,31 @@ std::array<int, 3> largest_fitting_grid(const Config& c, const std::array<int, 3
 
 void check_memory(const Config& c, const std::array<int, 3>& dims, bool solver_on_host, int node_ranks,
                   bool node_has_rank0) {
+  const std::uint64_t available = host_bytes_available();  // read once: the check and the advice agree
   try {
-    check_memory_plan(plan_memory(c, dims, solver_on_host, node_ranks, node_has_rank0));
+    check_memory_plan(plan_memory(c, dims, solver_on_host, node_ranks, node_has_rank0), available);
   } catch (const ResourceError& e) {
-    const std::array<int, 3> n =
-        largest_fitting_grid(c, dims, solver_on_host, node_ranks, node_has_rank0, host_bytes_available());
+    const std::array<int, 3> n = largest_fitting_grid(c, dims, solver_on_host, node_ranks, node_has_rank0, available);
     if (n[0] == 0) throw ResourceError(std::string(e.what()) + "; no grid of this shape fits");
     throw ResourceError(std::string(e.what()) + "; the largest grid of this shape that fits: " + std::to_string(n[0]) +
                         " x " + std::to_string(n[1]) + " x " + std::to_string(n[2]) + " cells");
   }
 }
 
-void check_memory_plan(const MemoryPlan& plan) {
+std::string device_refusal(const std::string& message, const Config& c, const std::array<int, 3>& dims, int node_ranks,
+                           bool node_has_rank0, std::uint64_t device_free) {
+  const MemoryPlan plan = plan_memory(c, dims, false, node_ranks, node_has_rank0);
+  const std::array<int, 3> n =
+      largest_fitting_grid(c, dims, false, node_ranks, node_has_rank0, device_free, MemorySide::Device);
+  std::string text = message + "; the host needs " + bytes_text(plan.host_bytes()) + " bytes, " + host_memory_text();
+  if (n[0] == 0) return text + "; no grid of this shape fits the device";
+  return text + "; the largest grid of this shape that fits the device: " + std::to_string(n[0]) + " x " +
+         std::to_string(n[1]) + " x " + std::to_string(n[2]) + " cells";
+}
+
+void check_memory_plan(const MemoryPlan& plan) { check_memory_plan(plan, host_bytes_available()); }
+
+void check_memory_plan(const MemoryPlan& plan, std::uint64_t available) {
   const u128 host = plan.host_bytes();
   const u128 addressable = u128(1) << 62;  // far beyond any machine, far inside size_t
   const std::string ranks =
@@ -159,7 +215,6 @@ void check_memory_plan(const MemoryPlan& plan) {
   if (plan.solver_bytes > addressable || host > addressable)
     throw ResourceError("this grid needs " + bytes_text(plan.solver_on_host ? host : plan.solver_bytes) + " bytes (" +
                         parts + "): more than a process can address");
-  const std::uint64_t available = host_bytes_available();
   if (available > 0 && host > available)
     throw ResourceError("this grid needs " + bytes_text(host) + " bytes (" + gib(host) + ") of host memory (" + parts +
                         "); " + host_memory_text());

@@ -30,6 +30,8 @@ MemoryPlan plan_memory(const Config& config, const std::array<int, 3>& ranks_gri
 // can address, or more host memory than is available (MemAvailable, and what ulimit -v
 // leaves of the address space). Device memory is the GPU backend's own check.
 void check_memory_plan(const MemoryPlan& plan);
+// The same against `available` host bytes (0: unknown).
+void check_memory_plan(const MemoryPlan& plan, std::uint64_t available);
 
 // check_memory_plan of the plan of `config`; a refusal also names the largest grid of the
 // same shape (each active size scaled alike) that would fit (largest_fitting_grid).
@@ -37,9 +39,19 @@ void check_memory(const Config& config, const std::array<int, 3>& ranks_grid, bo
                   bool node_has_rank0 = true);
 
 // The largest grid of the shape of `config` (its active sizes scaled by one factor) whose
-// plan fits `available` host bytes (0: no limit but the address space); {0, 0, 0} when none.
+// plan fits `available` bytes (0: no limit but the address space) of host memory, or of one
+// rank's device memory (its solver arrays); {0, 0, 0} when none.
+enum class MemorySide { Host, Device };
 std::array<int, 3> largest_fitting_grid(const Config& config, const std::array<int, 3>& ranks_grid, bool solver_on_host,
-                                        int node_ranks, bool node_has_rank0, std::uint64_t available);
+                                        int node_ranks, bool node_has_rank0, std::uint64_t available,
+                                        MemorySide side = MemorySide::Host);
+
+// A backend's refusal for device memory (ResourceError::device_free set) as one line with
+// both sides: the device's bytes needed and free, the host's plan and what it has, and the
+// largest grid of this shape whose arrays fit the device.
+std::string device_refusal(const std::string& backend_message, const Config& config,
+                           const std::array<int, 3>& ranks_grid, int node_ranks, bool node_has_rank0,
+                           std::uint64_t device_free);
 
 // Host memory this process may still take, in bytes: the smallest of Linux's MemAvailable,
 // what the address-space limit (RLIMIT_AS) leaves, and what the memory cgroup's limit

@@ -30,10 +30,12 @@ struct StepControl {
 // step, shortened to land exactly on t_stop. `array` names the backend's state array the
 // rate was taken from, kept when it fails: the other one then holds the last good state.
 HC_INLINE void plan_step(StepControl& c, double max_rate, int array) {
-  c.max_rate = max_rate;
   c.dt = 0;
   c.lands = 0;
+  // After a fault the steps asked past it see a rate of the unchanged state (or 0, where
+  // a fused stage folded none in); max_rate keeps the rate that failed, for the message.
   if (c.failed) return;
+  c.max_rate = max_rate;
   const double dt = c.cfl / max_rate;
   // NaN fails every comparison; an infinite rate gives dt = 0. Checked before the stop, so
   // that a step past a stop does not carry a broken state over the last good one.

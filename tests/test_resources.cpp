@@ -44,3 +44,40 @@ TEST(Resources, LargestFittingGridAtTheExtremes) {
   EXPECT_EQ(hc::largest_fitting_grid(c, {1, 1, 1}, true, 1, true, 100), (std::array<int, 3>{0, 0, 0}));
   EXPECT_EQ(hc::largest_fitting_grid(c, {1, 1, 1}, true, 1, true, 0), (std::array<int, 3>{64, 64, 64}));
 }
+
+// The host holds copies of the state only for files (and for the problems made on the
+// host): a GPU run of the bench deck, which writes nothing, plans none; a final snapshot
+// plans each rank's copy and rank 0's gathered whole, its primitives and the file image.
+TEST(Resources, HostCopiesOnlyForFiles) {
+  hc::Config c = bench("grid.n=100");
+  const unsigned __int128 state = 5u * 8u * 100u * 100u * 100u;
+  EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, false).copies_bytes, 0u);
+  EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, false).host_bytes(), 0u);
+  c.output_final = true;
+  EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, false).copies_bytes, 4 * state);
+  c.output_final = false;
+  c.problem = hc::ProblemKind::KelvinHelmholtz;
+  EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, false).copies_bytes, state);
+}
+
+// A device refusal: the largest grid whose solver arrays fit the device's free bytes, and
+// the one line that names both sides.
+TEST(Resources, LargestGridForTheDevice) {
+  hc::Config c = bench("grid.n=1100");
+  c.backend = hc::BackendKind::Hip;
+  auto device_bytes = [&](int n) {
+    hc::Config t = c;
+    t.n = {n, n, n};
+    return hc::plan_memory(t, {1, 1, 1}, false).solver_bytes;
+  };
+  const auto free_bytes = static_cast<std::uint64_t>(device_bytes(1000) + 1000);
+  const std::array<int, 3> n =
+      hc::largest_fitting_grid(c, {1, 1, 1}, false, 1, true, free_bytes, hc::MemorySide::Device);
+  EXPECT_EQ(n, (std::array<int, 3>{1000, 1000, 1000}));
+  const std::string line = hc::device_refusal("this grid needs 9 bytes", c, {1, 1, 1}, 1, true, free_bytes);
+  EXPECT_NE(line.find("this grid needs 9 bytes; the host needs "), std::string::npos) << line;
+  EXPECT_NE(line.find("the largest grid of this shape that fits the device: 1000 x 1000 x 1000 cells"),
+            std::string::npos)
+      << line;
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+}

@@ -24,7 +24,9 @@
 #include "kernels/contract/strategy.hpp"
 #include "kernels/contract/transfers.hpp"
 #include "kernels/halo.hpp"
+#include "kernels/initial_state.hpp"
 #include "kernels/step_control.hpp"
+#include "kernels/totals.hpp"
 
 namespace halocline {
 
@@ -81,6 +83,10 @@ class Backend {
 
   // e.g. "kokkos (Serial)": the model and where it runs.
   virtual std::string description() const = 0;
+
+  // Makes the initial state of `ic` (kernels/initial_state.hpp) in u0 where the state lives,
+  // from each cell's global index: no copy from the host.
+  virtual void make_initial_state(const InitialCondition& ic) = 0;
 
   // Copies the conserved state in canonical order (variable-major; interior cells, x
   // fastest) into / out of u0. Values are converted to and from the backend's precision.
@@ -183,13 +189,11 @@ class Backend {
 
   virtual DeviceInfo device_info() const = 0;
 
-  // Sums over the interior of u0 of the five conserved variables (not yet times the cell
-  // volume), reduced where the state lives. False: this backend has no device reduction
-  // (the driver's host totals are the only ones).
-  virtual bool device_sums(double sums[5]) {
-    (void)sums;
-    return false;
-  }
+  // The conservation totals (kernels/totals.hpp), made where the state lives in two passes
+  // over the interior of u0: this rank's largest |value| of each variable; then, at the
+  // scales the driver picks from the maxima over all ranks, this rank's fixed-point sums.
+  virtual MaxAbs max_abs_part() = 0;
+  virtual FixedSums fixed_sums_part(const TotalsScale& scale) = 0;
 
   // This rank's part of the state's checksum (kernels/checksum.hpp): the sum modulo 2^64 of
   // the terms of u0's interior cells, computed where the state lives. The driver adds the

@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "kernels/hip/device_info.hpp"
-#include "kernels/hip/device_reduce.hpp"
 #include "kernels/hip/event_clock.hpp"
 #include "kernels/hip/fluxes.hpp"
 #include "kernels/hip/fused.hpp"
@@ -60,20 +59,23 @@ class HipBackend final : public Backend {
     const bool managed = memory.owner == Owner::Managed;
     const std::size_t state_bytes = L::storage_size(grid.ncells) * sizeof(Real);
     const int arrays = solver_arrays(grid, kernels == KernelStrategy::Split);
-    const std::size_t scratch = sizeof(hip::RateBits<Real>) + sizeof(double) + 2 * sizeof(StepControl);
+    const std::size_t scratch = sizeof(hip::RateBits<Real>) + sizeof(FixedSums) + 2 * sizeof(StepControl);
     hip::check_fits(arrays * state_bytes + scratch, managed ? "the managed owner model" : "this grid");
 
     arrays_.allocate(grid, kernels == KernelStrategy::Split, state_bytes,
                      [&](std::size_t bytes, const std::string&) { return hip::DeviceArray(bytes, managed); });
     max_rate_ = hip::DeviceArray(sizeof(hip::RateBits<Real>), false);
-    sum_ = hip::DeviceArray(sizeof(double), false);  // a Real sum, or the checksum's 64 bits
+    results_ = hip::DeviceArray(sizeof(FixedSums), false);  // the checksum's or the totals' integers
     control_ = hip::DeviceArray(sizeof(StepControl), false);
     // The host's view of the controller: written by the finish-step kernel straight into
     // page-locked, device-mapped host memory (two slots: one the host may read while the
     // device writes the other).
     HIP_CHECK(hipHostMalloc(reinterpret_cast<void**>(&published_), 2 * sizeof(StepControl), hipHostMallocMapped));
     HIP_CHECK(hipHostGetDevicePointer(reinterpret_cast<void**>(&published_device_), published_, 0));
-    if (memory.owner != Owner::Managed) staging_ = hip::HostBuffer(state_bytes, memory.host_memory);
+    // The host's copy of the state: the host owner's state between steps, allocated now;
+    // for the device owner only once something needs the state on the host (staging()).
+    state_bytes_ = state_bytes;
+    if (memory.owner == Owner::Host) staging();
 
     HIP_CHECK(hipStreamCreateWithFlags(&compute_, hipStreamNonBlocking));
     HIP_CHECK(hipStreamCreateWithFlags(&copy_, hipStreamNonBlocking));
@@ -100,6 +102,19 @@ class HipBackend final : public Backend {
   }
 
   // ---- State in and out -------------------------------------------------------------
+  // Made on the device (for the host owner, whose copy is the state, copied there once).
+  void make_initial_state(const InitialCondition& ic) override {
+    rates_ready_ = false;
+    if (memory_.owner == Owner::Managed && memory_.prefetch)  // as set_state(): no page faults later
+      arrays_.for_each([&](const hip::DeviceArray& a) { copier_.prefetch(a, device_id_, Purpose::Setup, compute_); });
+    const Box box = hip::interior_box(grid_);
+    hip::initial_state_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(grid_, box, ic, state(Slot::U0));
+    HIP_CHECK_LAUNCH();
+    if (memory_.owner == Owner::Host)
+      copier_.to_host(staging(), arrays_.u0().get(), state_bytes_, Purpose::Setup, compute_);
+    HIP_CHECK(hipStreamSynchronize(compute_));
+  }
+
   void set_state(const std::vector<double>& canonical) override {
     rates_ready_ = false;
     from_canonical<Real, L>(grid_, canonical, host_view());
@@ -111,7 +126,7 @@ class HipBackend final : public Backend {
         arrays_.for_each([&](const hip::DeviceArray& a) { copier_.prefetch(a, device_id_, Purpose::Setup, compute_); });
       }
     } else {
-      copier_.to_device(arrays_.u0().get(), staging_, staging_.bytes(), Purpose::Setup, compute_);
+      copier_.to_device(arrays_.u0().get(), staging(), state_bytes_, Purpose::Setup, compute_);
     }
     HIP_CHECK(hipStreamSynchronize(compute_));
   }
@@ -131,7 +146,7 @@ class HipBackend final : public Backend {
     // is early enough.
     HIP_CHECK(hipEventRecord(computed_, compute_));
     HIP_CHECK(hipStreamWaitEvent(copy_, computed_, 0));
-    copier_.to_host(staging_, arrays_.u0().get(), staging_.bytes(), purpose, copy_);
+    copier_.to_host(staging(), arrays_.u0().get(), state_bytes_, purpose, copy_);
     HIP_CHECK(hipEventRecord(copied_, copy_));
     copy_pending_ = true;
   }
@@ -214,7 +229,7 @@ class HipBackend final : public Backend {
     arrays_.select_after_fault(which, c.failed_array);
     // The host owner's state is its host copy: bring the chosen state there.
     if (memory_.owner == Owner::Host) {
-      copier_.to_host(staging_, arrays_.u0().get(), staging_.bytes(), Purpose::Output, compute_);
+      copier_.to_host(staging(), arrays_.u0().get(), state_bytes_, Purpose::Output, compute_);
       HIP_CHECK(hipStreamSynchronize(compute_));
     }
   }
@@ -225,7 +240,7 @@ class HipBackend final : public Backend {
   // prefetch: after the host touched the state (a snapshot), send it back before the step.
   void upload_state() override {
     if (memory_.owner == Owner::Host) {
-      copier_.to_device(arrays_.u0().get(), staging_, staging_.bytes(), Purpose::Step, compute_);
+      copier_.to_device(arrays_.u0().get(), staging(), state_bytes_, Purpose::Step, compute_);
     } else if (memory_.owner == Owner::Managed && memory_.prefetch && host_touched_) {
       copier_.prefetch(arrays_.u0(), device_id_, Purpose::Step, compute_);
     }
@@ -234,7 +249,7 @@ class HipBackend final : public Backend {
   // Host owner: the step ends with the state back on the host, which owns it again.
   void download_state() override {
     if (memory_.owner != Owner::Host) return;
-    copier_.to_host(staging_, arrays_.u0().get(), staging_.bytes(), Purpose::Step, compute_);
+    copier_.to_host(staging(), arrays_.u0().get(), state_bytes_, Purpose::Step, compute_);
     HIP_CHECK(hipStreamSynchronize(compute_));
   }
 
@@ -334,42 +349,51 @@ class HipBackend final : public Backend {
     return std::make_unique<hip::EventClock>(stream == Stream::Halo ? halo_stream() : compute_);
   }
 
-  std::size_t bytes_allocated() const override { return arrays_.bytes() + max_rate_.bytes() + sum_.bytes(); }
+  std::size_t bytes_allocated() const override { return arrays_.bytes() + max_rate_.bytes() + results_.bytes(); }
 
   DeviceInfo device_info() const override { return hip_device_info(device_id_); }
 
   const TransferLog& transfers() const override { return log_; }
 
   std::uint64_t checksum_part() override {
-    const Box box = hip::interior_box(grid_);
-    HIP_CHECK(hipMemsetAsync(sum_.get(), 0, sizeof(unsigned long long), compute_));
-    hip::checksum_kernel<<<hip::rate_blocks(box), Box::threads(), 0, compute_>>>(
-        grid_, box, state(Slot::U0), static_cast<unsigned long long*>(sum_.get()));
-    HIP_CHECK_LAUNCH();
     unsigned long long sum = 0;
-    copier_.result_to_host(&sum, sum_.get(), sizeof sum, Purpose::Output, compute_);
-    HIP_CHECK(hipStreamSynchronize(compute_));
+    reduce_u0(&sum, sizeof sum, [&](const Box& box, unsigned long long* to) {
+      hip::checksum_kernel<<<hip::rate_blocks(box), Box::threads(), 0, compute_>>>(grid_, box, state(Slot::U0), to);
+    });
     return sum;
   }
 
-  bool device_sums(double sums[5]) override {
-    const Box box = hip::interior_box(grid_);
-    // u1 holds nothing between steps: the gathered variable goes there.
-    Real* scratch = static_cast<Real*>(arrays_[Slot::U1].get());
-    Real* result = static_cast<Real*>(sum_.get());
-    for (int v = 0; v < kNumVars; ++v) {
-      hip::gather_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(grid_, box, state(Slot::U0), v, scratch);
-      HIP_CHECK_LAUNCH();
-      reducer_.reduce(hip::ReduceOp::Sum, scratch, result, grid_.ninterior, compute_);
-      Real sum = 0;
-      copier_.result_to_host(&sum, result, sizeof sum, Purpose::Output, compute_);
-      HIP_CHECK(hipStreamSynchronize(compute_));
-      sums[v] = static_cast<double>(sum);
-    }
-    return true;
+  MaxAbs max_abs_part() override {
+    unsigned long long bits[kNumVars];
+    reduce_u0(bits, sizeof bits, [&](const Box& box, unsigned long long* to) {
+      hip::max_abs_kernel<<<hip::rate_blocks(box), Box::threads(), 0, compute_>>>(grid_, box, state(Slot::U0), to);
+    });
+    MaxAbs m;
+    for (int v = 0; v < kNumVars; ++v) m.v[v] = hip::rate_of_bits<double>(bits[v]);
+    return m;
+  }
+
+  FixedSums fixed_sums_part(const TotalsScale& scale) override {
+    FixedSums sums;
+    reduce_u0(&sums, sizeof sums, [&](const Box& box, unsigned long long* to) {
+      hip::fixed_sums_kernel<<<hip::rate_blocks(box), Box::threads(), 0, compute_>>>(grid_, box, state(Slot::U0), scale,
+                                                                                     to);
+    });
+    return sums;
   }
 
  private:
+  // Runs `launch(box, results)` over the interior of u0 with results_ zeroed, and copies
+  // `bytes` of the integer results it added into `to` on the host.
+  template <class Launch>
+  void reduce_u0(void* to, std::size_t bytes, const Launch& launch) {
+    HIP_CHECK(hipMemsetAsync(results_.get(), 0, bytes, compute_));
+    launch(hip::interior_box(grid_), static_cast<unsigned long long*>(results_.get()));
+    HIP_CHECK_LAUNCH();
+    copier_.result_to_host(to, results_.get(), bytes, Purpose::Output, compute_);
+    HIP_CHECK(hipStreamSynchronize(compute_));
+  }
+
   template <int D>
   void launch_ghost_fill(Slot slot) {
     int fast, slow;
@@ -399,8 +423,14 @@ class HipBackend final : public Backend {
 
   // Where the host reads and writes the state in layout L: the staging buffer (device and
   // host owners; for the host owner it is the state itself) or the managed array.
-  Real* host_view() const {
-    return static_cast<Real*>(memory_.owner == Owner::Managed ? arrays_.u0().get() : staging_.get());
+  Real* host_view() {
+    return static_cast<Real*>(memory_.owner == Owner::Managed ? arrays_.u0().get() : staging().get());
+  }
+
+  // The staging buffer, allocated (pinned or pageable, as configured) at its first use.
+  hip::HostBuffer& staging() {
+    if (!staging_.get()) staging_ = hip::HostBuffer(state_bytes_, memory_.host_memory);
+    return staging_;
   }
 
   StateRef<Real, L> state(Slot s) const { return ref_of(arrays_[s]); }
@@ -427,10 +457,10 @@ class HipBackend final : public Backend {
   TransferLog log_;
   hip::Copier copier_;
 
-  SolverArrays<hip::DeviceArray> arrays_;      // u0, unew, u1 and the fluxes
-  hip::DeviceArray max_rate_, sum_, control_;  // max_rate_: the pass's max (hip::RateBits)
-  hip::HostBuffer staging_;
-  hip::DeviceReducer<Real> reducer_;
+  SolverArrays<hip::DeviceArray> arrays_;          // u0, unew, u1 and the fluxes
+  hip::DeviceArray max_rate_, results_, control_;  // max_rate_: the pass's max (hip::RateBits)
+  hip::HostBuffer staging_;                        // through staging()
+  std::size_t state_bytes_ = 0;
   StepControl* published_ = nullptr;         // host address of the two mapped slots
   StepControl* published_device_ = nullptr;  // the same, as the device sees it
   long submitted_ = 0;                       // steps finished on the stream so far

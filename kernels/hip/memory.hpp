@@ -29,8 +29,9 @@ inline void check_fits(std::size_t needed, const char* what) {
   HIP_CHECK(hipMemGetInfo(&free_bytes, &total));
   if (needed > free_bytes)
     throw OutOfMemory(std::string(what) + " needs " + std::to_string(needed) + " bytes (" + gib(needed) +
-                      ") of device memory; the device has " + std::to_string(free_bytes) + " bytes (" +
-                      gib(free_bytes) + ") free of " + gib(total));
+                          ") of device memory; the device has " + std::to_string(free_bytes) + " bytes (" +
+                          gib(free_bytes) + ") free of " + gib(total),
+                      free_bytes);
 }
 
 // An array in device memory (hipMalloc) or managed memory (hipMallocManaged).

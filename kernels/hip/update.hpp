@@ -1,11 +1,13 @@
 // The conservative update of one SSP-RK2 stage, the time-step reduction's per-cell rates,
-// and the gather of one variable for a device sum.
+// the checksum, the conservation totals and the initial state.
 #pragma once
 
 #include "kernels/checksum.hpp"
 #include "kernels/hip/policies.hpp"
 #include "kernels/hip/step_control.hpp"
+#include "kernels/initial_state.hpp"
 #include "kernels/stencil.hpp"
+#include "kernels/totals.hpp"
 
 namespace halocline::hip {
 template <class Real, class L>
@@ -50,37 +52,88 @@ __global__ void signal_rate_kernel(Grid g, Box box, StateRef<Real, L> u, Real ga
   block_max_into<Real, 64 * 4>(max_bits, most);
 }
 
-// This block's cells' part of the state's checksum (kernels/checksum.hpp), added into *sum
-// (an integer sum modulo 2^64: the same in any order). Launched as signal_rate_kernel.
-template <class Real, class L>
-__global__ void checksum_kernel(Grid g, Box box, StateRef<Real, L> u, unsigned long long* sum) {
+// Adds every thread's x into *into: the block's sum through shared memory, then one atomic
+// add (integers: the same in any order). Every thread of a 64 x 4 block must call it.
+__device__ inline void block_add_into(unsigned long long* into, unsigned long long x) {
   __shared__ unsigned long long part[64 * 4];
-  const int i = box.lo[0] + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int j = box.lo[1] + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  const int k0 = box.lo[2] + static_cast<int>(blockIdx.z) * kRateChunkZ, k1 = min(k0 + kRateChunkZ, box.hi[2]);
-  unsigned long long mine = 0;
-  if (i < box.hi[0] && j < box.hi[1])
-    for (int k = k0; k < k1; ++k) {
-      const std::size_t c = g.index(i, j, k);
-      const std::uint64_t cell = global_cell(g, i, j, k);
-      for (int v = 0; v < kNumVars; ++v) mine += checksum_term(static_cast<double>(u(v, c)), cell, v);
-    }
   const int t = threadIdx.x + blockDim.x * threadIdx.y;
-  part[t] = mine;
+  part[t] = x;
   __syncthreads();
   for (int s = 64 * 4 / 2; s > 0; s /= 2) {
     if (t < s) part[t] += part[t + s];
     __syncthreads();
   }
-  if (t == 0) atomicAdd(sum, part[0]);
+  if (t == 0) atomicAdd(into, part[0]);
 }
 
-// One conserved variable of every interior cell, in interior order, for a device sum.
+// A thread's column of cells in the kernels below, launched as signal_rate_kernel: its
+// (i, j) and planes k0 to k1 (none when outside the box).
+struct Column {
+  int i, j, k0, k1;
+  __device__ explicit Column(const Box& box)
+      : i(box.lo[0] + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x)),
+        j(box.lo[1] + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y)),
+        k0(box.lo[2] + static_cast<int>(blockIdx.z) * kRateChunkZ),
+        k1(i < box.hi[0] && j < box.hi[1] ? min(k0 + kRateChunkZ, box.hi[2]) : k0) {}
+};
+
+// This block's cells' part of the state's checksum (kernels/checksum.hpp), added into *sum
+// (an integer sum modulo 2^64: the same in any order).
 template <class Real, class L>
-__global__ void gather_kernel(Grid g, Box box, StateRef<Real, L> u, int var, Real* out) {
+__global__ void checksum_kernel(Grid g, Box box, StateRef<Real, L> u, unsigned long long* sum) {
+  const Column col(box);
+  unsigned long long mine = 0;
+  for (int k = col.k0; k < col.k1; ++k) {
+    const std::size_t c = g.index(col.i, col.j, k);
+    const std::uint64_t cell = global_cell(g, col.i, col.j, k);
+    for (int v = 0; v < kNumVars; ++v) mine += checksum_term(static_cast<double>(u(v, c)), cell, v);
+  }
+  block_add_into(sum, mine);
+}
+
+// The conservation totals' two passes (kernels/totals.hpp): each variable's largest |value|
+// into max_bits[5] (as bits: non-negative doubles order as their bits), then the fixed-point
+// sums into sums[20] (hi[10], then lo[10]: FixedSums' layout).
+template <class Real, class L>
+__global__ void max_abs_kernel(Grid g, Box box, StateRef<Real, L> u, unsigned long long* max_bits) {
+  const Column col(box);
+  MaxAbs m;
+  reset(m);
+  for (int k = col.k0; k < col.k1; ++k) {
+    const std::size_t c = g.index(col.i, col.j, k);
+    double w[kNumVars];
+    for (int v = 0; v < kNumVars; ++v) w[v] = static_cast<double>(u(v, c));
+    add_cell(m, w);
+  }
+  for (int v = 0; v < kNumVars; ++v) block_max_into<double, 64 * 4>(max_bits + v, m.v[v]);
+}
+
+template <class Real, class L>
+__global__ void fixed_sums_kernel(Grid g, Box box, StateRef<Real, L> u, TotalsScale scale, unsigned long long* sums) {
+  const Column col(box);
+  FixedSums s;
+  reset(s);
+  for (int k = col.k0; k < col.k1; ++k) {
+    const std::size_t c = g.index(col.i, col.j, k);
+    double w[kNumVars];
+    for (int v = 0; v < kNumVars; ++v) w[v] = static_cast<double>(u(v, c));
+    add_cell(s, scale, w);
+  }
+  for (int n = 0; n < kTotalsSums; ++n) {
+    block_add_into(sums + n, static_cast<unsigned long long>(s.hi[n]));
+    block_add_into(sums + kTotalsSums + n, static_cast<unsigned long long>(s.lo[n]));
+  }
+}
+
+// The initial state of `ic` in every interior cell of u (kernels/initial_state.hpp).
+template <class Real, class L>
+__global__ void initial_state_kernel(Grid g, Box box, InitialCondition ic, StateRef<Real, L> u) {
   int i, j, k;
   if (!box.cell(i, j, k)) return;
-  out[interior_index(box, i, j, k)] = u(var, g.index(i, j, k));
+  double w[kNumVars];
+  initial_cell_at(ic, g, i, j, k, w);
+  const std::size_t c = g.index(i, j, k);
+  for (int v = 0; v < kNumVars; ++v) u(v, c) = static_cast<Real>(w[v]);
 }
 
 }  // namespace halocline::hip

@@ -76,7 +76,10 @@ class KokkosBackend final : public Backend {
     // The host's copy of the state: the host owner's u0 between steps, otherwise what
     // set-up and output copy through. Managed memory is read in place; so is the state on
     // a host execution space.
-    if (!managed && !kokkos::kHostExecution) staging_ = Buffer("state_host", bytes, host_where(memory.host_memory));
+    // Allocated at its first use (staging()), at once for the host owner.
+    staged_ = !managed && !kokkos::kHostExecution;
+    state_bytes_ = bytes;
+    if (staged_ && memory.owner == Owner::Host) staging();
   }
 
   std::string description() const override {
@@ -85,17 +88,27 @@ class KokkosBackend final : public Backend {
   }
 
   // ---- State in and out -------------------------------------------------------------
+  // Made in place by the execution space; the host owner's copy is the state, so it is made
+  // in the device array and copied there once (an owner model that keeps the state on the
+  // host pays that copy every step anyway).
+  void make_initial_state(const InitialCondition& ic) override {
+    rates_ready_ = false;
+    kokkos::make_initial_state(compute_launch(), grid_, ic, state(Slot::U0));
+    if (memory_.owner == Owner::Host && staged_) copy(staging(), arrays_.u0(), Purpose::Setup, instances_.compute);
+    instances_.compute.fence();
+  }
+
   void set_state(const std::vector<double>& canonical) override {
     rates_ready_ = false;
     const Buffer& u0 = arrays_.u0();
-    if (!staging_.get()) {  // the host writes the arrays in place (managed, or a host space)
+    if (!staged_) {  // the host writes the arrays in place (managed, or a host space)
       instances_.compute.fence();
       from_canonical<Real, L>(grid_, canonical, static_cast<Real*>(u0.get()));
       // Every array's pages go to the device now, not by page faults in the first step.
       if (memory_.prefetch) arrays_.for_each([&](const Buffer& b) { prefetch(b, true, Purpose::Setup); });
     } else {
-      from_canonical<Real, L>(grid_, canonical, static_cast<Real*>(staging_.get()));
-      copy(u0, staging_, Purpose::Setup, instances_.compute);
+      from_canonical<Real, L>(grid_, canonical, static_cast<Real*>(staging().get()));
+      copy(u0, staging(), Purpose::Setup, instances_.compute);
     }
     instances_.compute.fence();
   }
@@ -103,10 +116,10 @@ class KokkosBackend final : public Backend {
   void get_state(std::vector<double>& canonical, Purpose purpose) override {
     const Buffer* source = &arrays_.u0();
     if (memory_.owner == Owner::Host) {
-      source = &staging_;  // the host's copy is the state
-    } else if (staging_.get()) {
-      copy(staging_, arrays_.u0(), purpose, instances_.compute);
-      source = &staging_;
+      source = &staging();  // the host's copy is the state
+    } else if (staged_) {
+      copy(staging(), arrays_.u0(), purpose, instances_.compute);
+      source = &staging();
     } else if (memory_.prefetch) {
       host_touched_ = prefetch(arrays_.u0(), false, purpose);
     }
@@ -119,7 +132,7 @@ class KokkosBackend final : public Backend {
   // prefetch: after the host touched the state (a snapshot), its pages go back first.
   void upload_state() override {
     if (memory_.owner == Owner::Host)
-      copy(arrays_.u0(), staging_, Purpose::Step, instances_.compute);
+      copy(arrays_.u0(), staging(), Purpose::Step, instances_.compute);
     else if (host_touched_)
       prefetch(arrays_.u0(), true, Purpose::Step);
     host_touched_ = false;
@@ -127,7 +140,7 @@ class KokkosBackend final : public Backend {
   // Host owner: the step ends with the state back on the host, which owns it again.
   void download_state() override {
     if (memory_.owner != Owner::Host) return;
-    copy(staging_, arrays_.u0(), Purpose::Step, instances_.compute);
+    copy(staging(), arrays_.u0(), Purpose::Step, instances_.compute);
     instances_.compute.fence();
   }
 
@@ -151,6 +164,9 @@ class KokkosBackend final : public Backend {
       rate = static_cast<double>(folded);
     } else {
       rate = static_cast<double>(kokkos::max_signal_rate(compute_launch(), grid_, physics_, state(Slot::U0)));
+      // A fused stage 2 that covered part of the cells (halo overlap's interior, a step past
+      // a stop) may have folded rates in: the next fold starts from 0 all the same.
+      if (kernels_ == KernelStrategy::Fused) Kokkos::deep_copy(max_rate_, Real(0));
     }
     rates_ready_ = false;
     if (global_max_) rate = global_max_(rate);
@@ -168,7 +184,7 @@ class KokkosBackend final : public Backend {
     arrays_.select_after_fault(which, control_.failed_array);
     // The host owner's state is its host copy: bring the chosen state there.
     if (memory_.owner == Owner::Host) {
-      copy(staging_, arrays_.u0(), Purpose::Output, instances_.compute);
+      copy(staging(), arrays_.u0(), Purpose::Output, instances_.compute);
       instances_.compute.fence();
     }
   }
@@ -264,6 +280,10 @@ class KokkosBackend final : public Backend {
   std::size_t bytes_allocated() const override { return arrays_.bytes(); }
 
   std::uint64_t checksum_part() override { return kokkos::checksum_part(compute_launch(), grid_, state(Slot::U0)); }
+  MaxAbs max_abs_part() override { return kokkos::max_abs_part(compute_launch(), grid_, state(Slot::U0)); }
+  FixedSums fixed_sums_part(const TotalsScale& scale) override {
+    return kokkos::fixed_sums_part(compute_launch(), grid_, state(Slot::U0), scale);
+  }
 
  private:
   using Buffer = kokkos::Buffer;
@@ -310,8 +330,15 @@ class KokkosBackend final : public Backend {
   std::array<int, 3> tile_;  // --kokkos-tile (see kokkos::Launch)
   KernelStrategy kernels_;   // split or fused (resolved by app/select.cpp)
   kokkos::Instances instances_;
-  SolverArrays<Buffer> arrays_;               // u0, unew, u1 and the fluxes
-  Buffer staging_;                            // the host's copy of the state (see the constructor)
+  SolverArrays<Buffer> arrays_;  // u0, unew, u1 and the fluxes
+  Buffer staging_;               // the host's copy of the state, through staging()
+  bool staged_ = false;          // the state goes to the host through staging_
+  std::size_t state_bytes_ = 0;
+
+  Buffer& staging() {
+    if (!staging_.get()) staging_ = Buffer("state_host", state_bytes_, host_where(memory_.host_memory));
+    return staging_;
+  }
   bool host_touched_ = false;                 // managed: the host has the state's pages since the last step
   HaloBuffers<Buffer, Buffer> halo_buffers_;  // the strategy, device messages, host staging
   kokkos::StreamOrder halo_ready_, halo_done_;

@@ -4,8 +4,10 @@
 #include <cstdint>
 
 #include "kernels/checksum.hpp"
+#include "kernels/initial_state.hpp"
 #include "kernels/kokkos/policies.hpp"
 #include "kernels/stencil.hpp"
+#include "kernels/totals.hpp"
 
 namespace halocline::kokkos {
 
@@ -75,6 +77,73 @@ std::uint64_t checksum_part(const Launch& on, const Grid& g, const StateRef<Real
         for (int v = 0; v < kNumVars; ++v) sum += checksum_term(static_cast<double>(u(v, c)), cell, v);
       },
       Kokkos::Sum<std::uint64_t>(result));
+  return result;
+}
+
+// The initial state of `ic` in every interior cell of u (kernels/initial_state.hpp).
+template <class Real, class L>
+void make_initial_state(const Launch& on, const Grid& g, const InitialCondition& ic, const StateRef<Real, L>& u) {
+  const std::size_t sy = g.stride[1], sz = g.stride[2];
+  for_cells(
+      "initial_state", on, interior_cells(g), -1, 0, KOKKOS_LAMBDA(int i, int j, int k) {
+        double w[kNumVars];
+        initial_cell_at(ic, g, i, j, k, w);
+        const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
+        for (int v = 0; v < kNumVars; ++v) u(v, c) = static_cast<Real>(w[v]);
+      });
+}
+
+// A Kokkos reducer over MaxAbs or FixedSums (kernels/totals.hpp): their own reset and merge.
+template <class T>
+struct TotalsReducer {
+  using reducer = TotalsReducer;
+  using value_type = T;
+  using result_view_type = Kokkos::View<T, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  T* result;
+  KOKKOS_INLINE_FUNCTION void join(T& into, const T& x) const { merge(into, x); }
+#if KOKKOS_VERSION < 40000  // Kokkos 3 joins through volatile references too
+  KOKKOS_INLINE_FUNCTION void join(volatile T& into, const volatile T& x) const {
+    T a = const_cast<const T&>(into), b = const_cast<const T&>(x);
+    merge(a, b);
+    const_cast<T&>(into) = a;
+  }
+#endif
+  KOKKOS_INLINE_FUNCTION void init(T& x) const { reset(x); }
+  KOKKOS_INLINE_FUNCTION T& reference() const { return *result; }
+  result_view_type view() const { return result_view_type(result); }
+  KOKKOS_INLINE_FUNCTION bool references_scalar() const { return true; }
+};
+
+// This rank's largest |value| of each variable, and its fixed-point sums at `scale`.
+template <class Real, class L>
+MaxAbs max_abs_part(const Launch& on, const Grid& g, const StateRef<Real, L>& u) {
+  const std::size_t sy = g.stride[1], sz = g.stride[2];
+  MaxAbs result;
+  reduce_cells(
+      "max_abs", on, interior_cells(g),
+      KOKKOS_LAMBDA(int i, int j, int k, MaxAbs& m) {
+        const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
+        double w[kNumVars];
+        for (int v = 0; v < kNumVars; ++v) w[v] = static_cast<double>(u(v, c));
+        add_cell(m, w);
+      },
+      TotalsReducer<MaxAbs>{&result});
+  return result;
+}
+
+template <class Real, class L>
+FixedSums fixed_sums_part(const Launch& on, const Grid& g, const StateRef<Real, L>& u, const TotalsScale& scale) {
+  const std::size_t sy = g.stride[1], sz = g.stride[2];
+  FixedSums result;
+  reduce_cells(
+      "fixed_sums", on, interior_cells(g),
+      KOKKOS_LAMBDA(int i, int j, int k, FixedSums& s) {
+        const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
+        double w[kNumVars];
+        for (int v = 0; v < kNumVars; ++v) w[v] = static_cast<double>(u(v, c));
+        add_cell(s, scale, w);
+      },
+      TotalsReducer<FixedSums>{&result});
   return result;
 }
 

@@ -13,3 +13,9 @@ trap 'rm -rf "$work"' EXIT
 
 # checksum OUTDIR: the checksum in OUTDIR/report.json
 checksum() { sed -n 's/.*"checksum": "\([0-9a-f]*\)".*/\1/p' "$1/report.json"; }
+# totals OUTDIR: the report's conservation totals (initial, final, drift) as one line; JSON
+# numbers round-trip, so equal lines are equal bits
+totals() {
+  python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["conservation"], sort_keys=True))' \
+    "$1/report.json"
+}

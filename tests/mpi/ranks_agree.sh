@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Decomposition test: a deck run on 1, 2, 3 and 4 MPI ranks, with the sync and the overlap
 # halo strategies, in every layout, with the split and the fused kernels, must give the
-# checksum of the single-rank split run bit for bit. The process grids rotate through splits
+# checksum and the conservation totals of the single-rank split run bit for bit. The process grids rotate through splits
 # along each axis, uneven sizes and MPI's own choice, so that over a deck's runs every axis is
 # cut; the kernels alternate so that each halo strategy and rank count runs both over the
 # three layouts.
@@ -23,6 +23,7 @@ for layout in aos soa aosoa; do
   "$bin" run --no-probe "$deck" --layout "$layout" --kernels split "${sets[@]}" --out "$work/ref-$layout"
   ref=$(checksum "$work/ref-$layout")
   [ -n "$ref" ] || { echo "no checksum from the 1-rank reference ($layout)"; exit 1; }
+  ref_totals=$(totals "$work/ref-$layout")
   index=0
   for halo in sync overlap; do
     for ranks in 1 2 3 4; do
@@ -43,14 +44,16 @@ for layout in aos soa aosoa; do
         --kernels "$kernels" "${grid_args[@]}" "${sets[@]}" --out "$out"
       got=$(checksum "$out")
       runs=$((runs + 1))
-      if [ "$got" = "$ref" ]; then
+      got_totals=$(totals "$out")
+      if [ "$got" = "$ref" ] && [ "$got_totals" = "$ref_totals" ]; then
         echo "ok   $layout $halo $kernels ranks=$ranks grid=$grid $got"
       else
         echo "FAIL $layout $halo $kernels ranks=$ranks grid=$grid: $got, 1 rank: $ref"
+        [ "$got_totals" = "$ref_totals" ] || echo "     totals $got_totals, 1 rank: $ref_totals"
         failures=$((failures + 1))
       fi
     done
   done
 done
-echo "$runs runs, $failures differ from the single-rank checksum"
+echo "$runs runs, $failures differ from the single-rank checksum or totals"
 [ "$failures" = 0 ]

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# What a run costs outside its step loop on a GPU (docs/benchmarks.md, "Outside the loop"):
+# bench.toml with the HIP backend, device owner, no probe, no snapshots, for
+#   512^3 fp64, 30 steps, split and fused;  768^3 fp64, 6 steps, fused;
+#   1024^3 fp32, 4 steps, split and fused;  1024^3 fp64, 4 steps, fused;
+# then a grid one size too big for the device (1100^3 fp64, fused), which must be refused
+# with exit code 2 and one line. Each run's report (outside_loop_s, host_bytes_peak,
+# bytes_allocated, wall_s) goes to OUTDIR/NAME.json, its stdout and stderr to NAME.log, and
+# the table to OUTDIR/outside_loop.md.
+#   tools/gpu/outside_loop.sh BINARY OUTDIR
+set -uo pipefail
+bin=$1; out=$2
+mkdir -p "$out"
+timer=()
+[ -x /usr/bin/time ] && timer=(/usr/bin/time -v)  # the kernel's own peak RSS, beside the report's
+run() {  # name, then run options
+  local name=$1; shift
+  echo "== $name"
+  "${timer[@]}" "$bin" run inputs/bench.toml --backend hip --no-probe --out "$out/tmp" \
+    --report "$out/$name.json" --quiet "$@" > "$out/$name.log" 2>&1
+  echo "exit code $?" >> "$out/$name.log"
+  tail -3 "$out/$name.log"
+}
+run n512_fp64_split --set grid.n=512 --precision fp64 --kernels split --steps 30
+run n512_fp64_fused --set grid.n=512 --precision fp64 --kernels fused --steps 30
+run n768_fp64_fused --set grid.n=768 --precision fp64 --kernels fused --steps 6
+run n1024_fp32_split --set grid.n=1024 --precision fp32 --kernels split --steps 4
+run n1024_fp32_fused --set grid.n=1024 --precision fp32 --kernels fused --steps 4
+run n1024_fp64_fused --set grid.n=1024 --precision fp64 --kernels fused --steps 4
+run n1100_fp64_fused --set grid.n=1100 --precision fp64 --kernels fused --steps 4
+rm -rf "$out/tmp"
+python3 - "$out" <<'EOF'
+import json, pathlib, re, sys
+out = pathlib.Path(sys.argv[1])
+rows = ["| run | exit | steps | loop s | wall s | outside the loop s (parts) | device B/cell | host peak RSS GB | cell-updates/s |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+for log in sorted(out.glob("n*.log")):
+    name = log.stem
+    code = re.findall(r"exit code (\d+)", log.read_text())
+    report = out / (name + ".json")
+    if not report.exists():
+        rows.append(f"| {name} | {code[-1] if code else '?'} | - | - | - | refused: "
+                    + log.read_text().strip().splitlines()[0].replace("|", "/") + " | - | - | - |")
+        continue
+    j = json.loads(report.read_text())
+    parts = j.get("outside_loop_s", {})
+    total = sum(parts.values())
+    cells = 1
+    for n in j["config"]["grid"]:
+        cells *= n
+    rows.append(f"| {name} | {code[-1] if code else '?'} | {j['steps']} | {j['loop_s']:.3f} | {j['wall_s']:.2f} | "
+                f"{total:.3f} (" + ", ".join(f"{k} {v:.3f}" for k, v in parts.items()) + ") | "
+                f"{j['bytes_allocated'] / cells:.1f} | {j['host_bytes_peak']['max_rss'] / 1e9:.2f} | "
+                f"{j['fom']['cell_updates_per_s']:.3e} |")
+(out / "outside_loop.md").write_text("\n".join(rows) + "\n")
+print("\n".join(rows))
+EOF
