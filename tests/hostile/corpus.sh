@@ -185,16 +185,18 @@ case_GridBeyondIntRefused() {
   expect_refused "must be <= 2147483643 (got 2147483647)"
 }
 case_GridOverflowsVector() { ready; hc run "$inputs/bench.toml" --set grid.n=2097148 --out o; expect_refused "more than a process can address"; }
+# The host-memory cases ask for a final snapshot: the state then comes to the host on a GPU
+# too (a GPU run without files holds no host copy, and its device refuses instead).
 case_GridBeyondHostMemory() {
   ready
-  hc run "$inputs/bench.toml" --set grid.n=8000 --out o
+  hc run "$inputs/bench.toml" --set grid.n=8000 --set output.final=true --out o
   expect_refused "of host memory"
   expect_err "available"
   expect_err "the largest grid of this shape that fits: "
 }
 case_AddressSpaceLimit() {
   ready
-  run sh -c 'ulimit -v 3000000 && exec "$0" run "$1" --set grid.n=300 --out o' "$bin" "$inputs/bench.toml"
+  run sh -c 'ulimit -v 3000000 && exec "$0" run "$1" --set grid.n=300 --set output.final=true --out o' "$bin" "$inputs/bench.toml"
   grep -q AddressSanitizer "$log/err" && skip "a sanitized build cannot run under ulimit -v"
   expect_refused "ulimit -v leaves this process"
   expect_err "the largest grid of this shape that fits: "
@@ -280,7 +282,7 @@ case_FourRunsIntoOneDirectory() {
 }
 case_RefusedRunLeavesNoDirectory() {
   ready
-  hc run "$inputs/bench.toml" --set grid.n=8000 --out deep/er/out
+  hc run "$inputs/bench.toml" --set grid.n=8000 --set output.final=true --out deep/er/out
   expect_refused "host memory"
 }
 case_ProbeJsonIsADirectory() { mkdir "$w/p"; ready; hc probe --quick --json p; expect_refused "--json 'p' exists and is a directory"; }
@@ -515,7 +517,7 @@ case_MpiBadDeckSaidOnce() {
 }
 case_MpiMemoryRefused() {
   ready
-  mpi 2 "$bin" run "$inputs/bench.toml" --set grid.n=8000 --out o
+  mpi 2 "$bin" run "$inputs/bench.toml" --set grid.n=8000 --set output.final=true --out o
   expect_refused "of host memory" mpi
   expect_fast
 }

@@ -55,3 +55,5 @@ for log in sorted(out.glob("n*.log")):
 (out / "outside_loop.md").write_text("\n".join(rows) + "\n")
 print("\n".join(rows))
 EOF
+# One archive of the reports and logs: the device tool brings back a limited number of files.
+( cd "$out" && tar czf runs.tgz n*.json n*.log && rm -f n*.json n*.log )
