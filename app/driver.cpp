@@ -238,25 +238,22 @@ void Simulation::set_up_backend() {
 }
 
 // The state on this rank: the deck's initial state, made by the backend where the state
-// lives when kernels/initial_state.hpp can (else on the host and copied there), or a
-// checkpoint's (--restart); the initial totals from the backend's state, so that an fp32 run
-// measures drift from its own rounded start. The host keeps no copy.
+// lives (kernels/initial_state.hpp), or a checkpoint's (--restart), copied in; the initial
+// totals from the backend's state, so that an fp32 run measures drift from its own rounded
+// start. The host keeps no copy.
 void Simulation::set_up_state() {
   const bool restart = !config_.restart_path.empty();
   if (restart) start_ = load_restart(config_, comm_, g_, r_.grid);
-  InitialCondition ic;
-  const bool made_in_place = !restart && initial_condition_of(config_, g_, ic);  // app/problems.cpp
   agreed([&] {
-    if (made_in_place)
-      backend_->make_initial_state(ic);
-    else
-      state_ = restart ? std::move(start_.state) : initial_state(config_, g_);
+    if (!restart) backend_->make_initial_state(initial_condition_of(config_, g_));  // app/problems.cpp
   });
   laps_("initial_state");
-  if (!made_in_place) backend_->set_state(state_);
-  std::vector<double>().swap(state_);
+  if (restart) {
+    backend_->set_state(start_.state);
+    std::vector<double>().swap(start_.state);
+  }
   r_.initial = state_totals();
-  laps_("upload");  // the state into the backend where the host made it, its totals
+  laps_("upload");  // a restart's state into the backend; the initial totals
 }
 
 // The conservation totals of u0 over every rank (kernels/totals.hpp): the same bits for any

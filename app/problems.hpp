@@ -20,9 +20,9 @@ Grid grid_of(const Config& config, const int dims[3], const int coords[3]);
 // Boundary faces of the deck, in the form the kernels take.
 BoundaryFaces boundary_of(const Config& config);
 
-// The deck's problem as kernels/initial_state.hpp evaluates it, where it can (a Riemann
-// problem, Sedov, uniform: true); false for the problems made on the host only.
-bool initial_condition_of(const Config& config, const Grid& grid, InitialCondition& ic);
+// The deck's problem as kernels/initial_state.hpp evaluates it (on the host and in every
+// backend); `grid` is any subdomain of the whole (Sedov counts its deposit over the whole).
+InitialCondition initial_condition_of(const Config& config, const Grid& grid);
 
 // Conserved variables of every interior cell: variable-major, x fastest (canonical order).
 std::vector<double> initial_state(const Config& config, const Grid& grid);

@@ -134,18 +134,15 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
   if (c.layout == LayoutKind::AoSoA) values = (padded + AoSoA::width - 1) / AoSoA::width * AoSoA::width * kNumVars;
   const bool flux_arrays = choose_kernels(c) == KernelStrategy::Split;                // app/select.cpp
   plan.solver_bytes = solver_arrays(active_directions, flux_arrays) * values * real;  // kernels/stencil.hpp
-  // The state comes to the host for files only (snapshots, checkpoints, a restart's read),
-  // and is made there for the problems the backends cannot make (the vortex, KH). Then each
-  // rank keeps its state as doubles; for files rank 0 also gathers the whole (a copy even on
-  // one rank), makes its primitives for a snapshot, and builds each snapshot or checkpoint
-  // file in memory before writing it (io/h5util.hpp).
+  // The state comes to the host for files only (snapshots, checkpoints, a restart's read):
+  // then each rank keeps its state as doubles, and rank 0 also gathers the whole (a copy
+  // even on one rank), makes its primitives for a snapshot, and builds each snapshot or
+  // checkpoint file in memory before writing it (io/h5util.hpp).
   const bool files = c.output_interval > 0 || c.output_final || c.checkpoint.every_steps > 0 ||
                      c.checkpoint.every_seconds > 0 || !c.restart_path.empty();
-  const bool made_on_host = c.problem == ProblemKind::IsentropicVortex || c.problem == ProblemKind::KelvinHelmholtz;
   plan.node_ranks = node_ranks;
-  plan.copies_bytes = kNumVars * 8 *
-                      ((files || made_on_host ? static_cast<u128>(node_ranks) * local : 0) +
-                       (files && node_has_rank0 ? 3 * global : 0));
+  plan.copies_bytes =
+      files ? kNumVars * 8 * (static_cast<u128>(node_ranks) * local + (node_has_rank0 ? 3 * global : 0)) : 0;
   return plan;
 }
 

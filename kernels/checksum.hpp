@@ -9,7 +9,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include "kernels/grid.hpp"
 #include "kernels/portability.hpp"
@@ -30,8 +29,7 @@ HC_INLINE std::uint64_t mix64(std::uint64_t x) {
 // The term of variable `var` of the cell with global linear index `cell` (x fastest over the
 // whole domain's interior) whose value is `value`.
 HC_INLINE std::uint64_t checksum_term(double value, std::uint64_t cell, int var) {
-  std::uint64_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
+  const std::uint64_t bits = bit_cast<std::uint64_t>(value);
   return mix64(bits ^ mix64(cell * kNumVars + static_cast<std::uint64_t>(var) + 0x9e3779b97f4a7c15ull));
 }
 

@@ -2,22 +2,23 @@
 // host (app/problems.cpp) and every backend (Backend::make_initial_state), so that a backend
 // makes on its device, bit for bit, the state the host makes.
 //
-// These are the problems whose cells need only IEEE arithmetic (+, -, *, /, correctly
-// rounded everywhere): a Riemann problem, the Sedov blast and the perturbed uniform gas.
-// The isentropic vortex and Kelvin-Helmholtz need exp, pow and sin, whose last bits differ
-// between the host's libm and the GPUs' math libraries; their states are made on the host.
+// Every problem needs only IEEE arithmetic (+, -, *, /, correctly rounded everywhere): the
+// exp, pow and sin of the isentropic vortex and Kelvin-Helmholtz come from
+// kernels/portable_math.hpp, not from the host's libm or a GPU's math library, whose last
+// bits differ.
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/grid.hpp"
 #include "kernels/portability.hpp"
+#include "kernels/portable_math.hpp"
 
 namespace halocline {
 
 // The deck's problem in plain numbers (app/problems.cpp fills it).
 struct InitialCondition {
-  enum class Kind { Riemann, Sedov, Uniform } kind = Kind::Uniform;
+  enum class Kind { Riemann, Sedov, Uniform, Vortex, KelvinHelmholtz } kind = Kind::Uniform;
   double gamma = 1.4;
   // Primitive states (rho, u, v, w, p) in the lab frame: the Riemann problem's two sides
   // (left below x0 along `direction`), the uniform gas, and Sedov's ambient gas.
@@ -32,6 +33,15 @@ struct InitialCondition {
   // Uniform: the density perturbation's relative amplitude and seed.
   double perturbation = 0;
   unsigned seed = 0;
+  // The smooth problems: the domain [lo, hi], and each cell's average by 2-point Gauss
+  // quadrature per active direction at +-gauss_node cells from its centre.
+  double lo[3] = {}, hi[3] = {};
+  double gauss_node = 0;
+  // Vortex (Yee et al. 1999): strength beta, centre at t = 0, background flow and state.
+  double strength = 0, x0v = 0, y0v = 0, uv = 0, vv = 0, rho_inf = 1, p_inf = 1;
+  // Kelvin-Helmholtz (McNally, Lyra and Passy 2012): the streams' densities and speed,
+  // pressure, layer width and seeded amplitude.
+  double rho_inner = 0, rho_outer = 0, velocity = 0, kh_p = 0, width = 1, amplitude = 0;
 };
 
 // Conserved variables of a primitive state (the host's set-up and the kernels alike).
@@ -65,8 +75,85 @@ HC_INLINE double sedov_distance2(const InitialCondition& ic, const Grid& g, cons
   return r2;
 }
 
+// Periodic minimum-image distance from a to b along direction d.
+HC_INLINE double periodic_delta(const InitialCondition& ic, double a, double b, int d) {
+  const double length = ic.hi[d] - ic.lo[d];
+  double delta = a - b;
+  delta -= length * portable::floor(delta / length + 0.5);
+  return delta;
+}
+
+// The isentropic vortex's primitive state at point x and time t.
+HC_INLINE void vortex_point(const InitialCondition& ic, const double x[3], double t, double s[5]) {
+  constexpr double kPi = portable::kPi;
+  const double gamma = ic.gamma;
+  const double dx = periodic_delta(ic, x[0], ic.x0v + ic.uv * t, 0);
+  const double dy = periodic_delta(ic, x[1], ic.y0v + ic.vv * t, 1);
+  const double r2 = dx * dx + dy * dy;
+  const double swirl = ic.strength / (2 * kPi) * portable::exp(0.5 * (1 - r2));
+  const double t_inf = ic.p_inf / ic.rho_inf;
+  const double temperature =
+      t_inf - (gamma - 1) * ic.strength * ic.strength / (8 * gamma * kPi * kPi) * portable::exp(1 - r2);
+  const double ratio = temperature / t_inf;
+  s[0] = ic.rho_inf * portable::pow(ratio, 1 / (gamma - 1));
+  s[1] = ic.uv - swirl * dy;
+  s[2] = ic.vv + swirl * dx;
+  s[3] = 0.0;
+  s[4] = ic.p_inf * portable::pow(ratio, gamma / (gamma - 1));
+}
+
+// Kelvin-Helmholtz's primitive state at point x: two smooth shear layers (at y = 1/4 and
+// 3/4 of the domain) and a seeded mode of v.
+HC_INLINE void kh_point(const InitialCondition& ic, const double x[3], double s[5]) {
+  const double y = (x[1] - ic.lo[1]) / (ic.hi[1] - ic.lo[1]);
+  const double xf = (x[0] - ic.lo[0]) / (ic.hi[0] - ic.lo[0]);
+  const double rho1 = ic.rho_outer, rho2 = ic.rho_inner;
+  const double u1 = -ic.velocity, u2 = ic.velocity;
+  const double rho_m = 0.5 * (rho1 - rho2), u_m = 0.5 * (u1 - u2);
+  const bool outer = y < 0.25 || y >= 0.75;
+  const double edge = y < 0.5 ? 0.25 : 0.75;
+  // Below an edge the exponent is (y - edge) / width, above it (edge - y) / width: <= 0.
+  const double e = portable::exp((y < edge ? y - edge : edge - y) / ic.width);
+  s[0] = outer ? rho1 - rho_m * e : rho2 + rho_m * e;
+  s[1] = outer ? u1 - u_m * e : u2 + u_m * e;
+  s[2] = ic.amplitude * portable::sin_pi(4 * xf);
+  s[3] = 0.0;
+  s[4] = ic.kh_p;
+}
+
+// The average over the cell with global index `global` of a smooth problem's conserved
+// state: 2-point Gauss quadrature per active direction (a second-order scheme's error
+// against the exact cell average is then truly second order).
+HC_INLINE void gauss_average(const InitialCondition& ic, const Grid& g, const int global[3], double w[5]) {
+  int count[3];
+  for (int d = 0; d < 3; ++d) count[d] = g.active(d) ? 2 : 1;
+  for (int v = 0; v < 5; ++v) w[v] = 0;
+  for (int a = 0; a < count[0]; ++a)
+    for (int b = 0; b < count[1]; ++b)
+      for (int c = 0; c < count[2]; ++c) {
+        const int q[3] = {a, b, c};
+        double x[3];
+        for (int d = 0; d < 3; ++d)
+          x[d] =
+              g.lo[d] + (global[d] + 0.5 + (count[d] == 2 ? (q[d] ? ic.gauss_node : -ic.gauss_node) : 0.0)) * g.dx[d];
+        double s[5], wq[5];
+        if (ic.kind == InitialCondition::Kind::Vortex)
+          vortex_point(ic, x, 0.0, s);
+        else
+          kh_point(ic, x, s);
+        conserved_of(s, ic.gamma, wq);
+        for (int v = 0; v < 5; ++v) w[v] += wq[v];
+      }
+  const int points = count[0] * count[1] * count[2];
+  for (int v = 0; v < 5; ++v) w[v] /= points;
+}
+
 // The conserved state of the cell with global index `global` (x, y, z) of grid g.
 HC_INLINE void initial_cell(const InitialCondition& ic, const Grid& g, const int global[3], double w[5]) {
+  if (ic.kind == InitialCondition::Kind::Vortex || ic.kind == InitialCondition::Kind::KelvinHelmholtz) {
+    gauss_average(ic, g, global, w);
+    return;
+  }
   double s[5];
   const double* from = ic.ambient;
   if (ic.kind == InitialCondition::Kind::Riemann) {

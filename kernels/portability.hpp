@@ -14,3 +14,18 @@
 #endif
 
 #define HC_INLINE HC_HOST_DEVICE inline
+
+namespace halocline {
+
+// The bits of `from` as a To of the same size (std::bit_cast is C++20). __builtin_memcpy,
+// which GCC, Clang (HIP device code included) and nvcc all know: std::memcpy is a host
+// function to hipcc's device compiler.
+template <class To, class From>
+HC_INLINE To bit_cast(const From& from) {
+  static_assert(sizeof(To) == sizeof(From), "the same size");
+  To to;
+  __builtin_memcpy(&to, &from, sizeof to);
+  return to;
+}
+
+}  // namespace halocline

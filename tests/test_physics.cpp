@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "kernels/boundary.hpp"
 #include "kernels/hydro.hpp"
+#include "kernels/portable_math.hpp"
 
 namespace hc = halocline;
 
@@ -106,4 +108,45 @@ void expect_frames_match_to_prim() {
 TEST(Physics, CellPrimsGiveEachFramesToPrimExactly) {
   expect_frames_match_to_prim<double>();
   expect_frames_match_to_prim<float>();
+}
+
+namespace {
+// |a - b| in units in the last place of b (a long double reference, rounded to double).
+double ulps(double a, long double reference) {
+  const double b = static_cast<double>(reference);
+  return static_cast<double>(std::fabs(a - reference)) / (std::nextafter(std::fabs(b), HUGE_VAL) - std::fabs(b));
+}
+}  // namespace
+
+// The initial states' own exp, log, pow and sin(pi x) (kernels/portable_math.hpp) agree with
+// long double references to a few units in the last place over the ranges the problems use
+// and beyond; special values as libm's.
+TEST(PortableMath, AgreesWithLongDoubleToAFewUlp) {
+  const long double pi = 3.141592653589793238462643383279502884L;
+  double worst[4] = {0, 0, 0, 0};
+  for (int n = 0; n <= 20000; ++n) {
+    const double x = -40.0 + 50.0 * n / 20000;  // exp over [-40, 10]
+    worst[0] = std::max(worst[0], ulps(hc::portable::exp(x), std::exp(static_cast<long double>(x))));
+    const double y = std::ldexp(1.0 + n / 20000.0, n % 60 - 30);  // log over 2^-30 .. 2^30
+    if (y != 1.0) worst[1] = std::max(worst[1], ulps(hc::portable::log(y), std::log(static_cast<long double>(y))));
+    const double r = 0.05 + 0.95 * n / 20000;  // the vortex's temperature ratios
+    worst[2] = std::max(worst[2], ulps(hc::portable::pow(r, 2.5), std::pow(static_cast<long double>(r), 2.5L)));
+    const double z = -3.0 + 6.0 * n / 20000;  // sin(pi z) over three periods
+    const long double exact = std::sin(pi * static_cast<long double>(z));
+    if (std::fabs(exact) > 1e-12L) worst[3] = std::max(worst[3], ulps(hc::portable::sin_pi(z), exact));
+  }
+  // Measured here: 1.07, 1.69, 9.78 and 3.08 ulp.
+  EXPECT_LE(worst[0], 2.0) << "exp";
+  EXPECT_LE(worst[1], 2.0) << "log";
+  EXPECT_LE(worst[2], 12.0) << "pow";    // e^(b ln a): the rounding of b ln a, times |b ln a|
+  EXPECT_LE(worst[3], 4.0) << "sin_pi";  // the rounding of pi r
+  std::printf("worst ulps: exp %.2f, log %.2f, pow %.2f, sin_pi %.2f\n", worst[0], worst[1], worst[2], worst[3]);
+  EXPECT_EQ(hc::portable::sin_pi(1.0), 0.0);
+  EXPECT_EQ(hc::portable::sin_pi(0.5), 1.0);
+  EXPECT_EQ(hc::portable::sin_pi(-1.5), 1.0);
+  EXPECT_EQ(hc::portable::exp(0.0), 1.0);
+  EXPECT_EQ(hc::portable::exp(-1000.0), 0.0);
+  EXPECT_EQ(hc::portable::exp(1000.0), HUGE_VAL);
+  EXPECT_EQ(hc::portable::log(1.0), 0.0);
+  EXPECT_TRUE(std::isnan(hc::portable::log(-1.0)));
 }

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -204,6 +205,42 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   EXPECT_EQ(rows, 32u);
   EXPECT_EQ(checksums.size(), 4u);  // 256 and 512, fp64 and fp32
   for (const auto& [config, seen] : checksums) EXPECT_EQ(seen.size(), 1u) << config;
+}
+
+// What runs cost outside their step loop on the H200 (tests/data/h200/outside_loop/,
+// tools/gpu/outside_loop.sh): at 512^3 fp64 at most 1 s outside the loop and 4 s in all for
+// 30 steps; 1024^3 runs in fp32 (split and fused) and fp64 (fused); the kernels give one
+// checksum per grid and precision; one size too big for the device is refused in one line
+// that names the largest grid that fits.
+TEST(Probe, RecordedH200OutsideTheLoop) {
+  const std::string dir = std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/h200/outside_loop/";
+  auto report = [&](const std::string& name) {
+    std::ifstream in(dir + name + ".json");
+    const nlohmann::json j = nlohmann::json::parse(in);
+    EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("run")), "") << name;
+    return j;
+  };
+  auto outside = [](const nlohmann::json& j) {
+    double sum = 0;
+    for (const auto& [part, seconds] : j["outside_loop_s"].items()) sum += seconds.get<double>();
+    return sum;
+  };
+  for (const char* kernels : {"split", "fused"}) {
+    const nlohmann::json j = report(std::string("n512_fp64_") + kernels);
+    EXPECT_EQ(j["steps"], 30) << kernels;
+    EXPECT_LE(outside(j), 1.0) << kernels;
+    EXPECT_LE(j["wall_s"].get<double>(), 4.0) << kernels;
+    EXPECT_LE(j["host_bytes_peak"]["max_rss"].get<double>(), 1e9) << kernels;  // no host copy of the state
+  }
+  EXPECT_EQ(report("n512_fp64_split")["checksum"], report("n512_fp64_fused")["checksum"]);
+  EXPECT_EQ(report("n1024_fp32_split")["checksum"], report("n1024_fp32_fused")["checksum"]);
+  EXPECT_EQ(report("n1024_fp64_fused")["steps"], 4);
+  // The fused fp64 path's arrays: at most 130 bytes per cell (issue 17), so 1024^3 fits.
+  EXPECT_LE(report("n1024_fp64_fused")["bytes_allocated"].get<double>(), 130.0 * 1024 * 1024 * 1024);
+  std::ifstream refused(dir + "n1100_fp64_fused.log");
+  const std::string text((std::istreambuf_iterator<char>(refused)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("exit code 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("the largest grid of this shape that fits the device: "), std::string::npos) << text;
 }
 
 // The traced step's timeline: every call of one step, each on the stream it ran in, all

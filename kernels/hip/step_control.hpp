@@ -2,7 +2,6 @@
 // controller lives on the device, beside the state.
 #pragma once
 
-#include <cstring>
 #include <type_traits>
 
 #include "kernels/hip/runtime.hpp"
@@ -18,15 +17,11 @@ template <class Real>
 using RateBits = std::conditional_t<sizeof(Real) == 8, unsigned long long, unsigned int>;
 template <class Real>
 __host__ __device__ inline RateBits<Real> rate_bits(Real rate) {
-  RateBits<Real> bits;
-  std::memcpy(&bits, &rate, sizeof bits);
-  return bits;
+  return bit_cast<RateBits<Real>>(rate);
 }
 template <class Real>
 __host__ __device__ inline Real rate_of_bits(RateBits<Real> bits) {
-  Real rate;
-  std::memcpy(&rate, &bits, sizeof rate);
-  return rate;
+  return bit_cast<Real>(bits);
 }
 
 // Folds each thread's largest rate into *max_bits: the block's max through shared memory,
