@@ -121,7 +121,7 @@ double ulps(double a, long double reference) {
 // The initial states' own exp, log, pow and sin(pi x) (kernels/portable_math.hpp) agree with
 // long double references to a few units in the last place over the ranges the problems use
 // and beyond; special values as libm's.
-TEST(PortableMath, AgreesWithLongDoubleToAFewUlp) {
+TEST(PhysicsPortableMath, AgreesWithLongDoubleToAFewUlp) {
   const long double pi = 3.141592653589793238462643383279502884L;
   double worst[4] = {0, 0, 0, 0};
   for (int n = 0; n <= 20000; ++n) {
