@@ -30,9 +30,7 @@ HC_INLINE double floor(double x) {
 }
 
 // 2^k for -1022 <= k <= 1023, from its bits.
-HC_INLINE double power_of_two(int k) {
-  return bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52);
-}
+HC_INLINE double power_of_two(int k) { return bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52); }
 
 // e^x: x = k ln 2 + r with |r| <= ln2 / 2 (Cody and Waite), e^r by its Taylor series to
 // r^14 in Horner's form (the next term is below 2^-60 of the sum), scaled by 2^k in two steps so that
@@ -56,7 +54,7 @@ HC_INLINE double log(double x) {
   if (x > 1.7976931348623157e308) return x;
   std::uint64_t bits = bit_cast<std::uint64_t>(x);
   int e = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
-  if (e == -1023) {  // subnormal: scale into the normal range first
+  if (e == -1023) {               // subnormal: scale into the normal range first
     x = x * 18014398509481984.0;  // 2^54
     bits = bit_cast<std::uint64_t>(x);
     e = static_cast<int>((bits >> 52) & 0x7ff) - 1023 - 54;
