@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 #include "kernels/grid.hpp"
@@ -89,6 +90,15 @@ HC_INLINE void add_cell(FixedSums& s, const TotalsScale& scale, const double w[k
     add_fixed(s, v, scaled);
     add_fixed(s, kNumVars + v, scaled < 0 ? -scaled : scaled);
   }
+}
+
+// Folds the values of cell c of state u (as doubles; fp32 converts exactly) into `into`:
+// add_cell(into, scale..., values), for the maxima or the sums.
+template <class State, class Into, class... Scale>
+HC_INLINE void add_state_cell(Into& into, const State& u, std::size_t c, const Scale&... scale) {
+  double w[kNumVars];
+  for (int v = 0; v < kNumVars; ++v) w[v] = static_cast<double>(u(v, c));
+  add_cell(into, scale..., w);
 }
 
 // Moves each lo's bits above 2^31 into hi, so that sums from many ranks add without

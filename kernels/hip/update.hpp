@@ -99,12 +99,7 @@ __global__ void max_abs_kernel(Grid g, Box box, StateRef<Real, L> u, unsigned lo
   const Column col(box);
   MaxAbs m;
   reset(m);
-  for (int k = col.k0; k < col.k1; ++k) {
-    const std::size_t c = g.index(col.i, col.j, k);
-    double w[kNumVars];
-    for (int v = 0; v < kNumVars; ++v) w[v] = static_cast<double>(u(v, c));
-    add_cell(m, w);
-  }
+  for (int k = col.k0; k < col.k1; ++k) add_state_cell(m, u, g.index(col.i, col.j, k));
   for (int v = 0; v < kNumVars; ++v) block_max_into<double, 64 * 4>(max_bits + v, m.v[v]);
 }
 
@@ -113,12 +108,7 @@ __global__ void fixed_sums_kernel(Grid g, Box box, StateRef<Real, L> u, TotalsSc
   const Column col(box);
   FixedSums s;
   reset(s);
-  for (int k = col.k0; k < col.k1; ++k) {
-    const std::size_t c = g.index(col.i, col.j, k);
-    double w[kNumVars];
-    for (int v = 0; v < kNumVars; ++v) w[v] = static_cast<double>(u(v, c));
-    add_cell(s, scale, w);
-  }
+  for (int k = col.k0; k < col.k1; ++k) add_state_cell(s, u, g.index(col.i, col.j, k), scale);
   for (int n = 0; n < kTotalsSums; ++n) {
     block_add_into(sums + n, static_cast<unsigned long long>(s.hi[n]));
     block_add_into(sums + kTotalsSums + n, static_cast<unsigned long long>(s.lo[n]));

@@ -122,10 +122,7 @@ MaxAbs max_abs_part(const Launch& on, const Grid& g, const StateRef<Real, L>& u)
   reduce_cells(
       "max_abs", on, interior_cells(g),
       KOKKOS_LAMBDA(int i, int j, int k, MaxAbs& m) {
-        const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
-        double w[kNumVars];
-        for (int v = 0; v < kNumVars; ++v) w[v] = static_cast<double>(u(v, c));
-        add_cell(m, w);
+        add_state_cell(m, u, static_cast<std::size_t>(i) + sy * j + sz * k);
       },
       TotalsReducer<MaxAbs>{&result});
   return result;
@@ -138,10 +135,7 @@ FixedSums fixed_sums_part(const Launch& on, const Grid& g, const StateRef<Real, 
   reduce_cells(
       "fixed_sums", on, interior_cells(g),
       KOKKOS_LAMBDA(int i, int j, int k, FixedSums& s) {
-        const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
-        double w[kNumVars];
-        for (int v = 0; v < kNumVars; ++v) w[v] = static_cast<double>(u(v, c));
-        add_cell(s, scale, w);
+        add_state_cell(s, u, static_cast<std::size_t>(i) + sy * j + sz * k, scale);
       },
       TotalsReducer<FixedSums>{&result});
   return result;
