@@ -208,7 +208,19 @@ void check_bench_options(const BenchOptions& o) {
   // configurations that cannot run here are skipped.
   load_deck(o.deck, o.sets);
   for (const SweepAxis& axis : o.sweeps)
-    for (const std::string& value : axis.values) row_config(o, {{axis.key, value}});
+    for (const std::string& value : axis.values) {
+      try {
+        row_config(o, {{axis.key, value}});
+      } catch (const DeckError& e) {
+        // The deck reader names the override it was given; the user wrote a sweep.
+        std::string text = e.what();
+        const std::string as_set = "--set " + axis.key + "=" + value;
+        const std::size_t at = text.find(as_set);
+        if (at != std::string::npos)
+          text.replace(at, as_set.size(), "--sweep " + axis.key + " (value '" + value + "')");
+        throw DeckError(text);
+      }
+    }
   // Two rows that resolve to one configuration (0.5 and 0.50) would each claim to be
   // something the other is not.
   std::map<std::string, std::string> seen;  // configuration -> the first row's name
@@ -400,8 +412,10 @@ void print_bench(std::ostream& os, const BenchResult& r) {
        << std::setw(10) << row.max_s * 1e3 << std::setw(12) << row.cells / row.median_s / 1e9 << std::setw(9)
        << row.effective_Bps / 1e12 << std::setprecision(2) << std::setw(9) << row.speedup << '\n';
   }
-  os << std::defaultfloat << std::setprecision(6) << "one run per configuration: " << r.options.repeat
-     << " repetitions of " << r.options.steps << " steps after " << kWarmupSteps + kTracedStepsUnsampled
+  auto count = [](long n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
+  os << std::defaultfloat << std::setprecision(6)
+     << "one run per configuration: " << count(r.options.repeat, "repetition") << " of "
+     << count(r.options.steps, "step") << " after " << kWarmupSteps + kTracedStepsUnsampled
      << " untimed ones; baseline: " << (r.baseline.empty() ? "none (not run)" : r.baseline) << '\n';
 }
 

@@ -376,6 +376,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Halocline: a 3-D compressible Euler stencil mini-app for measuring memory strategies"};
   app.set_version_flag("--version", std::string("halocline ") + HALOCLINE_VERSION);
   app.require_subcommand(1);
+  app.fallthrough();  // inherited by the subcommands: `halocline run --version` is --version too
 
   RunArgs run_args;
   CLI::App* run = add_run_command(app, run_args);
@@ -410,6 +411,13 @@ int main(int argc, char** argv) {
   int early = -1;
   std::string command = "error";
   try {
+    // A first word that is no option and no command: CLI11 would only say that a command is
+    // required.
+    if (argc > 1 && argv[1][0] != '-' &&
+        app.get_subcommands([&](CLI::App* s) { return s->get_name() == argv[1]; }).empty())
+      throw CLI::ParseError(
+          std::string("unknown command '") + argv[1] + "' (the commands: run, verify, bench, probe, info)",
+          CLI::ExitCodes::ExtrasError);
     app.parse(argc, argv);
     for (CLI::App* sub : app.get_subcommands()) command = sub->get_name();
   } catch (const CLI::CallForHelp& e) {

@@ -234,6 +234,38 @@ TEST_F(Cli, NoSubcommandIsBadInput) {
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
 }
 
+// A first word that is no command is named as such; --version after a command is --version.
+TEST_F(Cli, UnknownCommandIsNamedAndVersionWorksAfterACommand) {
+  const Result r = run({"frobnicate"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown command 'frobnicate' (the commands: run, verify, bench, probe, info)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  for (const char* command : {"run", "bench", "probe", "info", "verify"}) {
+    const Result v = run({command, "--version"});
+    EXPECT_EQ(v.code, 0) << command << ": " << v.err;
+    EXPECT_EQ(v.out.rfind("halocline ", 0), 0u) << command << ": " << v.out;
+  }
+}
+
+// A swept value the deck refuses is blamed on the sweep the user wrote, not on the --set it
+// becomes inside.
+TEST_F(Cli, BadSweptDeckKeyNamesTheSweep) {
+  const Result r = run({"bench", "inputs/bench.toml", "--sweep", "foo=1,2", "--out", (dir_ / "b").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--sweep foo (value '1'): unknown key 'foo'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("--set"), std::string::npos) << r.err;
+}
+
+// One repetition of one step is said in the singular.
+TEST_F(Cli, BenchSummaryCountsInTheSingular) {
+  const Result r = run({"bench", "inputs/bench.toml", "--set", "grid.n=8", "--sweep", "layout=soa", "--repeat", "1",
+                        "--steps", "1", "--quiet", "--out", (dir_ / "b").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("one run per configuration: 1 repetition of 1 step after "), std::string::npos) << r.out;
+}
+
 // ---- A good run and its report ---------------------------------------------------------
 
 TEST_F(Cli, SodRunWritesReportAndSnapshot) {
