@@ -258,6 +258,35 @@ TEST_F(Cli, BadSweptDeckKeyNamesTheSweep) {
   EXPECT_EQ(r.err.find("--set"), std::string::npos) << r.err;
 }
 
+// Every command line the documentation shows starts with a command (docs/decks.md's examples
+// once lacked `run`, and failed as written).
+TEST(CliDocs, EveryDocumentedCommandLineNamesACommand) {
+  std::vector<fs::path> pages = {fs::path(HALOCLINE_SOURCE_DIR) / "README.md"};
+  for (const auto& entry : fs::directory_iterator(fs::path(HALOCLINE_SOURCE_DIR) / "docs"))
+    if (entry.path().extension() == ".md") pages.push_back(entry.path());
+  int lines = 0;
+  for (const fs::path& page : pages) {
+    std::ifstream in(page);
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+      // A line whose first word is the program (halocline, build/bin/halocline, ...).
+      std::istringstream words(line);
+      std::string program, command;
+      words >> program >> command;
+      const std::string name = "halocline";
+      if (program.size() < name.size() || program[0] == '`' ||
+          program.compare(program.size() - name.size(), name.size(), name) != 0 ||
+          (program.size() > name.size() && program[program.size() - name.size() - 1] != '/'))
+        continue;
+      ++lines;
+      EXPECT_TRUE(command == "run" || command == "bench" || command == "verify" || command == "probe" ||
+                  command == "info" || command == "--version" || command == "--help")
+          << page.filename().string() << ":" << number << ": " << line;
+    }
+  }
+  EXPECT_GT(lines, 10);
+}
+
 // One repetition of one step is said in the singular.
 TEST_F(Cli, BenchSummaryCountsInTheSingular) {
   const Result r = run({"bench", "inputs/bench.toml", "--set", "grid.n=8", "--sweep", "layout=soa", "--repeat", "1",
