@@ -50,7 +50,12 @@ struct RunArgs {
 
 // The run's configuration: the deck, its overrides, then the command line's options.
 hc::Config run_config(const RunArgs& a) {
-  hc::Config config = hc::load_deck(a.deck, a.sets);
+  // --out wins over output.dir: a --set of it beside --out is dropped, not checked (the
+  // deck's own output.dir is still the deck's, and checked).
+  std::vector<std::string> sets;
+  for (const std::string& set : a.sets)
+    if (a.out.empty() || set.rfind("output.dir=", 0) != 0) sets.push_back(set);
+  hc::Config config = hc::load_deck(a.deck, sets);
   const std::pair<const char*, const std::string*> choices[] = {
       {"layout", &a.layout}, {"precision", &a.precision}, {"backend", &a.backend},
       {"owner", &a.owner},   {"host-mem", &a.host_mem},   {"prefetch", &a.prefetch},
@@ -337,7 +342,7 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
       ->check(in_range(1));
   run->add_option("--steps", a.steps, "stop after N >= 1 steps (sets time.max_steps)")->check(in_range(1));
   run->add_option("--set", a.sets, "override a deck key: --set grid.n=256 (repeatable)");
-  run->add_option("--out", a.out, "output directory (output.dir)")->check(non_empty());
+  run->add_option("--out", a.out, "output directory (instead of the deck's output.dir)")->check(non_empty());
   run->add_option("--restart", a.restart, "continue from this checkpoint (docs/reliability.md)")->check(non_empty());
   run->add_option("--report", a.report, "JSON report path (default OUT/report.json)")->check(non_empty());
   run->add_flag("--quiet", a.quiet, "print nothing on success");

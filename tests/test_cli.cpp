@@ -287,6 +287,16 @@ TEST(CliDocs, EveryDocumentedCommandLineNamesACommand) {
   EXPECT_GT(lines, 10);
 }
 
+// --out wins over a --set output.dir beside it, which is then not checked either.
+TEST_F(Cli, OutWinsOverASetOutputDir) {
+  const fs::path out = dir_ / "chosen";
+  const Result r = run({"run", "inputs/sod.toml", "--set", "grid.nx=16", "--set", "output.dir=/elsewhere", "--out",
+                        out.string(), "--quiet", "--no-probe"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(out / "report.json"));
+  EXPECT_FALSE(fs::exists("/elsewhere"));
+}
+
 // One repetition of one step is said in the singular.
 TEST_F(Cli, BenchSummaryCountsInTheSingular) {
   const Result r = run({"bench", "inputs/bench.toml", "--set", "grid.n=8", "--sweep", "layout=soa", "--repeat", "1",

@@ -6,6 +6,7 @@
 
 #include "app/driver.hpp"
 #include "app/verify.hpp"
+#include "io/deck.hpp"
 
 namespace hc = halocline;
 
@@ -76,4 +77,21 @@ TEST(Verification, SedovSymmetryAndShockRadius) {
   half.t_end = c.t_end / 2;
   const hc::SedovMeasure m_half = hc::measure_sedov(half, hc::run_quietly(half));
   EXPECT_NEAR(std::log(m.shock_radius / m_half.shock_radius) / std::log(2.0), 0.4, 0.04);
+}
+
+// The KH deck ends once its shear layers have rolled up: at 64^2 the largest |v| is still
+// within the linear phase at t = 1 (the old t_end: below 0.12, from 0.01) and about 30 times
+// the seed by the deck's t_end (measured 0.069 and 0.33 on the CPU, 2026-12-01).
+TEST(Verification, KelvinHelmholtzRollsUpByTheDecksEnd) {
+  auto largest_v = [](double t_end) {
+    hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/kh.toml", {"grid.nx=64", "grid.ny=64"});
+    if (t_end > 0) c.t_end = t_end;
+    const hc::RunResult r = hc::run_quietly(c);
+    const std::size_t n = 64 * 64;
+    double most = 0;
+    for (std::size_t i = 0; i < n; ++i) most = std::max(most, std::fabs(r.final_state[2 * n + i] / r.final_state[i]));
+    return most;
+  };
+  EXPECT_LT(largest_v(1.0), 0.12);
+  EXPECT_GT(largest_v(0), 0.25);
 }
