@@ -326,24 +326,37 @@ CLI::Validator non_empty() {
 CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
   CLI::App* run = app.add_subcommand("run", "run a deck");
   run->add_option("deck", a.deck, "TOML deck (see docs/decks.md)")->required();
-  run->add_option("--layout", a.layout, "aos | soa | aosoa");
-  run->add_option("--precision", a.precision, "fp64 | fp32");
-  run->add_option("--backend", a.backend, "kokkos | hip");
-  run->add_option("--owner", a.owner, "GPU: who owns the state: device | host | managed");
-  run->add_option("--host-mem", a.host_mem, "GPU: host buffers: pinned | pageable");
-  run->add_option("--prefetch", a.prefetch, "GPU, managed owner: on | off")->check(CLI::IsMember({"on", "off"}));
-  run->add_option("--halo", a.halo, "halo exchange: auto | none | sync | overlap | gpu-aware (docs/halo.md)");
+  run->add_option("--layout", a.layout, "aos | soa | aosoa (default: the deck's run.layout, else soa)");
+  run->add_option("--precision", a.precision, "fp64 | fp32 (default: the deck's run.precision, else fp64)");
+  run->add_option("--backend", a.backend,
+                  std::string("kokkos | hip (default: the deck's run.backend, else ") +
+                      hc::backend_name(hc::default_backend()) + ")");
+  run->add_option("--owner", a.owner,
+                  "GPU: who owns the state: device | host | managed (default: the deck's, else device)");
+  run->add_option("--host-mem", a.host_mem, "GPU: host buffers: pinned | pageable (default: the deck's, else pinned)");
+  run->add_option("--prefetch", a.prefetch, "GPU, managed owner: on | off (default: the deck's, else on)")
+      ->check(CLI::IsMember({"on", "off"}));
+  run->add_option(
+      "--halo", a.halo,
+      "halo exchange: auto | none | sync | overlap | gpu-aware (docs/halo.md; default: the deck's, else auto)");
   run->add_option("--kernels", a.kernels,
-                  "a stage's kernels: auto | split (fluxes through memory) | fused (one pass) (docs/performance.md)");
+                  "a stage's kernels: auto | split (fluxes through memory) | fused (one pass) (docs/performance.md; "
+                  "default: the deck's, else auto)");
   run->add_option("--kokkos-tile", a.kokkos_tile,
-                  "kokkos backend: cells per thread block: auto | kokkos | flat | AxBxC (docs/kokkos.md)");
-  run->add_option("--ranks-grid", a.ranks_grid, "MPI ranks per direction: PX,PY,PZ")
+                  "kokkos backend: cells per thread block: auto | kokkos | flat | AxBxC (docs/kokkos.md; default: the "
+                  "deck's, else auto)");
+  run->add_option("--ranks-grid", a.ranks_grid,
+                  "MPI ranks per direction: PX,PY,PZ (default: the deck's, else MPI's choice)")
       ->delimiter(',')
       ->check(in_range(1));
-  run->add_option("--steps", a.steps, "stop after N >= 1 steps (sets time.max_steps)")->check(in_range(1));
+  run->add_option("--steps", a.steps,
+                  "stop after N >= 1 steps (sets time.max_steps; default: the deck's, else at t_end)")
+      ->check(in_range(1));
   run->add_option("--set", a.sets, "override a deck key: --set grid.n=256 (repeatable)");
-  run->add_option("--out", a.out, "output directory (instead of the deck's output.dir)")->check(non_empty());
-  run->add_option("--restart", a.restart, "continue from this checkpoint (docs/reliability.md)")->check(non_empty());
+  run->add_option("--out", a.out, "output directory (default: the deck's output.dir, else out)")->check(non_empty());
+  run->add_option("--restart", a.restart,
+                  "continue from this checkpoint (docs/reliability.md; default: none, the deck's start)")
+      ->check(non_empty());
   run->add_option("--report", a.report, "JSON report path (default OUT/report.json)")->check(non_empty());
   run->add_flag("--quiet", a.quiet, "print nothing on success");
   run->add_flag("--hdf5-errors", a.hdf5_errors,
@@ -360,12 +373,16 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
                     "key=v1,v2,...: layout, precision, backend, owner, host-mem, prefetch, halo, kernels, kokkos-tile, "
                     "or a deck key (repeatable: the matrix of all)");
   bench->add_option("--repeat", a.repeat, "repetitions of each configuration: blocks of --steps steps in its one run")
+      ->capture_default_str()
       ->check(in_range(1));
   bench->add_option("--steps", a.steps, "timed steps of each repetition (after 4 untimed ones)")
+      ->capture_default_str()
       ->check(in_range(1, 1000000));
-  bench->add_option("--baseline", a.baseline, "key=value,...: the configuration speedups are against");
+  bench->add_option("--baseline", a.baseline, "key=value,...: the configuration speedups are against (default: none)");
   bench->add_option("--set", a.sets, "override a deck key for every run (repeatable)");
-  bench->add_option("--out", a.out, "where bench.json, bench.csv and each run's report go")->check(non_empty());
+  bench->add_option("--out", a.out, "where bench.json, bench.csv and each run's report go")
+      ->capture_default_str()
+      ->check(non_empty());
   bench->add_flag("--quiet", a.quiet, "no progress lines");
   bench->add_flag("--plot", a.plot, "draw the results into OUT/plots (tools/plot.py)");
   return bench;
@@ -396,10 +413,10 @@ int main(int argc, char** argv) {
                                        "host <-> device copies by size, launch latency");
   probe->add_option("--backend", probe_args.backend, "kokkos | hip (default: the first built in)")
       ->check(CLI::IsMember({"kokkos", "hip"}));
-  probe->add_option("--device", probe_args.device, "GPU index")->check(in_range(0, 1 << 20));
-  probe->add_option("--out", probe_args.out, "also write it where runs into this directory find it")
+  probe->add_option("--device", probe_args.device, "GPU index")->capture_default_str()->check(in_range(0, 1 << 20));
+  probe->add_option("--out", probe_args.out, "also write it where runs into this directory find it (default: none)")
       ->check(non_empty());
-  probe->add_option("--json", probe_args.json, "also write the JSON here")->check(non_empty());
+  probe->add_option("--json", probe_args.json, "also write the JSON here (default: none)")->check(non_empty());
   probe->add_flag("--quick", probe_args.quick, "copy and triad only");
 
   std::string info_backend = hc::backend_name(hc::default_backend());

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -295,6 +296,31 @@ TEST_F(Cli, OutWinsOverASetOutputDir) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(fs::exists(out / "report.json"));
   EXPECT_FALSE(fs::exists("/elsewhere"));
+}
+
+// Every option that takes a value says what it is when not given.
+TEST_F(Cli, HelpShowsEveryDefault) {
+  for (const char* command : {"run", "bench", "probe", "info"}) {
+    const Result r = run({command, "--help"});
+    ASSERT_EQ(r.code, 0) << command;
+    std::istringstream lines(r.out);
+    std::string line;
+    int options = 0;
+    while (std::getline(lines, line)) {
+      // An option with a value: "  --name TEXT ..." or "INT", with its description after.
+      if (line.rfind("  --", 0) != 0 ||
+          line.find(" TEXT") == std::string::npos && line.find(" INT") == std::string::npos)
+        continue;
+      ++options;
+      if (line.find("--set ") != std::string::npos || line.find("--sweep ") != std::string::npos)
+        continue;  // repeatable: none unless given
+      // "(default: ...)" in the text, or CLI11's "=value" after the type (not the ">=" of a range).
+      static const std::regex shown("[^<>=\\s]=[^\\s=]");
+      EXPECT_TRUE(line.find("default") != std::string::npos || std::regex_search(line, shown))
+          << command << ": " << line;
+    }
+    EXPECT_GT(options, 0) << command;
+  }
 }
 
 // One repetition of one step is said in the singular.
