@@ -61,6 +61,11 @@ class KokkosBackend final : public Backend {
   KokkosBackend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary, const MemoryStrategy& memory,
                 const std::array<int, 3>& tile, KernelStrategy kernels)
       : grid_(grid), physics_(physics), boundary_(boundary), memory_(memory), tile_(tile), kernels_(kernels) {
+    // The phase timers' scopes become Kokkos Profiling regions, so that Kokkos Tools (a
+    // space-time stack, a timeline) show the phases around the kernels, as NVTX ranges do for
+    // the HIP backend in Nsight Systems.
+    profiler_ranges() = {[](const char* name) { Kokkos::Profiling::pushRegion(name); },
+                         [] { Kokkos::Profiling::popRegion(); }};
     using kokkos::Where;
     const std::size_t bytes = L::storage_size(grid.ncells) * sizeof(Real);
     const bool flux_arrays = kernels == KernelStrategy::Split;
