@@ -137,12 +137,16 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
   // The state comes to the host for files only (snapshots, checkpoints, a restart's read):
   // then each rank keeps its state as doubles, and rank 0 also gathers the whole (a copy
   // even on one rank), makes its primitives for a snapshot, and builds each snapshot or
-  // checkpoint file in memory before writing it (io/h5util.hpp).
+  // checkpoint file in memory before writing it (io/h5util.hpp). A GPU backend copies the
+  // state through a host staging buffer of its own layout and precision: for files, and all
+  // the time for the host owner model, whose state it is.
   const bool files = c.output_interval > 0 || c.output_final || c.checkpoint.every_steps > 0 ||
                      c.checkpoint.every_seconds > 0 || !c.restart_path.empty();
+  const bool staging = !solver_on_host && (files || c.memory.owner == Owner::Host);
   plan.node_ranks = node_ranks;
   plan.copies_bytes =
-      files ? kNumVars * 8 * (static_cast<u128>(node_ranks) * local + (node_has_rank0 ? 3 * global : 0)) : 0;
+      (files ? kNumVars * 8 * (static_cast<u128>(node_ranks) * local + (node_has_rank0 ? 3 * global : 0)) : 0) +
+      (staging ? static_cast<u128>(node_ranks) * values * real : 0);
   return plan;
 }
 
