@@ -13,17 +13,15 @@ namespace halocline {
 
 Totals conserved_totals(const std::vector<double>& s, const Grid& g) {
   const std::size_t n = g.ninterior;
-  auto cell_values = [&](std::size_t c, double w[kNumVars]) {
-    for (int v = 0; v < kNumVars; ++v) w[v] = s[v * n + c];
-  };
+  // The canonical state as the backends' passes read theirs: value (v, c).
+  const auto canonical = [&](int v, std::size_t c) { return s[v * n + c]; };
   MaxAbs m;
   reset(m);
-  double w[kNumVars];
-  for (std::size_t c = 0; c < n; ++c) cell_values(c, w), add_cell(m, w);
+  for (std::size_t c = 0; c < n; ++c) add_state_cell(m, canonical, c);
   const TotalsScale scale = totals_scale(m, n);
   FixedSums sums;
   reset(sums);
-  for (std::size_t c = 0; c < n; ++c) cell_values(c, w), add_cell(sums, scale, w);
+  for (std::size_t c = 0; c < n; ++c) add_state_cell(sums, canonical, c, scale);
   return fixed_point_totals(sums, scale, g.dx[0] * g.dx[1] * g.dx[2]);
 }
 

@@ -155,10 +155,10 @@ std::vector<double> initial_state(const Config& c, const Grid& g) {
   return out;
 }
 
-double vortex_exact_density(const Config& c, const Grid& g, int i, int j, double t) {
+double vortex_exact_density(const InitialCondition& ic, const Grid& g, int i, int j, double t) {
   const double x[3] = {g.centre(0, i), g.centre(1, j), 0.0};
   double s[5];
-  vortex_point(initial_condition_of(c, g), x, t, s);
+  vortex_point(ic, x, t, s);
   return s[0];
 }
 

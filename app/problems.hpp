@@ -27,7 +27,8 @@ InitialCondition initial_condition_of(const Config& config, const Grid& grid);
 // Conserved variables of every interior cell: variable-major, x fastest (canonical order).
 std::vector<double> initial_state(const Config& config, const Grid& grid);
 
-// Exact density of the isentropic vortex at the centre of interior cell (i, j) at time t.
-double vortex_exact_density(const Config& config, const Grid& grid, int i, int j, double t);
+// Exact density of the isentropic vortex `ic` (initial_condition_of) at the centre of interior
+// cell (i, j) at time t.
+double vortex_exact_density(const InitialCondition& ic, const Grid& grid, int i, int j, double t);
 
 }  // namespace halocline

@@ -97,6 +97,13 @@ std::uint64_t cgroup_bytes_left() {
   return left;
 }
 
+// "; the largest grid of this shape that fits[ where]: A x B x C cells", or that none does.
+std::string largest_grid_clause(const std::array<int, 3>& n, const std::string& where) {
+  if (n[0] == 0) return "; no grid of this shape fits" + where;
+  return "; the largest grid of this shape that fits" + where + ": " + std::to_string(n[0]) + " x " +
+         std::to_string(n[1]) + " x " + std::to_string(n[2]) + " cells";
+}
+
 // True when `plan` fits `available` host bytes (0: unknown, so it fits) and the address space.
 bool plan_fits(const MemoryPlan& plan, std::uint64_t available) {
   const u128 addressable = u128(1) << 62;  // far beyond any machine, far inside size_t
@@ -185,25 +192,20 @@ void check_memory(const Config& c, const std::array<int, 3>& dims, bool solver_o
   try {
     check_memory_plan(plan_memory(c, dims, solver_on_host, node_ranks, node_has_rank0), available);
   } catch (const ResourceError& e) {
-    const std::array<int, 3> n = largest_fitting_grid(c, dims, solver_on_host, node_ranks, node_has_rank0, available);
-    if (n[0] == 0) throw ResourceError(std::string(e.what()) + "; no grid of this shape fits");
-    throw ResourceError(std::string(e.what()) + "; the largest grid of this shape that fits: " + std::to_string(n[0]) +
-                        " x " + std::to_string(n[1]) + " x " + std::to_string(n[2]) + " cells");
+    throw ResourceError(
+        std::string(e.what()) +
+        largest_grid_clause(largest_fitting_grid(c, dims, solver_on_host, node_ranks, node_has_rank0, available), ""));
   }
 }
 
 std::string device_refusal(const std::string& message, const Config& c, const std::array<int, 3>& dims, int node_ranks,
                            bool node_has_rank0, std::uint64_t device_free) {
   const MemoryPlan plan = plan_memory(c, dims, false, node_ranks, node_has_rank0);
-  const std::array<int, 3> n =
-      largest_fitting_grid(c, dims, false, node_ranks, node_has_rank0, device_free, MemorySide::Device);
-  std::string text = message + "; the host needs " + bytes_text(plan.host_bytes()) + " bytes, " + host_memory_text();
-  if (n[0] == 0) return text + "; no grid of this shape fits the device";
-  return text + "; the largest grid of this shape that fits the device: " + std::to_string(n[0]) + " x " +
-         std::to_string(n[1]) + " x " + std::to_string(n[2]) + " cells";
+  return message + "; the host needs " + bytes_text(plan.host_bytes()) + " bytes, " + host_memory_text() +
+         largest_grid_clause(
+             largest_fitting_grid(c, dims, false, node_ranks, node_has_rank0, device_free, MemorySide::Device),
+             " the device");
 }
-
-void check_memory_plan(const MemoryPlan& plan) { check_memory_plan(plan, host_bytes_available()); }
 
 void check_memory_plan(const MemoryPlan& plan, std::uint64_t available) {
   const u128 host = plan.host_bytes();

@@ -29,8 +29,7 @@ MemoryPlan plan_memory(const Config& config, const std::array<int, 3>& ranks_gri
 // Throws ResourceError (exit code 2) when the plan cannot fit: more bytes than this process
 // can address, or more host memory than is available (MemAvailable, and what ulimit -v
 // leaves of the address space). Device memory is the GPU backend's own check.
-void check_memory_plan(const MemoryPlan& plan);
-// The same against `available` host bytes (0: unknown).
+// `available`: host_bytes_available() (0: unknown).
 void check_memory_plan(const MemoryPlan& plan, std::uint64_t available);
 
 // check_memory_plan of the plan of `config`; a refusal also names the largest grid of the

@@ -69,12 +69,13 @@ double riemann_l1_density_error(const Config& c, const RunResult& r) {
 
 double vortex_l1_density_error(const Config& c, const RunResult& r) {
   const Grid& g = r.grid;
+  const InitialCondition ic = initial_condition_of(c, g);
   double error = 0;
   std::size_t cell = 0;
   for (int k = 0; k < g.n[2]; ++k)
     for (int j = 0; j < g.n[1]; ++j)
       for (int i = 0; i < g.n[0]; ++i, ++cell)
-        error += std::fabs(r.final_state[cell] - vortex_exact_density(c, g, i, j, r.sim_time));
+        error += std::fabs(r.final_state[cell] - vortex_exact_density(ic, g, i, j, r.sim_time));
   return error / static_cast<double>(g.ninterior);
 }
 

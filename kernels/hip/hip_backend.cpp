@@ -105,13 +105,11 @@ class HipBackend final : public Backend {
   // Made on the device (for the host owner, whose copy is the state, copied there once).
   void make_initial_state(const InitialCondition& ic) override {
     rates_ready_ = false;
-    if (memory_.owner == Owner::Managed && memory_.prefetch)  // as set_state(): no page faults later
-      arrays_.for_each([&](const hip::DeviceArray& a) { copier_.prefetch(a, device_id_, Purpose::Setup, compute_); });
+    if (memory_.owner == Owner::Managed && memory_.prefetch) prefetch_arrays();  // as set_state()
     const Box box = hip::interior_box(grid_);
     hip::initial_state_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(grid_, box, ic, state(Slot::U0));
     HIP_CHECK_LAUNCH();
-    if (memory_.owner == Owner::Host)
-      copier_.to_host(staging(), arrays_.u0().get(), state_bytes_, Purpose::Setup, compute_);
+    if (memory_.owner == Owner::Host) u0_to_host(Purpose::Setup, compute_);
     HIP_CHECK(hipStreamSynchronize(compute_));
   }
 
@@ -119,14 +117,9 @@ class HipBackend final : public Backend {
     rates_ready_ = false;
     from_canonical<Real, L>(grid_, canonical, host_view());
     if (memory_.owner == Owner::Managed) {
-      // Prefetch every array, not only the state the host wrote: managed pages the device
-      // touches first are otherwise populated by page faults in the first step (about a
-      // second for 16 GiB of flux arrays on an H200).
-      if (memory_.prefetch) {
-        arrays_.for_each([&](const hip::DeviceArray& a) { copier_.prefetch(a, device_id_, Purpose::Setup, compute_); });
-      }
+      if (memory_.prefetch) prefetch_arrays();  // every array, not only the state the host wrote
     } else {
-      copier_.to_device(arrays_.u0().get(), staging(), state_bytes_, Purpose::Setup, compute_);
+      u0_from_host(Purpose::Setup);
     }
     HIP_CHECK(hipStreamSynchronize(compute_));
   }
@@ -146,7 +139,7 @@ class HipBackend final : public Backend {
     // is early enough.
     HIP_CHECK(hipEventRecord(computed_, compute_));
     HIP_CHECK(hipStreamWaitEvent(copy_, computed_, 0));
-    copier_.to_host(staging(), arrays_.u0().get(), state_bytes_, purpose, copy_);
+    u0_to_host(purpose, copy_);
     HIP_CHECK(hipEventRecord(copied_, copy_));
     copy_pending_ = true;
   }
@@ -229,7 +222,7 @@ class HipBackend final : public Backend {
     arrays_.select_after_fault(which, c.failed_array);
     // The host owner's state is its host copy: bring the chosen state there.
     if (memory_.owner == Owner::Host) {
-      copier_.to_host(staging(), arrays_.u0().get(), state_bytes_, Purpose::Output, compute_);
+      u0_to_host(Purpose::Output, compute_);
       HIP_CHECK(hipStreamSynchronize(compute_));
     }
   }
@@ -240,7 +233,7 @@ class HipBackend final : public Backend {
   // prefetch: after the host touched the state (a snapshot), send it back before the step.
   void upload_state() override {
     if (memory_.owner == Owner::Host) {
-      copier_.to_device(arrays_.u0().get(), staging(), state_bytes_, Purpose::Step, compute_);
+      u0_from_host(Purpose::Step);
     } else if (memory_.owner == Owner::Managed && memory_.prefetch && host_touched_) {
       copier_.prefetch(arrays_.u0(), device_id_, Purpose::Step, compute_);
     }
@@ -249,7 +242,7 @@ class HipBackend final : public Backend {
   // Host owner: the step ends with the state back on the host, which owns it again.
   void download_state() override {
     if (memory_.owner != Owner::Host) return;
-    copier_.to_host(staging(), arrays_.u0().get(), state_bytes_, Purpose::Step, compute_);
+    u0_to_host(Purpose::Step, compute_);
     HIP_CHECK(hipStreamSynchronize(compute_));
   }
 
@@ -425,6 +418,19 @@ class HipBackend final : public Backend {
   // host owners; for the host owner it is the state itself) or the managed array.
   Real* host_view() {
     return static_cast<Real*>(memory_.owner == Owner::Managed ? arrays_.u0().get() : staging().get());
+  }
+
+  // u0 to the staging buffer on `stream`, and back on the compute stream.
+  void u0_to_host(Purpose purpose, hipStream_t stream) {
+    copier_.to_host(staging(), arrays_.u0().get(), state_bytes_, purpose, stream);
+  }
+  void u0_from_host(Purpose purpose) {
+    copier_.to_device(arrays_.u0().get(), staging(), state_bytes_, purpose, compute_);
+  }
+  // Managed memory: every array's pages to the device at set-up, so that the first step does
+  // not populate them by page faults (about a second for 16 GiB of flux arrays on an H200).
+  void prefetch_arrays() {
+    arrays_.for_each([&](const hip::DeviceArray& a) { copier_.prefetch(a, device_id_, Purpose::Setup, compute_); });
   }
 
   // The staging buffer, allocated (pinned or pageable, as configured) at its first use.

@@ -29,26 +29,36 @@ __global__ void update_kernel(Grid g, Box box, StateRef<Real, L> u0, StateRef<Re
   update_cell(u0, u1, out, flux.f, g.stride, stage_update(stage, control->dt, g), g.index(i, j, k));
 }
 
-// The largest signal rate of the cells of `box` (cell_signal_rate, kernels/stencil.hpp)
-// into *max_bits. A thread walks its (x, y) column through kRateChunkZ planes, so that there
-// are few blocks and few atomics (one per block).
+// The pass kernels over a box (the signal rate, the checksum, the totals): a thread walks its
+// (x, y) column through kRateChunkZ planes, so that there are few blocks and few atomics
+// (one per block).
 constexpr int kRateChunkZ = 32;
 inline dim3 rate_blocks(const Box& box) {
   return dim3((box.hi[0] - box.lo[0] + 63) / 64, (box.hi[1] - box.lo[1] + 3) / 4,
               (box.hi[2] - box.lo[2] + kRateChunkZ - 1) / kRateChunkZ);
 }
+// A thread's column of cells in a pass kernel launched with rate_blocks: its (i, j) and
+// planes k0 to k1 (none when outside the box).
+struct Column {
+  int i, j, k0, k1;
+  __device__ explicit Column(const Box& box)
+      : i(box.lo[0] + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x)),
+        j(box.lo[1] + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y)),
+        k0(box.lo[2] + static_cast<int>(blockIdx.z) * kRateChunkZ),
+        k1(i < box.hi[0] && j < box.hi[1] ? min(k0 + kRateChunkZ, box.hi[2]) : k0) {}
+};
+
+// The largest signal rate of the cells of `box` (cell_signal_rate, kernels/stencil.hpp)
+// into *max_bits.
 template <class Real, class L>
 __global__ void signal_rate_kernel(Grid g, Box box, StateRef<Real, L> u, Real gamma, RateBits<Real>* max_bits) {
-  const int i = box.lo[0] + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int j = box.lo[1] + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  const int k0 = box.lo[2] + static_cast<int>(blockIdx.z) * kRateChunkZ, k1 = min(k0 + kRateChunkZ, box.hi[2]);
+  const Column col(box);
   const RateScale<Real> scale = rate_scale<Real>(g);
   Real most = 0;
-  if (i < box.hi[0] && j < box.hi[1])
-    for (int k = k0; k < k1; ++k) {
-      const Real rate = cell_signal_rate(u, g.index(i, j, k), gamma, scale);
-      if (rate > most) most = rate;
-    }
+  for (int k = col.k0; k < col.k1; ++k) {
+    const Real rate = cell_signal_rate(u, g.index(col.i, col.j, k), gamma, scale);
+    if (rate > most) most = rate;
+  }
   block_max_into<Real, 64 * 4>(max_bits, most);
 }
 
@@ -65,17 +75,6 @@ __device__ inline void block_add_into(unsigned long long* into, unsigned long lo
   }
   if (t == 0) atomicAdd(into, part[0]);
 }
-
-// A thread's column of cells in the kernels below, launched as signal_rate_kernel: its
-// (i, j) and planes k0 to k1 (none when outside the box).
-struct Column {
-  int i, j, k0, k1;
-  __device__ explicit Column(const Box& box)
-      : i(box.lo[0] + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x)),
-        j(box.lo[1] + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y)),
-        k0(box.lo[2] + static_cast<int>(blockIdx.z) * kRateChunkZ),
-        k1(i < box.hi[0] && j < box.hi[1] ? min(k0 + kRateChunkZ, box.hi[2]) : k0) {}
-};
 
 // This block's cells' part of the state's checksum (kernels/checksum.hpp), added into *sum
 // (an integer sum modulo 2^64: the same in any order).

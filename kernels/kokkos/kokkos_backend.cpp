@@ -98,6 +98,7 @@ class KokkosBackend final : public Backend {
   // host pays that copy every step anyway).
   void make_initial_state(const InitialCondition& ic) override {
     rates_ready_ = false;
+    if (!staged_ && memory_.prefetch) prefetch_arrays();  // as set_state()
     kokkos::make_initial_state(compute_launch(), grid_, ic, state(Slot::U0));
     if (memory_.owner == Owner::Host && staged_) copy(staging(), arrays_.u0(), Purpose::Setup, instances_.compute);
     instances_.compute.fence();
@@ -109,8 +110,7 @@ class KokkosBackend final : public Backend {
     if (!staged_) {  // the host writes the arrays in place (managed, or a host space)
       instances_.compute.fence();
       from_canonical<Real, L>(grid_, canonical, static_cast<Real*>(u0.get()));
-      // Every array's pages go to the device now, not by page faults in the first step.
-      if (memory_.prefetch) arrays_.for_each([&](const Buffer& b) { prefetch(b, true, Purpose::Setup); });
+      if (memory_.prefetch) prefetch_arrays();
     } else {
       from_canonical<Real, L>(grid_, canonical, static_cast<Real*>(staging().get()));
       copy(u0, staging(), Purpose::Setup, instances_.compute);
@@ -339,6 +339,12 @@ class KokkosBackend final : public Backend {
   Buffer staging_;               // the host's copy of the state, through staging()
   bool staged_ = false;          // the state goes to the host through staging_
   std::size_t state_bytes_ = 0;
+
+  // Every array's pages to the device at set-up, not by page faults in the first step
+  // (managed memory; nothing to do in a host space).
+  void prefetch_arrays() {
+    arrays_.for_each([&](const Buffer& b) { prefetch(b, true, Purpose::Setup); });
+  }
 
   Buffer& staging() {
     if (!staging_.get()) staging_ = Buffer("state_host", state_bytes_, host_where(memory_.host_memory));
