@@ -5,7 +5,7 @@
 
 namespace halocline {
 
-std::size_t first_bad_cell(const std::vector<double>& s, std::size_t n, double gamma) {
+std::size_t first_bad_cell(const double* s, std::size_t n, double gamma) {
   for (std::size_t c = 0; c < n; ++c) {
     const double rho = s[c], e = s[4 * n + c];
     const double m2 = s[n + c] * s[n + c] + s[2 * n + c] * s[2 * n + c] + s[3 * n + c] * s[3 * n + c];

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "app/bad_cells.hpp"
 #include "app/driver.hpp"
 #include "app/failures.hpp"
 #include "io/checkpoint.hpp"
@@ -85,43 +86,31 @@ CheckpointHeader check_restart(const Config& c) {
   return h;
 }
 
-RestartPoint load_restart(const Config& c, const Comm& comm, const Grid& local, const Grid& global) {
-  const std::string& path = c.restart_path;
-  CheckpointHeader h;
+RestartPoint load_restart(const Config& c, const Comm& comm, const Grid& local) {
+  (void)comm;  // every rank reads its own block
   RestartPoint p;
   // Each rank reads its own block: one that cannot (a node that does not see the file)
   // ends every rank together (app/failures.hpp).
   agreed([&] {
-    h = check_restart(c);
-    p.state = read_checkpoint_block(path, local);
-  });
-  p.time = h.time;
-  p.step = h.step;
-  // The state must be what was written: rank 0 checks the whole against the checksum and
-  // tells every rank, so that all refuse together.
-  agreed([&] {
-    const std::vector<double> whole = comm.gather(p.state, local, global);
-    std::string verdict;
-    if (comm.root()) {
-      try {  // nothing may leave rank 0 between the gather and the broadcast
-        const std::string sum = state_checksum(whole);
-        if (sum != h.checksum)
-          verdict = "checkpoint '" + path + "' is corrupted: its state's checksum is " + sum + ", the file says " +
-                    h.checksum;
-      } catch (const std::exception& e) {
-        verdict = std::string("checkpoint '") + path + "' could not be checked: " + e.what();
-      }
-    }
-    verdict = comm.broadcast(verdict);
-    if (!verdict.empty()) throw CheckpointError(verdict);
+    const CheckpointHeader h = check_restart(c);
+    p.state = read_checkpoint_block(c.restart_path, local);
+    p.time = h.time;
+    p.step = h.step;
+    p.checksum = h.checksum;
   });
   return p;
 }
 
+void check_restored_state(const Config& c, const Comm& comm, Backend& backend, const RestartPoint& start) {
+  const std::string sum = checksum_text(comm.sum_mod64(backend.checksum_part()));
+  if (sum != start.checksum)  // the same on every rank
+    throw CheckpointError("checkpoint '" + c.restart_path + "' is corrupted: its state's checksum is " + sum +
+                          ", the file says " + start.checksum);
+}
+
 namespace {
 
-CheckpointHeader header_of(const Config& c, const Comm& comm, long step, double time,
-                           const std::vector<double>& whole) {
+CheckpointHeader header_of(const Config& c, const Comm& comm, long step, double time, const std::string& checksum) {
   CheckpointHeader h;
   h.halocline_version = HALOCLINE_VERSION;
   h.step = step;
@@ -136,38 +125,76 @@ CheckpointHeader header_of(const Config& c, const Comm& comm, long step, double 
   h.backend = backend_name(c.backend);
   h.ranks_grid = comm.grid().dims;
   h.deck_text = c.deck_text;
-  h.checksum = state_checksum(whole);
+  h.checksum = checksum;
   return h;
+}
+
+// The outcome of a step of rank 0 for every rank: empty, or the first character saying
+// whether it was a file that could not be written (OutputError) or something else.
+template <class F>
+void note_failure(std::string& error, const F& f) {
+  if (!error.empty()) return;
+  try {
+    f();
+  } catch (const OutputError& e) {
+    error = std::string("O") + e.what();
+  } catch (const std::exception& e) {
+    error = std::string("E") + e.what();
+  }
 }
 
 }  // namespace
 
-std::string save_checkpoint(const Config& c, const Comm& comm, long step, double time, const std::vector<double>& local,
-                            const Grid& local_grid, const Grid& global) {
-  const std::vector<double> whole = comm.gather(local, local_grid, global);
+std::string save_checkpoint(const Config& c, const Comm& comm, long step, double time, Backend& backend,
+                            const std::string& checksum) {
   const std::string dir = checkpoint_dir(c);
   const std::string path = checkpoint_path(dir, step);
-  // Rank 0 writes; its outcome reaches every rank, the first character saying whether it
-  // was a file that could not be written (OutputError) or something else.
+  std::unique_ptr<CheckpointImage> image;
   std::string error;
   if (comm.root()) {
-    try {
+    note_failure(error, [&] {
       std::error_code ec;
       std::filesystem::create_directories(dir, ec);
       if (ec) throw OutputError("cannot write checkpoint '" + path + "': cannot create its directory: " + ec.message());
-      write_checkpoint(path, header_of(c, comm, step, time, whole), whole);
+      image = std::make_unique<CheckpointImage>(path, header_of(c, comm, step, time, checksum));
+    });
+  }
+  bool broken = false;
+  note_failure(error, [&] {
+    comm.funnel(
+        [&](const Comm::BlockSink& give) {
+          backend.read_state([&](const StateSlab& slab) {
+            const std::size_t cells = slab.block.cells();
+            broken = broken || first_bad_cell(slab.values, cells, c.physics.gamma) < cells;
+            give(slab.block, slab.values);
+          });
+        },
+        [&](const CellBlock& block, const double* values) {
+          if (image) image->write_block(block, values);
+        });
+  });
+  // A rank that could not hand its state over leaves the file incomplete: nobody writes it.
+  const double worst = comm.max(!error.empty() ? 2.0 : broken ? 1.0 : 0.0);
+  if (worst == 2.0) {
+    const std::vector<std::string> errors = comm.gather(error);  // rank 0 says the first
+    for (const std::string& e : errors)
+      if (error.empty()) error = e;
+  }
+  broken = worst == 1.0;
+  if (comm.root() && worst == 0.0) {
+    note_failure(error, [&] {
+      if (!image) return;
+      image->finish();
       // Only now that the new one is in place; never the one this run started from.
       prune_checkpoints(dir, c.checkpoint.keep, c.restart_path);
-    } catch (const OutputError& e) {
-      error = std::string("O") + e.what();
-    } catch (const std::exception& e) {
-      error = std::string("E") + e.what();
-    }
+    });
   }
   error = comm.broadcast(error);  // every rank fails together, none hangs
-  if (error.empty()) return path;
-  if (error[0] == 'O') throw OutputError(error.substr(1));
-  throw std::runtime_error("checkpoint at step " + std::to_string(step) + ": " + error.substr(1));
+  if (!error.empty()) {
+    if (error[0] == 'O') throw OutputError(error.substr(1));
+    throw std::runtime_error("checkpoint at step " + std::to_string(step) + ": " + error.substr(1));
+  }
+  return broken ? "" : path;
 }
 
 }  // namespace halocline

@@ -9,6 +9,7 @@
 #include "app/comm.hpp"
 #include "io/checkpoint.hpp"
 #include "io/config.hpp"
+#include "kernels/contract/backend.hpp"
 #include "kernels/grid.hpp"
 
 namespace halocline {
@@ -17,6 +18,7 @@ struct RestartPoint {
   std::vector<double> state;  // this rank's block, canonical
   double time = 0;
   long step = 0;
+  std::string checksum;  // of the whole state, as the file says (check_restored_state)
 };
 
 // Reads the header of `config.restart_path` and checks that it fits the deck (problem,
@@ -27,16 +29,23 @@ struct RestartPoint {
 CheckpointHeader check_restart(const Config& config);
 
 // Reads the checkpoint `config.restart_path` for this rank's subdomain `local`. Refuses
-// (CheckpointError, exit code 2) what check_restart refuses and a file whose state does not
-// match its checksum; every rank throws alike.
-RestartPoint load_restart(const Config& config, const Comm& comm, const Grid& local, const Grid& global);
+// (CheckpointError, exit code 2) what check_restart refuses; every rank throws alike.
+RestartPoint load_restart(const Config& config, const Comm& comm, const Grid& local);
 
-// Writes the checkpoint of step `step` at `time` from the ranks' blocks `local` (rank 0
-// gathers and writes), removes all but the newest `keep` (never the checkpoint the run
-// restarted from), and returns its path. Every rank throws alike when rank 0 fails:
-// OutputError when the file could not be written (the previous checkpoints are kept).
-std::string save_checkpoint(const Config& config, const Comm& comm, long step, double time,
-                            const std::vector<double>& local, const Grid& local_grid, const Grid& global);
+// After the restart point's state is in the backend: refuses (CheckpointError, exit code 2,
+// on every rank alike) a state whose checksum, computed where it now lives, is not the
+// file's: a corrupted file, never used.
+void check_restored_state(const Config& config, const Comm& comm, Backend& backend, const RestartPoint& start);
+
+// Writes the checkpoint of step `step` at `time` of the state in `backend`, whose checksum
+// (kernels/checksum.hpp, over every rank) is `checksum`: every rank's slabs reach rank 0
+// (Comm::funnel), which builds the file and writes it. Removes all but the newest `keep`
+// (never the checkpoint the run restarted from) and returns its path; returns "" and writes
+// nothing when a cell of the state is not physical (a broken state is never saved). Every
+// rank throws alike when rank 0 fails: OutputError when the file could not be written (the
+// previous checkpoints are kept).
+std::string save_checkpoint(const Config& config, const Comm& comm, long step, double time, Backend& backend,
+                            const std::string& checksum);
 
 // The checkpoint directory of a run: checkpoint.dir below the output directory.
 std::string checkpoint_dir(const Config& config);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <exception>
 
 #include "io/deck.hpp"
 
@@ -387,18 +388,9 @@ std::vector<double> Comm::gather(const std::vector<double>& local, const Grid& l
   // and no second pass over hundreds of megabytes at large sizes).
   if (pg_.size == 1) return local;
   std::vector<double> out;
-  // Places subdomain (offset, n) values, variable by variable, into the global array.
+  const CellBlock whole = block_of(global);
   auto place = [&](const int offset[3], const int n[3], const double* values) {
-    const std::size_t cells = static_cast<std::size_t>(n[0]) * n[1] * n[2];
-    for (int v = 0; v < kNumVars; ++v)
-      for (int k = 0; k < n[2]; ++k)
-        for (int j = 0; j < n[1]; ++j) {
-          const double* src = values + v * cells + (static_cast<std::size_t>(k) * n[1] + j) * n[0];
-          const std::size_t dst =
-              v * global.ninterior +
-              ((static_cast<std::size_t>(offset[2] + k) * global.n[1] + offset[1] + j) * global.n[0]) + offset[0];
-          std::copy(src, src + n[0], out.begin() + dst);
-        }
+    place_block(CellBlock{{offset[0], offset[1], offset[2]}, {n[0], n[1], n[2]}}, values, whole, out.data());
   };
   if (root()) {
     out.assign(kNumVars * global.ninterior, 0.0);
@@ -427,6 +419,57 @@ std::vector<double> Comm::gather(const std::vector<double>& local, const Grid& l
   }
 #endif
   return out;
+}
+
+void Comm::funnel(const std::function<void(const BlockSink&)>& produce, const BlockSink& take) const {
+  if (root()) {
+    std::exception_ptr failed;
+    auto take_once = [&](const CellBlock& b, const double* values) {
+      if (failed) return;  // the file is lost; the blocks are still received
+      try {
+        take(b, values);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    };
+    produce(take_once);
+#if defined(HALOCLINE_HAVE_MPI)
+    MPI_Comm comm = as_mpi(cart_);
+    std::vector<double> buffer;
+    for (int r = 1; r < pg_.size; ++r) {
+      for (;;) {
+        CellBlock b;
+        int header[6];
+        MPI_Recv(header, 6, MPI_INT, r, 110, comm, MPI_STATUS_IGNORE);
+        if (header[3] < 0) break;  // that rank is done
+        std::copy(header, header + 3, b.offset);
+        std::copy(header + 3, header + 6, b.n);
+        buffer.resize(kNumVars * b.cells());
+        MPI_Recv(buffer.data(), checked_count(buffer.size(), "a block of the state"), MPI_DOUBLE, r, 111, comm,
+                 MPI_STATUS_IGNORE);
+        take_once(b, buffer.data());
+      }
+    }
+#endif
+    if (failed) std::rethrow_exception(failed);
+    return;
+  }
+#if defined(HALOCLINE_HAVE_MPI)
+  MPI_Comm comm = as_mpi(cart_);
+  auto send = [&](const CellBlock& b, const double* values) {
+    int header[6] = {b.offset[0], b.offset[1], b.offset[2], b.n[0], b.n[1], b.n[2]};
+    MPI_Send(header, 6, MPI_INT, 0, 110, comm);
+    MPI_Send(values, checked_count(kNumVars * b.cells(), "a block of the state"), MPI_DOUBLE, 0, 111, comm);
+  };
+  int done[6] = {0, 0, 0, -1, -1, -1};
+  try {
+    produce(send);
+  } catch (...) {
+    MPI_Send(done, 6, MPI_INT, 0, 110, comm);
+    throw;
+  }
+  MPI_Send(done, 6, MPI_INT, 0, 110, comm);
+#endif
 }
 
 bool Comm::device_aware(std::string& why) const {

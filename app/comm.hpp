@@ -9,10 +9,12 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "kernels/contract/halo_messages.hpp"
+#include "kernels/contract/state_slabs.hpp"
 #include "kernels/grid.hpp"
 
 namespace halocline {
@@ -111,6 +113,15 @@ class Comm {
   // Assembles the subdomains' canonical states (variable-major, interior, x fastest) into
   // the global canonical state on rank 0; other ranks get an empty vector.
   std::vector<double> gather(const std::vector<double>& local, const Grid& local_grid, const Grid& global) const;
+
+  // Brings every rank's blocks of values to rank 0, for a file that rank 0 alone writes:
+  // `produce(give)` runs on every rank and hands its blocks (kNumVars * block.cells() values
+  // each, kernels/contract/state_slabs.hpp) to `give`; on rank 0 they reach `take` at once,
+  // then, rank by rank, the other ranks' as those make them. Rank 0 holds one block at a
+  // time. When `take` throws, rank 0 still receives every block (no rank waits for ever)
+  // and throws afterwards; a rank whose `produce` throws tells rank 0 it is done, then throws.
+  using BlockSink = std::function<void(const CellBlock&, const double*)>;
+  void funnel(const std::function<void(const BlockSink&)>& produce, const BlockSink& take) const;
 
   // Whether the MPI library says it can send from and receive into device memory, and if
   // not, why (for --halo gpu-aware's error message).

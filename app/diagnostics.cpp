@@ -65,6 +65,11 @@ std::string checksum_text(std::uint64_t checksum) {
 
 std::vector<double> primitives(const std::vector<double>& s, std::size_t n, double gamma) {
   std::vector<double> p(kNumVars * n);
+  primitives(s.data(), n, gamma, p.data());
+  return p;
+}
+
+void primitives(const double* s, std::size_t n, double gamma, double* p) {
   for (std::size_t c = 0; c < n; ++c) {
     const double rho = s[c];
     const double u = s[n + c] / rho, v = s[2 * n + c] / rho, w = s[3 * n + c] / rho;
@@ -74,7 +79,6 @@ std::vector<double> primitives(const std::vector<double>& s, std::size_t n, doub
     p[3 * n + c] = w;
     p[4 * n + c] = (gamma - 1) * (s[4 * n + c] - 0.5 * rho * (u * u + v * v + w * w));
   }
-  return p;
 }
 
 }  // namespace halocline

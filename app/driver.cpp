@@ -30,6 +30,7 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include <unistd.h>  // gethostname
 
@@ -132,7 +133,8 @@ class Simulation {
   void set_up_state();
   void set_up_outputs();
   void start_controller();
-  void write_snapshot(long step, double time, bool fetch = true);
+  void write_snapshot(long step, double time);
+  std::vector<double> gather_state();
   Totals state_totals();
   [[noreturn]] void report_fault();
   void checkpoint_at_stop();
@@ -152,10 +154,7 @@ class Simulation {
   std::unique_ptr<PhaseTimers> timers_;
   std::unique_ptr<Stages> stages_;
   RestartPoint start_;
-  std::vector<double> state_;      // this rank's state, canonical
-  std::vector<double> whole_;      // the whole state, gathered on rank 0 (empty elsewhere)
-  bool whole_is_current_ = false;  // `whole_` was gathered from the latest `state_`
-  bool collective_ = false;        // every rank writes its block of one snapshot file
+  bool collective_ = false;  // every rank writes its block of one snapshot file
   std::unique_ptr<SnapshotWriter> writer_;
   int snapshot_index_ = 0;
   long last_snapshot_step_ = -1;
@@ -167,10 +166,6 @@ class Simulation {
   // The loop's own bookkeeping.
   long asked_ = 0;       // steps asked of the backend
   double output_s_ = 0;  // host seconds of snapshots written inside the loop
-  struct {
-    long step = -1;
-    double t = 0;
-  } pending_;  // a snapshot whose copy has started, written after the next step is asked
   Clock::time_point loop_start_, last_submit_;
   std::unique_ptr<ProgressLine> progress_;
 };
@@ -243,7 +238,7 @@ void Simulation::set_up_backend() {
 // start. The host keeps no copy.
 void Simulation::set_up_state() {
   const bool restart = !config_.restart_path.empty();
-  if (restart) start_ = load_restart(config_, comm_, g_, r_.grid);
+  if (restart) start_ = load_restart(config_, comm_, g_);
   agreed([&] {
     if (!restart) backend_->make_initial_state(initial_condition_of(config_, g_));  // app/problems.cpp
   });
@@ -251,6 +246,7 @@ void Simulation::set_up_state() {
   if (restart) {
     backend_->set_state(start_.state);
     std::vector<double>().swap(start_.state);
+    agreed([&] { check_restored_state(config_, comm_, *backend_, start_); });
   }
   r_.initial = state_totals();
   laps_("upload");  // a restart's state into the backend; the initial totals
@@ -349,13 +345,9 @@ bool Simulation::stop() {
   if (control_.step >= checkpoints_.next) checkpoint_at_stop();
   if (outputs_.periodic() && control_.t >= outputs_.next()) {
     ++outputs_.done;
-    // Where the backend can capture the state asynchronously (device owner), start the copy
-    // now and write the file once the next step is on its way, so that the copy and the
-    // writing overlap that step; otherwise write it now.
-    if (!last && backend_->begin_state_copy())
-      pending_ = {control_.step, control_.t};
-    else
-      write_snapshot(control_.step, control_.t);
+    const auto start = Clock::now();
+    write_snapshot(control_.step, control_.t);
+    output_s_ += seconds_since(start);  // files are not part of the loop's time
   }
   if (last) return true;
   t_stop_ = std::min(config_.t_end, outputs_.next());
@@ -412,34 +404,53 @@ void Simulation::sample_step() {
   if (!refilling) r_.step_times.push_back(std::chrono::duration<double>(now - last_submit_).count());
   last_submit_ = now;
   progress_->update(control_.step, control_.t);
-  if (pending_.step < 0) return;
-  write_snapshot(pending_.step, pending_.t);
-  pending_.step = -1;
-  output_s_ += seconds_since(now);
-  last_submit_ = Clock::now();  // the file is not part of a step
 }
 
 // ---- Output, checkpoints, faults --------------------------------------------------------------
 
-// Every rank takes part (a gather or a collective write), rank 0 writes the series.
-// `fetch` = false: state_ holds the backend's current state already.
-void Simulation::write_snapshot(long step, double time, bool fetch) {
+// Every rank takes part: its state goes to the file slab by slab (Backend::read_state), as
+// primitives, into its own block of one shared file (collective) or through rank 0, which
+// writes alone (Comm::funnel). The host holds the file's bytes and a few slabs, never another
+// copy of the state. Rank 0 writes the series.
+void Simulation::write_snapshot(long step, double time) {
   last_snapshot_step_ = step;
   auto t = timers_->host_scope("output");
-  if (fetch) backend_->get_state(state_);
-  const double gamma = config_.physics.gamma;
-  SnapshotInfo info;
-  whole_is_current_ = false;
+  std::vector<double> prim;
+  auto primitives_of = [&](const StateSlab& slab) {
+    const std::size_t cells = slab.block.cells();
+    prim.resize(kNumVars * cells);
+    primitives(slab.values, cells, config_.physics.gamma, prim.data());
+    return prim.data();
+  };
+  std::optional<SnapshotFile> file;
+  if (writer_) file.emplace(writer_->begin(snapshot_index_++));
   if (collective_) {
-    info = writer_->write(snapshot_index_++, step, time, primitives(state_, g_.ninterior, gamma));
+    backend_->read_state([&](const StateSlab& slab) { file->write_block(slab.block, primitives_of(slab)); });
   } else {
-    whole_ = comm_.gather(state_, g_, r_.grid);
-    whole_is_current_ = true;
-    if (!comm_.root()) return;
-    info = writer_->write(snapshot_index_++, step, time, primitives(whole_, r_.grid.ninterior, gamma));
+    comm_.funnel(
+        [&](const Comm::BlockSink& give) {
+          backend_->read_state([&](const StateSlab& slab) { give(slab.block, primitives_of(slab)); });
+        },
+        [&](const CellBlock& block, const double* values) { file->write_block(block, values); });
   }
+  if (!writer_) return;  // gathered: rank 0 writes
+  const SnapshotInfo info = writer_->finish(*file, step, time);
   writer_->write_series();
   if (comm_.root()) r_.snapshots.push_back(info.xmf_path);
+}
+
+// The whole state on rank 0 (empty elsewhere), canonical: for a caller that keeps the final
+// state (verify, tests) and the message of a numerical failure.
+std::vector<double> Simulation::gather_state() {
+  std::vector<double> whole(comm_.root() ? kNumVars * r_.grid.ninterior : 0);
+  comm_.funnel(
+      [&](const Comm::BlockSink& give) {
+        backend_->read_state([&](const StateSlab& slab) { give(slab.block, slab.values); });
+      },
+      [&](const CellBlock& block, const double* values) {
+        place_block(block, values, block_of(r_.grid), whole.data());
+      });
+  return whole;
 }
 
 // The step that reached the stop may have broken the state; only the next step's reduction
@@ -448,19 +459,17 @@ void Simulation::write_snapshot(long step, double time, bool fetch) {
 // run (exit code 4), unless a signal asked for it: the signal is still the news.
 void Simulation::checkpoint_at_stop() {
   auto t = timers_->host_scope("checkpoint");
-  backend_->get_state(state_, Purpose::Output);
-  const bool broken =
-      comm_.max(first_bad_cell(state_, g_.ninterior, config_.physics.gamma) < g_.ninterior ? 1.0 : 0.0) > 0;
-  if (!broken) {
-    try {
-      r_.checkpoints.push_back(save_checkpoint(config_, comm_, control_.step, control_.t, state_, g_, r_.grid));
-    } catch (const std::exception& e) {
-      if (checkpoints_.signal) throw Interrupted(checkpoints_.signal, control_.step, "", e.what());
-      throw AgreedExit(ExitStatus{4, "error: ", e.what(), true, -1});  // every rank knows
-    }
+  const std::string checksum = checksum_text(comm_.sum_mod64(backend_->checksum_part()));
+  std::string path;
+  try {
+    path = save_checkpoint(config_, comm_, control_.step, control_.t, *backend_, checksum);
+  } catch (const std::exception& e) {
+    if (checkpoints_.signal) throw Interrupted(checkpoints_.signal, control_.step, "", e.what());
+    throw AgreedExit(ExitStatus{4, "error: ", e.what(), true, -1});  // every rank knows
   }
+  if (!path.empty()) r_.checkpoints.push_back(path);
   checkpoints_.written(control_.step);
-  if (checkpoints_.signal && !broken) throw Interrupted(checkpoints_.signal, control_.step, r_.checkpoints.back());
+  if (checkpoints_.signal && !path.empty()) throw Interrupted(checkpoints_.signal, control_.step, path);
 }
 
 // Says where the state broke (rank 0 looks through the whole state and tells every rank)
@@ -468,19 +477,18 @@ void Simulation::checkpoint_at_stop() {
 // did nothing), as a checkpoint to restart from, e.g. with a smaller CFL number.
 void Simulation::report_fault() {
   backend_->select_after_fault(AfterFault::Broken);
-  backend_->get_state(state_, Purpose::Output);
-  whole_ = comm_.gather(state_, g_, r_.grid);
+  const std::vector<double> whole = gather_state();
   const std::string where =
-      comm_.broadcast(comm_.root() ? describe_bad_cell(whole_, r_.grid, config_.physics.gamma) : std::string());
+      comm_.broadcast(comm_.root() ? describe_bad_cell(whole, r_.grid, config_.physics.gamma) : std::string());
   std::string saved = "there is no earlier state of this run to save";
   if (control_.step > start_.step) {
     backend_->select_after_fault(AfterFault::LastGood);
-    backend_->get_state(state_, Purpose::Output);
     const std::string good = "the last good state (step " + std::to_string(control_.step - 1) +
                              ", t = " + std::to_string(control_.t_before) + ")";
     try {  // the fault is the news; a checkpoint that cannot be written is said with it
+      const std::string checksum = checksum_text(comm_.sum_mod64(backend_->checksum_part()));
       saved = good + " is saved in " +
-              save_checkpoint(config_, comm_, control_.step - 1, control_.t_before, state_, g_, r_.grid);
+              save_checkpoint(config_, comm_, control_.step - 1, control_.t_before, *backend_, checksum);
     } catch (const std::exception& e) {
       saved = good + " could not be saved: " + e.what();
     }
@@ -504,11 +512,7 @@ void Simulation::finish() {
   // the state comes to the host only for a final snapshot or when the caller keeps it.
   const std::uint64_t checksum = comm_.sum_mod64(backend_->checksum_part());
   r_.final = state_totals();
-  const bool snapshot = options_.write_output && config_.output_final && last_snapshot_step_ != step;
-  whole_is_current_ = false;
-  if (snapshot || options_.keep_final_state) backend_->get_state(state_);
-  if (snapshot) write_snapshot(step, t, false);
-  if (options_.keep_final_state && !whole_is_current_) whole_ = comm_.gather(state_, g_, r_.grid);
+  if (options_.write_output && config_.output_final && last_snapshot_step_ != step) write_snapshot(step, t);
   r_.steps = step;
   r_.steps_submitted = asked_;
   r_.timed_steps = asked_ - r_.timed_steps_from;
@@ -516,7 +520,7 @@ void Simulation::finish() {
   r_.loop_s = loop_s;
   r_.cell_updates_per_s = loop_s > 0 ? static_cast<double>(r_.grid.ninterior) * step / loop_s : 0.0;
   r_.checksum = checksum_text(checksum);
-  if (comm_.root() && options_.keep_final_state) r_.final_state = std::move(whole_);
+  if (options_.keep_final_state) r_.final_state = gather_state();
   laps_("final_state");  // checksum, totals, and where asked the copy, the gather, the snapshot
   reduce_timers();
   r_.devices_over_ranks = comm_.gather(device_identity(r_.device));

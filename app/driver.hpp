@@ -128,5 +128,6 @@ std::string checksum_text(std::uint64_t checksum);
 
 // Primitive variables (rho, u, v, w, p), canonical order, from conserved ones.
 std::vector<double> primitives(const std::vector<double>& canonical, std::size_t ncells, double gamma);
+void primitives(const double* canonical, std::size_t ncells, double gamma, double* prim);
 
 }  // namespace halocline

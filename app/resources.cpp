@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/select.hpp"
+#include "io/snapshot.hpp"
 #include "kernels/contract/backend.hpp"
 #include "kernels/contract/host_memory.hpp"
 #include "kernels/grid.hpp"
@@ -141,19 +142,35 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
   if (c.layout == LayoutKind::AoSoA) values = (padded + AoSoA::width - 1) / AoSoA::width * AoSoA::width * kNumVars;
   const bool flux_arrays = choose_kernels(c) == KernelStrategy::Split;                // app/select.cpp
   plan.solver_bytes = solver_arrays(active_directions, flux_arrays) * values * real;  // kernels/stencil.hpp
-  // The state comes to the host for files only (snapshots, checkpoints, a restart's read):
-  // then each rank keeps its state as doubles, and rank 0 also gathers the whole (a copy
-  // even on one rank), makes its primitives for a snapshot, and builds each snapshot or
-  // checkpoint file in memory before writing it (io/h5util.hpp). A GPU backend copies the
-  // state through a host staging buffer of its own layout and precision: for files, and all
-  // the time for the host owner model, whose state it is.
-  const bool files = c.output_interval > 0 || c.output_final || c.checkpoint.every_steps > 0 ||
-                     c.checkpoint.every_seconds > 0 || !c.restart_path.empty();
-  const bool staging = !solver_on_host && (files || c.memory.owner == Owner::Host);
+  // The state comes to the host for files only (snapshots, checkpoints, a restart's read),
+  // slab by slab (Backend::read_state): rank 0 builds each file in memory before writing it
+  // (io/h5util.hpp says why), so it holds the file's bytes (doubles for a checkpoint, the
+  // run's precision for a snapshot); with collective snapshots every rank holds its block of
+  // primitives instead. Each rank holds a few slab buffers (the backend's two, their doubles,
+  // their primitives). A restart reads each rank's block as doubles, and a GPU backend copies
+  // it in through its staging buffer (its layout and precision), which the host owner model
+  // holds all the time, as its state.
+  const bool snapshots = c.output_interval > 0 || c.output_final;
+  const bool checkpoints = c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0;
+  const bool restart = !c.restart_path.empty();
+  const bool collective =
+      snapshots && c.output_collective && dims[0] * dims[1] * dims[2] > 1 && SnapshotWriter::collective_available();
+  const u128 value_bytes = kNumVars * 8;
+  u128 rank0_file = 0, per_rank = 0;
+  if (checkpoints) rank0_file = global * value_bytes;
+  if (snapshots && !collective) rank0_file = std::max(rank0_file, global * kNumVars * real);
+  if (collective) per_rank += local * value_bytes;
+  if (snapshots || checkpoints) {
+    u128 plane = value_bytes, planes = 1;
+    for (int d = 0; d < 2; ++d) plane *= (static_cast<u128>(c.n[d]) + dims[d] - 1) / dims[d];
+    planes = std::max<u128>(1, std::min<u128>(SlabPlan::kSlabBytes / plane, local * value_bytes / plane));
+    per_rank += 4 * plane * planes;
+  }
+  if (restart) per_rank += local * value_bytes;
+  const bool staging = !solver_on_host && (restart || c.memory.owner == Owner::Host);
   plan.node_ranks = node_ranks;
   plan.copies_bytes =
-      (files ? kNumVars * 8 * (static_cast<u128>(node_ranks) * local + (node_has_rank0 ? 3 * global : 0)) : 0) +
-      (staging ? static_cast<u128>(node_ranks) * values * real : 0);
+      (node_has_rank0 ? rank0_file : 0) + static_cast<u128>(node_ranks) * (per_rank + (staging ? values * real : 0));
   return plan;
 }
 

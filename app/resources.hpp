@@ -16,9 +16,8 @@ namespace halocline {
 // ranks (each counted as the largest), rank 0 among them or not.
 struct MemoryPlan {
   unsigned __int128 solver_bytes = 0;  // one rank's state and flux arrays (device or host)
-  unsigned __int128 copies_bytes = 0;  // host copies of the state on the node: each rank's own,
-                                       // and rank 0's gathered whole, its primitives and a
-                                       // file image
+  unsigned __int128 copies_bytes = 0;  // host copies of the state on the node, for files:
+                                       // rank 0's file image, slab buffers, a restart's read
   int node_ranks = 1;
   bool solver_on_host = true;  // the backend's arrays are in host memory
   unsigned __int128 host_bytes() const { return copies_bytes + (solver_on_host ? node_ranks * solver_bytes : 0); }

@@ -114,20 +114,8 @@ void write_string(hid_t file, const char* name, const std::string& value, const 
   write_attribute(file, name, type.get(), 0, stored.data(), path);
 }
 
-// The dataset and every attribute of the header into the (in-memory) file `f`.
-void fill_checkpoint(hid_t f, const CheckpointHeader& h, const std::vector<double>& state, const std::string& path) {
-  {
-    const hsize_t dims[4] = {static_cast<hsize_t>(kNumVars), static_cast<hsize_t>(h.grid[2]),
-                             static_cast<hsize_t>(h.grid[1]), static_cast<hsize_t>(h.grid[0])};
-    H5Handle space(check_id(H5Screate_simple(4, dims, nullptr), "create dataspace", path), H5Sclose);
-    H5Handle dset(
-        check_id(H5Dcreate2(f, "state", H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                 "create dataset 'state'", path),
-        H5Dclose);
-    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, state.data()), "write dataset 'state'",
-          path);
-    check(dset.close(), "close dataset 'state'", path);
-  }
+// Every attribute of the header into the (in-memory) file `f`.
+void write_header(hid_t f, const CheckpointHeader& h, const std::string& path) {
   write_string(f, "format", "halocline-checkpoint", path);
   write_attribute(f, "format_version", H5T_NATIVE_INT, 0, &h.format, path);
   write_string(f, "halocline_version", h.halocline_version, path);
@@ -244,21 +232,76 @@ std::string checkpoint_path(const std::string& dir, long step) {
   return (fs::path(dir) / name).string();
 }
 
-void write_checkpoint(const std::string& path, const CheckpointHeader& h, const std::vector<double>& state) {
+struct CheckpointImage::Parts {
+  std::string path;
+  CheckpointHeader header;
+  std::unique_ptr<h5::MemoryFile> image;
+  std::unique_ptr<H5Handle> state;  // the dataset, closed before the image
+};
+
+CheckpointImage::CheckpointImage(const std::string& path, const CheckpointHeader& h)
+    : parts_(new Parts{path, h, {}, {}}) {
   const std::string fault = header_fault(h);
   if (!fault.empty()) throw std::invalid_argument("checkpoint '" + path + "' not written: it " + fault);
   const std::size_t cells = static_cast<std::size_t>(h.grid[0]) * h.grid[1] * h.grid[2];
-  if (state.size() != kNumVars * cells)
-    throw std::invalid_argument("checkpoint: state has " + std::to_string(state.size()) + " values, the grid needs " +
-                                std::to_string(kNumVars * cells));
   try {
-    h5::MemoryFile file(path, state.size() * sizeof(double) + h.deck_text.size());
-    fill_checkpoint(file.get(), h, state, path);
-    file.finish();
-    write_file_atomically(path, file.data(), file.size(), "checkpoint", /*sync_directory=*/true);
+    parts_->image = std::make_unique<h5::MemoryFile>(path, kNumVars * cells * sizeof(double) + h.deck_text.size());
+    const hsize_t dims[4] = {static_cast<hsize_t>(kNumVars), static_cast<hsize_t>(h.grid[2]),
+                             static_cast<hsize_t>(h.grid[1]), static_cast<hsize_t>(h.grid[0])};
+    H5Handle space(check_id(H5Screate_simple(4, dims, nullptr), "create dataspace", path), H5Sclose);
+    parts_->state = std::make_unique<H5Handle>(check_id(H5Dcreate2(parts_->image->get(), "state", H5T_NATIVE_DOUBLE,
+                                                                   space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                                                        "create dataset 'state'", path),
+                                               H5Dclose);
   } catch (const h5::Error& e) {
     throw OutputError("cannot write checkpoint '" + path + "': " + e.reason());
   }
+}
+
+CheckpointImage::~CheckpointImage() = default;
+
+void CheckpointImage::write_block(const CellBlock& block, const double* state) {
+  const Parts& p = *parts_;
+  for (int d = 0; d < 3; ++d)
+    if (block.n[d] < 0 || block.offset[d] < 0 || block.offset[d] + block.n[d] > p.header.grid[d])
+      throw std::invalid_argument("checkpoint: a block outside the grid of '" + p.path + "'");
+  try {
+    const hid_t dset = p.state->get();
+    H5Handle space(check_id(H5Dget_space(dset), "get a dataspace", p.path), H5Sclose);
+    const hsize_t start[4] = {0, static_cast<hsize_t>(block.offset[2]), static_cast<hsize_t>(block.offset[1]),
+                              static_cast<hsize_t>(block.offset[0])};
+    const hsize_t count[4] = {static_cast<hsize_t>(kNumVars), static_cast<hsize_t>(block.n[2]),
+                              static_cast<hsize_t>(block.n[1]), static_cast<hsize_t>(block.n[0])};
+    check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), "select a block", p.path);
+    H5Handle memory(check_id(H5Screate_simple(4, count, nullptr), "create dataspace", p.path), H5Sclose);
+    check(H5Dwrite(dset, H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT, state), "write dataset 'state'",
+          p.path);
+  } catch (const h5::Error& e) {
+    throw OutputError("cannot write checkpoint '" + p.path + "': " + e.reason());
+  }
+}
+
+void CheckpointImage::finish() {
+  Parts& p = *parts_;
+  try {
+    check(p.state->close(), "close dataset 'state'", p.path);
+    write_header(p.image->get(), p.header, p.path);
+    p.image->finish();
+    write_file_atomically(p.path, p.image->data(), p.image->size(), "checkpoint", /*sync_directory=*/true);
+  } catch (const h5::Error& e) {
+    throw OutputError("cannot write checkpoint '" + p.path + "': " + e.reason());
+  }
+  p.image.reset();
+}
+
+void write_checkpoint(const std::string& path, const CheckpointHeader& h, const std::vector<double>& state) {
+  const std::size_t cells = static_cast<std::size_t>(h.grid[0]) * h.grid[1] * h.grid[2];
+  if (header_fault(h).empty() && state.size() != kNumVars * cells)
+    throw std::invalid_argument("checkpoint: state has " + std::to_string(state.size()) + " values, the grid needs " +
+                                std::to_string(kNumVars * cells));
+  CheckpointImage file(path, h);
+  file.write_block(CellBlock{{0, 0, 0}, {h.grid[0], h.grid[1], h.grid[2]}}, state.data());
+  file.finish();
 }
 
 CheckpointHeader read_checkpoint_header(const std::string& path) {

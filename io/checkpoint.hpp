@@ -9,10 +9,12 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "kernels/contract/state_slabs.hpp"  // CellBlock
 #include "kernels/grid.hpp"
 
 namespace halocline {
@@ -54,6 +56,25 @@ std::string checkpoint_header_checksum(const CheckpointHeader& header);
 // untouched; a header that could not be restarted (see read_checkpoint_header) throws
 // std::invalid_argument.
 void write_checkpoint(const std::string& path, const CheckpointHeader& header, const std::vector<double>& state);
+
+// The same in parts, so that the host needs no copy of the state besides the file's own
+// bytes: the constructor checks the header (as write_checkpoint), write_block() takes the
+// conserved values of any block of the grid (canonical within the block: state[v *
+// block.cells() + n]) in any order, finish() writes the file. `header.checksum` must be the
+// state's. Dropped unfinished, nothing reaches the disk.
+class CheckpointImage {
+ public:
+  CheckpointImage(const std::string& path, const CheckpointHeader& header);
+  ~CheckpointImage();
+  CheckpointImage(const CheckpointImage&) = delete;
+  CheckpointImage& operator=(const CheckpointImage&) = delete;
+  void write_block(const CellBlock& block, const double* state);
+  void finish();
+
+ private:
+  struct Parts;
+  std::unique_ptr<Parts> parts_;
+};
 
 // Reads the header and checks it; throws CheckpointError (exit code 2) for a file that is
 // missing, not HDF5, truncated, of another format version, missing a field, whose header

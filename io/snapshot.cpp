@@ -15,6 +15,7 @@
 #include <mpi.h>
 #endif
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -117,6 +118,28 @@ std::unique_ptr<Access> collective_access(const SnapshotPart& part, const std::s
   return a;
 }
 
+void write_snapshot_attributes(hid_t file, const Grid& g, long step, double time, const std::string& path) {
+  const std::int64_t step64 = step;
+  write_attribute(file, "time", H5T_NATIVE_DOUBLE, 0, &time, path);
+  write_attribute(file, "step", H5T_NATIVE_INT64, 0, &step64, path);
+  write_attribute(file, "grid", H5T_NATIVE_INT, 3, g.n, path);
+  write_attribute(file, "origin", H5T_NATIVE_DOUBLE, 3, g.lo, path);
+  write_attribute(file, "spacing", H5T_NATIVE_DOUBLE, 3, g.dx, path);
+}
+
+// The dataset dimensions (z, y, x) of the whole grid.
+void file_dims(const Grid& g, hsize_t dims[3]) {
+  dims[0] = static_cast<hsize_t>(g.n[2]);
+  dims[1] = static_cast<hsize_t>(g.n[1]);
+  dims[2] = static_cast<hsize_t>(g.n[0]);
+}
+
+bool inside(const CellBlock& b, const int offset[3], const int n[3]) {
+  for (int d = 0; d < 3; ++d)
+    if (b.n[d] < 0 || b.offset[d] < offset[d] || b.offset[d] + b.n[d] > offset[d] + n[d]) return false;
+  return true;
+}
+
 // Writes the datasets and attributes into `file`: the whole grid g, from `prim` holding
 // every cell, or (collective) this rank's block `part->local`. Every dataset is closed on
 // return, so that the file can be closed for real.
@@ -151,23 +174,7 @@ void fill_snapshot(hid_t file, const Grid& g, bool single, long step, double tim
     check(dset.close(), "close dataset '" + name + "'", path);
   }
 
-  const std::int64_t step64 = step;
-  write_attribute(file, "time", H5T_NATIVE_DOUBLE, 0, &time, path);
-  write_attribute(file, "step", H5T_NATIVE_INT64, 0, &step64, path);
-  write_attribute(file, "grid", H5T_NATIVE_INT, 3, g.n, path);
-  write_attribute(file, "origin", H5T_NATIVE_DOUBLE, 3, g.lo, path);
-  write_attribute(file, "spacing", H5T_NATIVE_DOUBLE, 3, g.dx, path);
-}
-
-// One writer (serial, or rank 0 of gathered ranks): the file is built in memory and
-// written whole by write_file_atomically (io/h5util.hpp says why).
-void write_serial(const std::string& path, const Grid& g, bool single, long step, double time,
-                  const std::vector<double>& prim) {
-  const std::size_t bytes = kNumVars * g.ninterior * (single ? sizeof(float) : sizeof(double));
-  h5::MemoryFile file(path, bytes);
-  fill_snapshot(file.get(), g, single, step, time, prim, nullptr, H5P_DEFAULT, path);
-  file.finish();
-  write_file_atomically(path, file.data(), file.size(), "snapshot", /*sync_directory=*/false);
+  write_snapshot_attributes(file, g, step, time, path);
 }
 
 // Every rank writes its block of "<path>.tmp" through MPI-IO; rank 0 then renames it. The
@@ -204,6 +211,52 @@ void write_collective(const std::string& path, const Grid& g, bool single, long 
 }
 
 }  // namespace
+
+// A snapshot in the making: serial, the HDF5 file built in memory with its five datasets
+// open (written block by block); collective, this rank's block of primitives, written in one
+// collective call by finish().
+struct SnapshotFile::Parts {
+  std::string h5_path;
+  int index = 0;
+  std::unique_ptr<h5::MemoryFile> image;         // serial
+  std::unique_ptr<H5Handle> datasets[kNumVars];  // serial, closed before the image
+  std::vector<double> local;                     // collective
+  Grid bounds;                                   // the cells this file takes: the whole grid, or this rank's part
+};
+
+SnapshotFile::SnapshotFile(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
+SnapshotFile::SnapshotFile(SnapshotFile&&) noexcept = default;
+SnapshotFile& SnapshotFile::operator=(SnapshotFile&&) noexcept = default;
+SnapshotFile::~SnapshotFile() = default;
+
+void SnapshotFile::write_block(const CellBlock& block, const double* prim) {
+  Parts& p = *parts_;
+  const std::size_t cells = block.cells();
+  const Grid& b = p.bounds;
+  if (!inside(block, b.offset, b.n))
+    throw std::invalid_argument("snapshot: a block outside the cells of '" + p.h5_path + "'");
+  if (!p.image) {  // collective: into this rank's block
+    place_block(block, prim, block_of(b), p.local.data());
+    return;
+  }
+  try {
+    for (int v = 0; v < kNumVars; ++v) {
+      const hid_t dset = p.datasets[v]->get();
+      H5Handle space(check_id(H5Dget_space(dset), "get a dataspace", p.h5_path), H5Sclose);
+      const hsize_t start[3] = {static_cast<hsize_t>(block.offset[2]), static_cast<hsize_t>(block.offset[1]),
+                                static_cast<hsize_t>(block.offset[0])};
+      const hsize_t count[3] = {static_cast<hsize_t>(block.n[2]), static_cast<hsize_t>(block.n[1]),
+                                static_cast<hsize_t>(block.n[0])};
+      check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), "select a block",
+            p.h5_path);
+      H5Handle memory(check_id(H5Screate_simple(3, count, nullptr), "create dataspace", p.h5_path), H5Sclose);
+      check(H5Dwrite(dset, H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT, prim + v * cells),
+            std::string("write dataset '") + kVarNames[v] + "'", p.h5_path);
+    }
+  } catch (const h5::Error& e) {
+    throw OutputError("cannot write snapshot '" + p.h5_path + "': " + e.reason());
+  }
+}
 
 bool SnapshotWriter::collective_available() {
 #if defined(HALOCLINE_HDF5_PARALLEL)
@@ -242,27 +295,66 @@ SnapshotInfo SnapshotWriter::write(int index, long step, double time, const std:
                                 std::to_string(kNumVars * ncell) + " (5 variables x " + std::to_string(ncell) +
                                 " cells)");
   }
+  SnapshotFile file = begin(index);
+  file.write_block(block_of(mine), prim.data());
+  return finish(file, step, time);
+}
+
+SnapshotFile SnapshotWriter::begin(int index) const {
   if (index < 0) throw std::invalid_argument("snapshot: negative index " + std::to_string(index));
-
-  const std::string stem = file_stem(prefix_, index);
-  const fs::path h5_path = fs::path(out_dir_) / (stem + ".h5");
-  const fs::path xmf_path = fs::path(out_dir_) / (stem + ".xmf");
-
-  try {
-    if (collective_)  // every rank creates, writes and closes the one file together
-      write_collective(h5_path.string(), grid_, single_, step, time, prim, part_);
-    else
-      write_serial(h5_path.string(), grid_, single_, step, time, prim);
-  } catch (const h5::Error& e) {
-    throw OutputError("cannot write snapshot '" + h5_path.string() + "': " + e.reason());
+  auto p = std::make_unique<SnapshotFile::Parts>();
+  p->index = index;
+  p->h5_path = (fs::path(out_dir_) / (file_stem(prefix_, index) + ".h5")).string();
+  if (collective_) {
+    p->local.assign(kNumVars * part_.local.ninterior, 0.0);
+    p->bounds = part_.local;
+    return SnapshotFile(std::move(p));
   }
+  try {
+    const std::size_t bytes = kNumVars * grid_.ninterior * (single_ ? sizeof(float) : sizeof(double));
+    p->image = std::make_unique<h5::MemoryFile>(p->h5_path, bytes);
+    hsize_t dims[3];
+    file_dims(grid_, dims);
+    H5Handle space(check_id(H5Screate_simple(3, dims, nullptr), "create dataspace", p->h5_path), H5Sclose);
+    // The data stay double in memory; with a float file type HDF5 converts while writing.
+    const hid_t file_type = single_ ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+    for (int v = 0; v < kNumVars; ++v)
+      p->datasets[v] = std::make_unique<H5Handle>(
+          check_id(
+              H5Dcreate2(p->image->get(), kVarNames[v], file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+              std::string("create dataset '") + kVarNames[v] + "'", p->h5_path),
+          H5Dclose);
+  } catch (const h5::Error& e) {
+    throw OutputError("cannot write snapshot '" + p->h5_path + "': " + e.reason());
+  }
+  p->bounds = grid_;
+  return SnapshotFile(std::move(p));
+}
+
+SnapshotInfo SnapshotWriter::finish(SnapshotFile& file, long step, double time) {
+  SnapshotFile::Parts& p = *file.parts_;
+  const std::string stem = file_stem(prefix_, p.index);
+  const fs::path xmf_path = fs::path(out_dir_) / (stem + ".xmf");
+  try {
+    if (collective_) {  // every rank creates, writes and closes the one file together
+      write_collective(p.h5_path, grid_, single_, step, time, p.local, part_);
+    } else {
+      for (auto& dset : p.datasets) check(dset->close(), "close a dataset", p.h5_path);
+      write_snapshot_attributes(p.image->get(), grid_, step, time, p.h5_path);
+      p.image->finish();
+      write_file_atomically(p.h5_path, p.image->data(), p.image->size(), "snapshot", /*sync_directory=*/false);
+    }
+  } catch (const h5::Error& e) {
+    throw OutputError("cannot write snapshot '" + p.h5_path + "': " + e.reason());
+  }
+  p.image.reset();  // the file's bytes are on disk: the host lets them go before the XDMF
   if (!collective_ || part_.root) {
     // The xmf sits next to the h5, so it refers to it by bare file name: the pair can be
     // moved or copied elsewhere together.
     write_text_atomically(xmf_path, xdmf_document(xdmf_grid(grid_, single_, stem + ".h5", time, "    ")), "snapshot");
   }
 
-  SnapshotInfo info{h5_path.string(), xmf_path.string()};
+  SnapshotInfo info{p.h5_path, xmf_path.string()};
   // Rewriting an index (e.g. after a restart) replaces its entry rather than listing it twice.
   for (std::size_t i = 0; i < written_.size(); ++i) {
     if (written_[i].h5_path == info.h5_path) {

@@ -2,9 +2,11 @@
 // and a time-series XDMF tying all snapshots of a run together.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "kernels/contract/state_slabs.hpp"  // CellBlock
 #include "kernels/grid.hpp"
 
 namespace halocline {
@@ -20,6 +22,27 @@ struct SnapshotPart {
 struct SnapshotInfo {
   std::string h5_path;
   std::string xmf_path;
+};
+
+// One snapshot being assembled block by block (SnapshotWriter::begin), then written
+// whole by SnapshotWriter::finish. It holds the file's bytes in memory (serial: the HDF5
+// file's image, io/h5util.hpp says why) or this rank's block (collective): the one copy of
+// the state the host keeps for a file.
+class SnapshotFile {
+ public:
+  SnapshotFile(SnapshotFile&&) noexcept;
+  SnapshotFile& operator=(SnapshotFile&&) noexcept;
+  ~SnapshotFile();
+  // Writes the primitive variables rho, u, v, w, p of `block` (cells of the whole grid;
+  // with a collective writer, within this rank's part), variable-major, x fastest:
+  // prim[v * block.cells() + n].
+  void write_block(const CellBlock& block, const double* prim);
+
+ private:
+  friend class SnapshotWriter;
+  struct Parts;
+  explicit SnapshotFile(std::unique_ptr<Parts> parts);
+  std::unique_ptr<Parts> parts_;
 };
 
 class SnapshotWriter {
@@ -41,6 +64,12 @@ class SnapshotWriter {
   // complete. A file that cannot be written throws OutputError ("cannot write snapshot
   // 'PATH': REASON", the OS's reason) and leaves no temporary behind.
   SnapshotInfo write(int index, long step, double time, const std::vector<double>& prim);
+
+  // The same in parts: begin(), SnapshotFile::write_block for every cell of the grid (of
+  // this rank's part, when writing collectively) in any order, finish(). A file dropped
+  // unfinished leaves nothing on disk.
+  SnapshotFile begin(int index) const;
+  SnapshotInfo finish(SnapshotFile& file, long step, double time);
 
   // (Re)writes <prefix>.xmf, the temporal collection of every snapshot written so far
   // (OutputError as write()).

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "kernels/portability.hpp"
+
 #include "kernels/grid.hpp"
 #include "kernels/host_parallel.hpp"
 #include "layouts/layouts.hpp"
@@ -47,6 +49,32 @@ void to_canonical(const Grid& g, const Real* data, std::vector<double>& canonica
   for_each_interior(g, [&](std::size_t cell, std::size_t n) {
     for (int v = 0; v < kNumVars; ++v) canonical[v * g.ninterior + n] = static_cast<double>(u(v, cell));
   });
+}
+
+// Slabs of whole z-planes (kernels/contract/state_slabs.hpp): value n of a slab that starts
+// at local plane z_begin and holds `cells` cells, in the slab's canonical order, taken from
+// u. Written once for the host and every device's pack kernel.
+template <class Real, class L, class Out>
+HC_INLINE void pack_slab_cell(const Grid& g, const StateRef<Real, L>& u, int z_begin, std::size_t cells, std::size_t n,
+                              Out* out) {
+  const std::size_t row = static_cast<std::size_t>(g.n[0]), plane = row * static_cast<std::size_t>(g.n[1]);
+  const int i = static_cast<int>(n % row), j = static_cast<int>(n / row % g.n[1]), k = static_cast<int>(n / plane);
+  const std::size_t cell = g.index(i + g.ng[0], j + g.ng[1], z_begin + k + g.ng[2]);
+  for (int v = 0; v < kNumVars; ++v) out[v * cells + n] = static_cast<Out>(u(v, cell));
+}
+
+// The planes z_begin <= k < z_end of the interior of a state array in layout L -> the
+// slab's canonical doubles, on the host's threads.
+template <class Real, class L>
+void to_canonical_slab(const Grid& g, const Real* data, int z_begin, int z_end, double* out) {
+  const StateRef<Real, L> u{const_cast<Real*>(data), g.ncells};
+  const std::size_t cells = static_cast<std::size_t>(g.n[0]) * g.n[1] * (z_end - z_begin);
+  parallel_for(
+      cells,
+      [&](std::size_t n0, std::size_t n1) {
+        for (std::size_t n = n0; n < n1; ++n) pack_slab_cell(g, u, z_begin, cells, n, out);
+      },
+      1u << 14);
 }
 
 }  // namespace halocline

@@ -46,23 +46,36 @@ TEST(Resources, LargestFittingGridAtTheExtremes) {
 }
 
 // The host holds copies of the state only for files: a GPU run of the bench deck, which
-// writes nothing, plans none; a final snapshot plans each rank's copy and rank 0's gathered
-// whole, its primitives and the file image, and the backend's staging buffer (padded, in its
-// precision), which the host owner model holds in any case. The H200 showed the staging
-// buffer missing from the plan: 21.5 GB planned, 27.2 GB resident at 512^3 fp64.
+// writes nothing, plans none. A final snapshot or checkpoints plan rank 0's file image (one
+// state: the state went to the file slab by slab) and four slab buffers of whole planes; the
+// host owner model holds the backend's staging buffer (padded, in its precision) in any
+// case, and a restart reads its block and copies it in through that buffer. Before slabs,
+// the H200 showed 27.2 GB resident for a 5.4 GB state at 512^3 fp64 with a final snapshot.
 TEST(Resources, HostCopiesOnlyForFiles) {
   hc::Config c = bench("grid.n=100");
   const unsigned __int128 state = 5u * 8u * 100u * 100u * 100u;
+  const unsigned __int128 plane = 5u * 8u * 100u * 100u;
+  const unsigned __int128 slabs = 4 * plane * ((16u << 20) / plane);  // 41 planes a slab
   EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, false).copies_bytes, 0u);
   EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, false).host_bytes(), 0u);
   const unsigned __int128 staging = 5u * 8u * 104u * 104u * 104u;  // SoA fp64, 2 ghost layers a side
   c.output_final = true;
-  EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, false).copies_bytes, 4 * state + staging);
-  EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, true).copies_bytes, 4 * state);  // a CPU backend: no staging
+  EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, false).copies_bytes, state + slabs);
+  EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, true).copies_bytes, state + slabs);  // a CPU backend alike
+  c.precision = hc::Precision::FP32;                                           // an fp32 snapshot stores floats
+  EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, false).copies_bytes, state / 2 + slabs);
+  c.checkpoint.every_steps = 10;  // a checkpoint stores doubles
+  EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, false).copies_bytes, state + slabs);
+  c.precision = hc::Precision::FP64;
   c.output_final = false;
-  c.checkpoint.every_steps = 10;
-  EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, false).copies_bytes, 4 * state + staging);
+  EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, false).copies_bytes, state + slabs);
+  // Two ranks on this node, rank 0 elsewhere: their slab buffers only (each rank's block is
+  // 100 x 100 x 50, a slab still 41 whole planes).
+  EXPECT_EQ(hc::plan_memory(c, {1, 1, 2}, false, 2, false).copies_bytes, 2 * slabs);
   c.checkpoint.every_steps = 0;
+  c.restart_path = "checkpoint_00000010.h5";
+  EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, false).copies_bytes, state + staging);
+  c.restart_path.clear();
   c.memory.owner = hc::Owner::Host;
   EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, false).copies_bytes, staging);
 }

@@ -21,6 +21,7 @@
 #include "kernels/contract/errors.hpp"
 #include "kernels/contract/halo_messages.hpp"
 #include "kernels/contract/phase_clock.hpp"
+#include "kernels/contract/state_slabs.hpp"
 #include "kernels/contract/strategy.hpp"
 #include "kernels/contract/transfers.hpp"
 #include "kernels/halo.hpp"
@@ -93,10 +94,13 @@ class Backend {
   virtual void set_state(const std::vector<double>& canonical) = 0;
   // `purpose` says how the copy is counted (kernels/contract/transfers.hpp).
   virtual void get_state(std::vector<double>& canonical, Purpose purpose = Purpose::Output) = 0;
-  // Starts copying u0, as it is after the work submitted so far, to the host for the next
-  // get_state(), so that the copy can overlap steps submitted before get_state() is called.
-  // False when the backend cannot (get_state() then returns the state at its own call).
-  virtual bool begin_state_copy() { return false; }
+  // Hands u0's interior to `take` slab by slab (kernels/contract/state_slabs.hpp), in order
+  // of z, as the state is after the work submitted so far; the next slab is on its way while
+  // `take` works. The host holds a few slabs at a time, never the whole state: how files are
+  // written. `take` may throw; the backend is then left ready for the next call.
+  // `slab_bytes`: SlabPlan's (tests cut small grids into several slabs).
+  virtual void read_state(const SlabSink& take, Purpose purpose = Purpose::Output,
+                          std::size_t slab_bytes = SlabPlan::kSlabBytes) = 0;
 
   // Owner models that keep the state away from the device between steps move it at the
   // start and end of every step (the host owner's naive port; managed prefetches).

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/hip/device_info.hpp"
@@ -24,6 +25,7 @@
 #include "kernels/hip/ghost_fill.hpp"
 #include "kernels/hip/halo.hpp"
 #include "kernels/hip/memory.hpp"
+#include "kernels/hip/state_slabs.hpp"
 #include "kernels/hip/step_control.hpp"
 #include "kernels/hip/update.hpp"
 #include "layouts/canonical.hpp"
@@ -59,7 +61,9 @@ class HipBackend final : public Backend {
     const bool managed = memory.owner == Owner::Managed;
     const std::size_t state_bytes = L::storage_size(grid.ncells) * sizeof(Real);
     const int arrays = solver_arrays(grid, kernels == KernelStrategy::Split);
-    const std::size_t scratch = sizeof(hip::RateBits<Real>) + sizeof(FixedSums) + 2 * sizeof(StepControl);
+    // read_state's two slab buffers, allocated only while a file is written, are counted too.
+    const std::size_t scratch = sizeof(hip::RateBits<Real>) + sizeof(FixedSums) + 2 * sizeof(StepControl) +
+                                2 * kNumVars * SlabPlan{grid}.max_cells() * sizeof(Real);
     hip::check_fits(arrays * state_bytes + scratch, managed ? "the managed owner model" : "this grid");
 
     arrays_.allocate(grid, kernels == KernelStrategy::Split, state_bytes,
@@ -78,7 +82,6 @@ class HipBackend final : public Backend {
     if (memory.owner == Owner::Host) staging();
 
     HIP_CHECK(hipStreamCreateWithFlags(&compute_, hipStreamNonBlocking));
-    HIP_CHECK(hipStreamCreateWithFlags(&copy_, hipStreamNonBlocking));
     // The halo stream gets the highest priority: its short pack and unpack kernels are then
     // scheduled as soon as blocks of the long interior kernels retire, instead of queueing
     // behind all of them, so that the exchange starts and ends while the interior computes.
@@ -92,7 +95,6 @@ class HipBackend final : public Backend {
     (void)hipDeviceSynchronize();
     for (hipEvent_t* e : events()) (void)hipEventDestroy(*e);
     (void)hipStreamDestroy(compute_);
-    (void)hipStreamDestroy(copy_);
     (void)hipStreamDestroy(halo_);
     (void)hipHostFree(published_);
   }
@@ -124,32 +126,51 @@ class HipBackend final : public Backend {
     HIP_CHECK(hipStreamSynchronize(compute_));
   }
 
-  bool begin_state_copy() override {
-    if (memory_.owner != Owner::Device) return false;  // the host copy is written by each step
-    start_copy(Purpose::Output);
-    return true;
-  }
-
-  // Device owner: copies u0 into the pinned (or pageable) staging buffer on the copy stream.
-  void start_copy(Purpose purpose) {
-    if (memory_.owner != Owner::Device || copy_pending_) return;
-    // The copy stream starts once the compute stream has reached this point; the compute
-    // stream must not overwrite this array until the copy is done. The next step writes
-    // the other array, the one after it this one: waiting at the next stage 2 (update())
-    // is early enough.
-    HIP_CHECK(hipEventRecord(computed_, compute_));
-    HIP_CHECK(hipStreamWaitEvent(copy_, computed_, 0));
-    u0_to_host(purpose, copy_);
-    HIP_CHECK(hipEventRecord(copied_, copy_));
-    copy_pending_ = true;
+  // u0 is current on the device for every owner model (the host owner's copy is made from
+  // it): each slab is packed there and copied into one of two host slab buffers in turn, so
+  // that the device packs and copies slab s + 1 while `take` works on slab s.
+  void read_state(const SlabSink& take, Purpose purpose, std::size_t slab_bytes) override {
+    const SlabPlan plan{grid_, slab_bytes};
+    const std::size_t bytes = kNumVars * plan.max_cells() * sizeof(Real);
+    hip::DeviceArray packed[2] = {hip::DeviceArray(bytes, false), hip::DeviceArray(bytes, false)};
+    hip::HostBuffer host[2] = {hip::HostBuffer(bytes, memory_.host_memory),
+                               hip::HostBuffer(bytes, memory_.host_memory)};
+    std::vector<double> converted(std::is_same_v<Real, double> ? 0 : kNumVars * plan.max_cells());
+    auto start = [&](int s) {
+      const std::size_t cells = plan.block(s).cells();
+      Real* out = static_cast<Real*>(packed[s % 2].get());
+      hip::pack_slab_kernel<<<hip::pack_blocks(cells), hip::kPackThreads, 0, compute_>>>(grid_, state(Slot::U0),
+                                                                                         plan.z_begin(s), cells, out);
+      HIP_CHECK_LAUNCH();
+      copier_.to_host(host[s % 2], out, kNumVars * cells * sizeof(Real), purpose, compute_);
+      HIP_CHECK(hipEventRecord(slab_copied_[s % 2], compute_));
+    };
+    const int count = plan.count();
+    try {
+      for (int s = 0; s < std::min(2, count); ++s) start(s);
+      for (int s = 0; s < count; ++s) {
+        HIP_CHECK(hipEventSynchronize(slab_copied_[s % 2]));
+        const Real* got = static_cast<const Real*>(host[s % 2].get());
+        const CellBlock block = plan.block(s);
+        if constexpr (std::is_same_v<Real, double>) {
+          take({block, got});
+        } else {
+          std::copy(got, got + kNumVars * block.cells(), converted.begin());
+          take({block, converted.data()});
+        }
+        if (s + 2 < count) start(s + 2);
+      }
+    } catch (...) {
+      (void)hipStreamSynchronize(compute_);  // nothing in flight into the buffers freed now
+      throw;
+    }
   }
 
   void get_state(std::vector<double>& canonical, Purpose purpose) override {
     switch (memory_.owner) {
-      case Owner::Device:
-        start_copy(purpose);
-        HIP_CHECK(hipEventSynchronize(copied_));
-        copy_pending_ = false;  // the next stage 2 need not wait any more
+      case Owner::Device:  // into the staging buffer
+        u0_to_host(purpose, compute_);
+        HIP_CHECK(hipStreamSynchronize(compute_));
         break;
       case Owner::Host:  // the host copy is the state: nothing to move
         HIP_CHECK(hipStreamSynchronize(compute_));
@@ -216,7 +237,6 @@ class HipBackend final : public Backend {
   void select_after_fault(AfterFault which) override {
     HIP_CHECK(hipDeviceSynchronize());
     rates_ready_ = false;
-    copy_pending_ = false;
     StepControl c;
     HIP_CHECK(hipMemcpy(&c, control(), sizeof c, hipMemcpyDeviceToHost));
     arrays_.select_after_fault(which, c.failed_array);
@@ -278,7 +298,6 @@ class HipBackend final : public Backend {
 
   void update(int stage, const CellBox& cells) override {
     if (cells.empty()) return;
-    if (stage == 2 && copy_pending_) HIP_CHECK(hipStreamWaitEvent(compute_, copied_, 0));
     const Box box = hip::box_of(cells);
     const hip::FluxRefs<Real, L> f{{flux(0), flux(1), flux(2)}};
     hip::update_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(grid_, box, state(Slot::U0), state(Slot::U1),
@@ -291,7 +310,6 @@ class HipBackend final : public Backend {
 
   void fused_stage(int stage, const CellBox& cells) override {
     if (cells.empty()) return;
-    if (stage == 2 && copy_pending_) HIP_CHECK(hipStreamWaitEvent(compute_, copied_, 0));
     const Box box = hip::box_of(cells);
     hip::fused_stage_kernel<<<hip::fused_blocks(box), hip::fused_threads(), 0, compute_>>>(
         grid_, box, state(stage == 1 ? Slot::U0 : Slot::U1), state(Slot::U0),
@@ -450,7 +468,7 @@ class HipBackend final : public Backend {
   // Where the ghost fill and the exchange run: the halo stream when the strategy overlaps.
   hipStream_t halo_stream() const { return halo_buffers_.setup.strategy == HaloStrategy::Overlap ? halo_ : compute_; }
   std::vector<hipEvent_t*> events() {
-    return {&computed_, &copied_, &finished_[0], &finished_[1], &halo_ready_, &halo_done_, &halo_sent_};
+    return {&finished_[0], &finished_[1], &halo_ready_, &halo_done_, &halo_sent_, &slab_copied_[0], &slab_copied_[1]};
   }
   Real gamma() const { return static_cast<Real>(physics_.gamma); }
 
@@ -474,12 +492,12 @@ class HipBackend final : public Backend {
   // The strategy, the messages in device memory and their host staging buffers.
   HaloBuffers<hip::DeviceArray, hip::HostBuffer> halo_buffers_;
 
-  hipStream_t compute_ = nullptr, copy_ = nullptr, halo_ = nullptr;
-  hipEvent_t computed_ = nullptr, copied_ = nullptr, finished_[2] = {nullptr, nullptr};
+  hipStream_t compute_ = nullptr, halo_ = nullptr;
+  hipEvent_t finished_[2] = {nullptr, nullptr};
   hipEvent_t halo_ready_ = nullptr, halo_done_ = nullptr, halo_sent_ = nullptr;
-  bool copy_pending_ = false;  // a snapshot copy of u0 may still be reading it
-  bool rates_ready_ = false;   // max_rate_ holds the signal rates of u0 (see plan_step)
-  bool host_touched_ = false;  // managed: the host read the state since the last step
+  hipEvent_t slab_copied_[2] = {nullptr, nullptr};  // read_state's two slab buffers filled
+  bool rates_ready_ = false;                        // max_rate_ holds the signal rates of u0 (see plan_step)
+  bool host_touched_ = false;                       // managed: the host read the state since the last step
 };
 
 }  // namespace

@@ -28,6 +28,8 @@
 #include <array>
 #include <fstream>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "kernels/kokkos/fluxes.hpp"
 #include "kernels/kokkos/fused.hpp"
@@ -35,6 +37,7 @@
 #include "kernels/kokkos/gpu.hpp"
 #include "kernels/kokkos/halo.hpp"
 #include "kernels/kokkos/memory.hpp"
+#include "kernels/kokkos/state_slabs.hpp"
 #include "kernels/kokkos/update.hpp"
 #include "layouts/canonical.hpp"
 #include "layouts/layouts.hpp"
@@ -74,7 +77,8 @@ class KokkosBackend final : public Backend {
     if (kokkos::kHostExecution)
       check_host_memory(arrays * bytes);
     else
-      kokkos::check_device_fits(arrays * bytes, managed ? "the managed owner model" : "this grid");
+      kokkos::check_device_fits(arrays * bytes + kNumVars * SlabPlan{grid}.max_cells() * sizeof(Real),  // read_state's
+                                managed ? "the managed owner model" : "this grid");
     const Where where = managed ? Where::Managed : Where::Device;
     arrays_.allocate(grid, flux_arrays, bytes,
                      [&](std::size_t size, const std::string& name) { return Buffer(name, size, where); });
@@ -130,6 +134,37 @@ class KokkosBackend final : public Backend {
     }
     instances_.compute.fence();
     to_canonical<Real, L>(grid_, static_cast<const Real*>(source->get()), canonical);
+  }
+
+  // Where the host can read the state (a host execution space; the host owner's copy), each
+  // slab is converted from it in place; otherwise the execution space packs the slab into a
+  // device buffer, copied into a host one.
+  void read_state(const SlabSink& take, Purpose purpose, std::size_t slab_bytes) override {
+    const SlabPlan plan{grid_, slab_bytes};
+    std::vector<double> values(kNumVars * plan.max_cells());
+    const bool host_copy = memory_.owner == Owner::Host && staged_;
+    if (kokkos::kHostExecution || host_copy) {
+      instances_.compute.fence();
+      const Real* source = static_cast<const Real*>((host_copy ? staging() : arrays_.u0()).get());
+      for (int s = 0; s < plan.count(); ++s) {
+        to_canonical_slab<Real, L>(grid_, source, plan.z_begin(s), plan.z_end(s), values.data());
+        take({plan.block(s), values.data()});
+      }
+      return;
+    }
+    const std::size_t bytes = values.size() * sizeof(Real);
+    const Buffer packed("state_slab", bytes, kokkos::Where::Device);
+    const Buffer host("state_slab_host", bytes, host_where(memory_.host_memory));
+    for (int s = 0; s < plan.count(); ++s) {
+      const std::size_t cells = plan.block(s).cells();
+      kokkos::pack_slab(instances_.compute, grid_, state(Slot::U0), plan.z_begin(s), cells,
+                        static_cast<Real*>(packed.get()));
+      copy(host, packed, purpose, instances_.compute, kNumVars * cells * sizeof(Real));
+      instances_.compute.fence();
+      const Real* got = static_cast<const Real*>(host.get());
+      std::copy(got, got + kNumVars * cells, values.begin());
+      take({plan.block(s), values.data()});
+    }
   }
 
   bool moves_state_each_step() const override { return halocline::moves_state_each_step(memory_); }
@@ -312,13 +347,15 @@ class KokkosBackend final : public Backend {
 
   // A copy between two buffers on instance `on`, counted where it crosses between host and
   // device memory.
-  void copy(const Buffer& dst, const Buffer& src, Purpose purpose, const kokkos::Exec& on) {
-    kokkos::copy_bytes(on, dst.get(), dst.where(), src.get(), src.where(), src.bytes());
+  // `bytes` = 0: the whole of src.
+  void copy(const Buffer& dst, const Buffer& src, Purpose purpose, const kokkos::Exec& on, std::size_t bytes = 0) {
+    if (bytes == 0) bytes = src.bytes();
+    kokkos::copy_bytes(on, dst.get(), dst.where(), src.get(), src.where(), bytes);
     if (kokkos::kHostExecution) return;
     const bool to_host = kokkos::on_host(dst.where()), from_host = kokkos::on_host(src.where());
     if (to_host != from_host)
       transfers_.add(to_host ? Direction::DeviceToHost : Direction::HostToDevice,
-                     kokkos::host_kind(to_host ? dst.where() : src.where()), purpose, src.bytes());
+                     kokkos::host_kind(to_host ? dst.where() : src.where()), purpose, bytes);
   }
   // A managed array's pages to the device or the host, counted as a managed transfer.
   bool prefetch(const Buffer& b, bool to_device, Purpose purpose) {
