@@ -7,6 +7,7 @@
 
 #include "app/driver.hpp"
 #include "kernels/checksum.hpp"
+#include "kernels/host_parallel.hpp"
 #include "kernels/totals.hpp"
 
 namespace halocline {
@@ -70,15 +71,20 @@ std::vector<double> primitives(const std::vector<double>& s, std::size_t n, doub
 }
 
 void primitives(const double* s, std::size_t n, double gamma, double* p) {
-  for (std::size_t c = 0; c < n; ++c) {
-    const double rho = s[c];
-    const double u = s[n + c] / rho, v = s[2 * n + c] / rho, w = s[3 * n + c] / rho;
-    p[c] = rho;
-    p[n + c] = u;
-    p[2 * n + c] = v;
-    p[3 * n + c] = w;
-    p[4 * n + c] = (gamma - 1) * (s[4 * n + c] - 0.5 * rho * (u * u + v * v + w * w));
-  }
+  parallel_for(
+      n,
+      [&](std::size_t c0, std::size_t c1) {
+        for (std::size_t c = c0; c < c1; ++c) {
+          const double rho = s[c];
+          const double u = s[n + c] / rho, v = s[2 * n + c] / rho, w = s[3 * n + c] / rho;
+          p[c] = rho;
+          p[n + c] = u;
+          p[2 * n + c] = v;
+          p[3 * n + c] = w;
+          p[4 * n + c] = (gamma - 1) * (s[4 * n + c] - 0.5 * rho * (u * u + v * v + w * w));
+        }
+      },
+      1u << 14);
 }
 
 }  // namespace halocline
