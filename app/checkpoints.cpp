@@ -86,26 +86,22 @@ CheckpointHeader check_restart(const Config& c) {
   return h;
 }
 
-RestartPoint load_restart(const Config& c, const Comm& comm, const Grid& local) {
-  (void)comm;  // every rank reads its own block
-  RestartPoint p;
+RestartPoint load_restart(const Config& c, const Comm& comm, const Grid& local, Backend& backend) {
+  CheckpointHeader h;
   // Each rank reads its own block: one that cannot (a node that does not see the file)
   // ends every rank together (app/failures.hpp).
   agreed([&] {
-    const CheckpointHeader h = check_restart(c);
-    p.state = read_checkpoint_block(c.restart_path, local);
-    p.time = h.time;
-    p.step = h.step;
-    p.checksum = h.checksum;
+    h = check_restart(c);
+    CheckpointReader reader(c.restart_path, local.n_global);
+    backend.write_state([&](const CellBlock& block, double* values) { reader.read_block(block, values); });
   });
-  return p;
-}
-
-void check_restored_state(const Config& c, const Comm& comm, Backend& backend, const RestartPoint& start) {
   const std::string sum = checksum_text(comm.sum_mod64(backend.checksum_part()));
-  if (sum != start.checksum)  // the same on every rank
-    throw CheckpointError("checkpoint '" + c.restart_path + "' is corrupted: its state's checksum is " + sum +
-                          ", the file says " + start.checksum);
+  agreed([&] {
+    if (sum != h.checksum)  // the same on every rank
+      throw CheckpointError("checkpoint '" + c.restart_path + "' is corrupted: its state's checksum is " + sum +
+                            ", the file says " + h.checksum);
+  });
+  return RestartPoint{h.time, h.step};
 }
 
 namespace {

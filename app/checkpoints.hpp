@@ -15,10 +15,8 @@
 namespace halocline {
 
 struct RestartPoint {
-  std::vector<double> state;  // this rank's block, canonical
   double time = 0;
   long step = 0;
-  std::string checksum;  // of the whole state, as the file says (check_restored_state)
 };
 
 // Reads the header of `config.restart_path` and checks that it fits the deck (problem,
@@ -28,14 +26,12 @@ struct RestartPoint {
 // not. Cheap: the command line calls it before any work.
 CheckpointHeader check_restart(const Config& config);
 
-// Reads the checkpoint `config.restart_path` for this rank's subdomain `local`. Refuses
-// (CheckpointError, exit code 2) what check_restart refuses; every rank throws alike.
-RestartPoint load_restart(const Config& config, const Comm& comm, const Grid& local);
-
-// After the restart point's state is in the backend: refuses (CheckpointError, exit code 2,
-// on every rank alike) a state whose checksum, computed where it now lives, is not the
-// file's: a corrupted file, never used.
-void check_restored_state(const Config& config, const Comm& comm, Backend& backend, const RestartPoint& start);
+// Reads the checkpoint `config.restart_path` into `backend`: this rank's subdomain `local`,
+// slab by slab (Backend::write_state), so that the host holds a slab at a time. Refuses
+// (CheckpointError, exit code 2) what check_restart refuses, a block that cannot be read,
+// and a state whose checksum, computed where it now lives and summed over the ranks, is not
+// the file's (a corrupted file is never used); every rank throws alike.
+RestartPoint load_restart(const Config& config, const Comm& comm, const Grid& local, Backend& backend);
 
 // Writes the checkpoint of step `step` at `time` of the state in `backend`, whose checksum
 // (kernels/checksum.hpp, over every rank) is `checksum`: every rank's slabs reach rank 0

@@ -238,18 +238,13 @@ void Simulation::set_up_backend() {
 // start. The host keeps no copy.
 void Simulation::set_up_state() {
   const bool restart = !config_.restart_path.empty();
-  if (restart) start_ = load_restart(config_, comm_, g_);
   agreed([&] {
     if (!restart) backend_->make_initial_state(initial_condition_of(config_, g_));  // app/problems.cpp
   });
   laps_("initial_state");
-  if (restart) {
-    backend_->set_state(start_.state);
-    std::vector<double>().swap(start_.state);
-    agreed([&] { check_restored_state(config_, comm_, *backend_, start_); });
-  }
+  if (restart) start_ = load_restart(config_, comm_, g_, *backend_);
   r_.initial = state_totals();
-  laps_("upload");  // a restart's state into the backend; the initial totals
+  laps_("upload");  // a restart's state read into the backend and checked; the initial totals
 }
 
 // The conservation totals of u0 over every rank (kernels/totals.hpp): the same bits for any

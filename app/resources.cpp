@@ -147,9 +147,9 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
   // (io/h5util.hpp says why), so it holds the file's bytes (doubles for a checkpoint, the
   // run's precision for a snapshot); with collective snapshots every rank holds its block of
   // primitives instead. Each rank holds a few slab buffers (the backend's two, their doubles,
-  // their primitives). A restart reads each rank's block as doubles, and a GPU backend copies
-  // it in through its staging buffer (its layout and precision), which the host owner model
-  // holds all the time, as its state.
+  // their primitives); a restart reads its state through such buffers too
+  // (Backend::write_state). The host owner model holds a GPU backend's staging buffer (its
+  // layout and precision) all the time: it is its state.
   const bool snapshots = c.output_interval > 0 || c.output_final;
   const bool checkpoints = c.checkpoint.every_steps > 0 || c.checkpoint.every_seconds > 0;
   const bool restart = !c.restart_path.empty();
@@ -160,14 +160,13 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
   if (checkpoints) rank0_file = global * value_bytes;
   if (snapshots && !collective) rank0_file = std::max(rank0_file, global * kNumVars * real);
   if (collective) per_rank += local * value_bytes;
-  if (snapshots || checkpoints) {
+  if (snapshots || checkpoints || restart) {
     u128 plane = value_bytes, planes = 1;
     for (int d = 0; d < 2; ++d) plane *= (static_cast<u128>(c.n[d]) + dims[d] - 1) / dims[d];
     planes = std::max<u128>(1, std::min<u128>(SlabPlan::kSlabBytes / plane, local * value_bytes / plane));
     per_rank += 4 * plane * planes;
   }
-  if (restart) per_rank += local * value_bytes;
-  const bool staging = !solver_on_host && (restart || c.memory.owner == Owner::Host);
+  const bool staging = !solver_on_host && c.memory.owner == Owner::Host;
   plan.node_ranks = node_ranks;
   plan.copies_bytes =
       (node_has_rank0 ? rank0_file : 0) + static_cast<u128>(node_ranks) * (per_rank + (staging ? values * real : 0));

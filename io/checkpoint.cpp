@@ -337,27 +337,48 @@ CheckpointHeader read_checkpoint_header(const std::string& path) {
   return h;
 }
 
-std::vector<double> read_checkpoint_block(const std::string& path, const Grid& local) {
-  H5Handle file(open_for_reading(path), H5Fclose);
-  H5Handle dset(H5Dopen2(file.get(), "state", H5P_DEFAULT), H5Dclose);
-  if (dset.get() < 0) refuse(path, "has no 'state' dataset");
-  H5Handle space(H5Dget_space(dset.get()), H5Sclose);
+struct CheckpointReader::Parts {
+  explicit Parts(const std::string& name)
+      : path(name),
+        file(open_for_reading(name), H5Fclose),
+        state(H5Dopen2(file.get(), "state", H5P_DEFAULT), H5Dclose) {}
+  std::string path;
+  H5Handle file, state;
+};
+
+CheckpointReader::CheckpointReader(const std::string& path, const int n_global[3])
+    : parts_(std::make_unique<Parts>(path)) {
+  const Parts& p = *parts_;
+  if (p.state.get() < 0) refuse(path, "has no 'state' dataset");
+  H5Handle space(H5Dget_space(p.state.get()), H5Sclose);
   hsize_t dims[4] = {0, 0, 0, 0};
   if (space.get() < 0 || H5Sget_simple_extent_ndims(space.get()) != 4 ||
       H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 4 || dims[0] != kNumVars ||
-      dims[1] != static_cast<hsize_t>(local.n_global[2]) || dims[2] != static_cast<hsize_t>(local.n_global[1]) ||
-      dims[3] != static_cast<hsize_t>(local.n_global[0]))
+      dims[1] != static_cast<hsize_t>(n_global[2]) || dims[2] != static_cast<hsize_t>(n_global[1]) ||
+      dims[3] != static_cast<hsize_t>(n_global[0]))
     refuse(path, "has a 'state' dataset of another shape than its grid");
-  const hsize_t start[4] = {0, static_cast<hsize_t>(local.offset[2]), static_cast<hsize_t>(local.offset[1]),
-                            static_cast<hsize_t>(local.offset[0])};
-  const hsize_t count[4] = {static_cast<hsize_t>(kNumVars), static_cast<hsize_t>(local.n[2]),
-                            static_cast<hsize_t>(local.n[1]), static_cast<hsize_t>(local.n[0])};
-  check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), "select this rank's block",
-        path);
+}
+
+CheckpointReader::~CheckpointReader() = default;
+
+void CheckpointReader::read_block(const CellBlock& block, double* out) {
+  const Parts& p = *parts_;
+  H5Handle space(H5Dget_space(p.state.get()), H5Sclose);
+  const hsize_t start[4] = {0, static_cast<hsize_t>(block.offset[2]), static_cast<hsize_t>(block.offset[1]),
+                            static_cast<hsize_t>(block.offset[0])};
+  const hsize_t count[4] = {static_cast<hsize_t>(kNumVars), static_cast<hsize_t>(block.n[2]),
+                            static_cast<hsize_t>(block.n[1]), static_cast<hsize_t>(block.n[0])};
   H5Handle memory(H5Screate_simple(4, count, nullptr), H5Sclose);
+  if (space.get() < 0 || memory.get() < 0 ||
+      H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
+      H5Dread(p.state.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT, out) < 0)
+    refuse(p.path, "has a 'state' dataset that cannot be read (truncated or corrupted)");
+}
+
+std::vector<double> read_checkpoint_block(const std::string& path, const Grid& local) {
+  CheckpointReader reader(path, local.n_global);
   std::vector<double> block(kNumVars * local.ninterior);
-  if (H5Dread(dset.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT, block.data()) < 0)
-    refuse(path, "has a 'state' dataset that cannot be read (truncated or corrupted)");
+  reader.read_block(block_of(local), block.data());
   return block;
 }
 

@@ -86,6 +86,23 @@ CheckpointHeader read_checkpoint_header(const std::string& path);
 // Reads the block of `local` (a subdomain of the checkpoint's grid) in canonical order.
 std::vector<double> read_checkpoint_block(const std::string& path, const Grid& local);
 
+// The same a block at a time, the file kept open: a restart reads its state slab by slab
+// (Backend::write_state). The constructor refuses (CheckpointError) a file without a state
+// of the grid `n_global`; read_block one whose block cannot be read.
+class CheckpointReader {
+ public:
+  CheckpointReader(const std::string& path, const int n_global[3]);
+  ~CheckpointReader();
+  CheckpointReader(const CheckpointReader&) = delete;
+  CheckpointReader& operator=(const CheckpointReader&) = delete;
+  // The conserved values of `block`, canonical within it, into `out` (kNumVars * cells).
+  void read_block(const CellBlock& block, double* out);
+
+ private:
+  struct Parts;
+  std::unique_ptr<Parts> parts_;
+};
+
 struct CheckpointError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

@@ -63,6 +63,30 @@ HC_INLINE void pack_slab_cell(const Grid& g, const StateRef<Real, L>& u, int z_b
   for (int v = 0; v < kNumVars; ++v) out[v * cells + n] = static_cast<Out>(u(v, cell));
 }
 
+// The reverse: value n of the slab `in` into u.
+template <class Real, class L, class In>
+HC_INLINE void unpack_slab_cell(const Grid& g, const StateRef<Real, L>& u, int z_begin, std::size_t cells,
+                                std::size_t n, const In* in) {
+  const std::size_t row = static_cast<std::size_t>(g.n[0]), plane = row * static_cast<std::size_t>(g.n[1]);
+  const int i = static_cast<int>(n % row), j = static_cast<int>(n / row % g.n[1]), k = static_cast<int>(n / plane);
+  const std::size_t cell = g.index(i + g.ng[0], j + g.ng[1], z_begin + k + g.ng[2]);
+  for (int v = 0; v < kNumVars; ++v) u(v, cell) = static_cast<Real>(in[v * cells + n]);
+}
+
+// The slab's canonical doubles -> the planes z_begin <= k < z_end of a state array in
+// layout L, on the host's threads.
+template <class Real, class L>
+void from_canonical_slab(const Grid& g, Real* data, int z_begin, int z_end, const double* in) {
+  const StateRef<Real, L> u{data, g.ncells};
+  const std::size_t cells = static_cast<std::size_t>(g.n[0]) * g.n[1] * (z_end - z_begin);
+  parallel_for(
+      cells,
+      [&](std::size_t n0, std::size_t n1) {
+        for (std::size_t n = n0; n < n1; ++n) unpack_slab_cell(g, u, z_begin, cells, n, in);
+      },
+      1u << 14);
+}
+
 // The planes z_begin <= k < z_end of the interior of a state array in layout L -> the
 // slab's canonical doubles, on the host's threads.
 template <class Real, class L>

@@ -100,7 +100,8 @@ TEST_P(Contract, StateRoundTripInEveryLayoutAndPrecision) {
 // read_state hands over exactly get_state's values, slab by slab in order of z, each cell
 // once: in one slab, in slabs of one plane (an odd count, so the HIP backend's two slab
 // buffers take turns) and of two planes (a short last one), in every owner model the
-// backend has; a `take` that throws leaves the backend ready for the next read.
+// backend has; a `take` that throws leaves the backend ready for the next read. write_state
+// fills the state back slab by slab, as set_state would.
 TEST_P(Contract, StateSlabsAreTheState) {
   std::vector<hc::Owner> owners = {hc::Owner::Device};
   if (hc::runs_on_gpu(GetParam())) owners = {hc::Owner::Device, hc::Owner::Host, hc::Owner::Managed};
@@ -130,6 +131,24 @@ TEST_P(Contract, StateSlabsAreTheState) {
         EXPECT_EQ(next_z, grid_.n[2]);
         EXPECT_EQ(slabs, planes == 0 ? 1 : planes == 1 ? 3 : 2);
         EXPECT_EQ(out, in);
+
+        // And back: write_state fills u0 from slabs (another state: the same values reversed).
+        const std::vector<double> back(in.rbegin(), in.rend());
+        next_z = 0;
+        b->write_state(
+            [&](const hc::CellBlock& block, double* values) {
+              EXPECT_EQ(block.offset[2], next_z);
+              next_z += block.n[2];
+              const std::size_t cells = block.cells(), plane_cells = std::size_t(grid_.n[0]) * grid_.n[1];
+              for (int v = 0; v < hc::kNumVars; ++v)
+                for (std::size_t n = 0; n < cells; ++n)
+                  values[v * cells + n] = back[v * grid_.ninterior + block.offset[2] * plane_cells + n];
+            },
+            planes == 0 ? hc::SlabPlan::kSlabBytes : planes * plane);
+        EXPECT_EQ(next_z, grid_.n[2]);
+        b->get_state(out, hc::Purpose::Output);
+        EXPECT_EQ(out, back);
+        b->set_state(in);
       }
     }
 }

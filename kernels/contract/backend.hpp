@@ -101,6 +101,10 @@ class Backend {
   // `slab_bytes`: SlabPlan's (tests cut small grids into several slabs).
   virtual void read_state(const SlabSink& take, Purpose purpose = Purpose::Output,
                           std::size_t slab_bytes = SlabPlan::kSlabBytes) = 0;
+  // The reverse, for a restart: fills u0's interior slab by slab, in order of z, from
+  // `give`, converting to the backend's precision; the host holds a slab at a time (the
+  // host owner model's staging buffer, its state, is written too).
+  virtual void write_state(const SlabSource& give, std::size_t slab_bytes = SlabPlan::kSlabBytes) = 0;
 
   // Owner models that keep the state away from the device between steps move it at the
   // start and end of every step (the host owner's naive port; managed prefetches).

@@ -25,6 +25,9 @@ struct StateSlab {
   const double* values = nullptr;
 };
 using SlabSink = std::function<void(const StateSlab&)>;
+// The other way (Backend::write_state): fills `values` with the conserved values of `block`,
+// canonical within the block, as doubles.
+using SlabSource = std::function<void(const CellBlock& block, double* values)>;
 
 // How a rank's interior is cut into slabs: whole z-planes, as many as fit in about
 // kSlabBytes of doubles (at least one plane), so that a slab is a few copies' worth of

@@ -166,6 +166,33 @@ class HipBackend final : public Backend {
     }
   }
 
+  // Each slab through one host buffer and one device buffer, unpacked into u0 on the device
+  // (for every owner model; the host owner's copy is then made from u0).
+  void write_state(const SlabSource& give, std::size_t slab_bytes) override {
+    rates_ready_ = false;
+    if (memory_.owner == Owner::Managed && memory_.prefetch) prefetch_arrays();  // as set_state()
+    const SlabPlan plan{grid_, slab_bytes};
+    const std::size_t values = kNumVars * plan.max_cells();
+    hip::DeviceArray packed(values * sizeof(Real), false);
+    hip::HostBuffer host(values * sizeof(Real), memory_.host_memory);
+    std::vector<double> given(values);
+    Real* in = static_cast<Real*>(host.get());
+    for (int s = 0; s < plan.count(); ++s) {
+      const CellBlock block = plan.block(s);
+      const std::size_t cells = block.cells();
+      give(block, given.data());
+      HIP_CHECK(hipStreamSynchronize(compute_));  // the last slab's copy has read `host`
+      std::transform(given.begin(), given.begin() + kNumVars * cells, in,
+                     [](double x) { return static_cast<Real>(x); });
+      copier_.to_device(packed.get(), host, kNumVars * cells * sizeof(Real), Purpose::Setup, compute_);
+      hip::unpack_slab_kernel<<<hip::pack_blocks(cells), hip::kPackThreads, 0, compute_>>>(
+          grid_, state(Slot::U0), plan.z_begin(s), cells, static_cast<const Real*>(packed.get()));
+      HIP_CHECK_LAUNCH();
+    }
+    if (memory_.owner == Owner::Host) u0_to_host(Purpose::Setup, compute_);
+    HIP_CHECK(hipStreamSynchronize(compute_));
+  }
+
   void get_state(std::vector<double>& canonical, Purpose purpose) override {
     switch (memory_.owner) {
       case Owner::Device:  // into the staging buffer

@@ -25,6 +25,7 @@
 #include "kernels/contract/solver_arrays.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <array>
 #include <fstream>
 #include <string>
@@ -164,6 +165,41 @@ class KokkosBackend final : public Backend {
       const Real* got = static_cast<const Real*>(host.get());
       std::copy(got, got + kNumVars * cells, values.begin());
       take({plan.block(s), values.data()});
+    }
+  }
+
+  // Where the host can write the state (a host execution space, managed memory, the host
+  // owner's copy), each slab is converted into it in place; otherwise it goes through a host
+  // buffer and a device buffer and the execution space unpacks it.
+  void write_state(const SlabSource& give, std::size_t slab_bytes) override {
+    rates_ready_ = false;
+    const SlabPlan plan{grid_, slab_bytes};
+    std::vector<double> values(kNumVars * plan.max_cells());
+    const bool host_copy = memory_.owner == Owner::Host && staged_;
+    instances_.compute.fence();
+    if (!staged_ || host_copy) {
+      Real* target = static_cast<Real*>((host_copy ? staging() : arrays_.u0()).get());
+      for (int s = 0; s < plan.count(); ++s) {
+        give(plan.block(s), values.data());
+        from_canonical_slab<Real, L>(grid_, target, plan.z_begin(s), plan.z_end(s), values.data());
+      }
+      if (host_copy) copy(arrays_.u0(), staging(), Purpose::Setup, instances_.compute);
+      if (!staged_ && memory_.prefetch) prefetch_arrays();  // as set_state()
+      instances_.compute.fence();
+      return;
+    }
+    const std::size_t bytes = values.size() * sizeof(Real);
+    const Buffer packed("state_slab", bytes, kokkos::Where::Device);
+    const Buffer host("state_slab_host", bytes, host_where(memory_.host_memory));
+    for (int s = 0; s < plan.count(); ++s) {
+      const std::size_t cells = plan.block(s).cells();
+      give(plan.block(s), values.data());
+      std::transform(values.begin(), values.begin() + kNumVars * cells, static_cast<Real*>(host.get()),
+                     [](double x) { return static_cast<Real>(x); });
+      copy(packed, host, Purpose::Setup, instances_.compute, kNumVars * cells * sizeof(Real));
+      kokkos::unpack_slab(instances_.compute, grid_, state(Slot::U0), plan.z_begin(s), cells,
+                          static_cast<const Real*>(packed.get()));
+      instances_.compute.fence();  // `host` is filled again next
     }
   }
 
