@@ -9,6 +9,7 @@
 #include "io/snapshot.hpp"
 #include "io/h5util.hpp"
 #include "io/output_error.hpp"
+#include "kernels/host_parallel.hpp"
 
 #include <hdf5.h>
 #if defined(HALOCLINE_HDF5_PARALLEL)
@@ -222,6 +223,8 @@ struct SnapshotFile::Parts {
   std::unique_ptr<H5Handle> datasets[kNumVars];  // serial, closed before the image
   std::vector<double> local;                     // collective
   Grid bounds;                                   // the cells this file takes: the whole grid, or this rank's part
+  bool single = false;                           // the file stores floats: converted here, on the host's threads
+  std::vector<float> narrow;                     // one variable of a block, as floats (HDF5 converts on one)
 };
 
 SnapshotFile::SnapshotFile(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
@@ -250,7 +253,17 @@ void SnapshotFile::write_block(const CellBlock& block, const double* prim) {
       check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), "select a block",
             p.h5_path);
       H5Handle memory(check_id(H5Screate_simple(3, count, nullptr), "create dataspace", p.h5_path), H5Sclose);
-      check(H5Dwrite(dset, H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT, prim + v * cells),
+      const void* values = prim + v * cells;
+      if (p.single) {
+        p.narrow.resize(cells);
+        const double* from = prim + v * cells;
+        parallel_for(cells, [&](std::size_t n0, std::size_t n1) {
+          for (std::size_t n = n0; n < n1; ++n) p.narrow[n] = static_cast<float>(from[n]);
+        });
+        values = p.narrow.data();
+      }
+      check(H5Dwrite(dset, p.single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT,
+                     values),
             std::string("write dataset '") + kVarNames[v] + "'", p.h5_path);
     }
   } catch (const h5::Error& e) {
@@ -305,6 +318,7 @@ SnapshotFile SnapshotWriter::begin(int index) const {
   auto p = std::make_unique<SnapshotFile::Parts>();
   p->index = index;
   p->h5_path = (fs::path(out_dir_) / (file_stem(prefix_, index) + ".h5")).string();
+  p->single = single_;
   if (collective_) {
     p->local.assign(kNumVars * part_.local.ninterior, 0.0);
     p->bounds = part_.local;

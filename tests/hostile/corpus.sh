@@ -196,7 +196,7 @@ case_GridBeyondHostMemory() {
 }
 case_AddressSpaceLimit() {
   ready
-  run sh -c 'ulimit -v 3000000 && exec "$0" run "$1" --set grid.n=300 --set output.final=true --out o' "$bin" "$inputs/bench.toml"
+  run sh -c 'ulimit -v 3000000 && exec "$0" run "$1" --set grid.n=500 --set output.final=true --out o' "$bin" "$inputs/bench.toml"
   grep -q AddressSanitizer "$log/err" && skip "a sanitized build cannot run under ulimit -v"
   # Kokkos built for a GPU starts the GPU's runtime before any deck is read, which fails
   # under this limit: refused with exit 2 and the limit named, but with no grid to advise.
