@@ -8,7 +8,8 @@
 #     with exit code 2 and one line.
 #   files: the same runs writing what a person asks for, fused:
 #     512^3 fp64 and fp32 with a final snapshot; 512^3 fp64 with a checkpoint at step 30,
-#     then restarted from it for 10 steps; 1024^3 fp32 and fp64 with a final snapshot.
+#     then restarted from it for 10 steps, and the same 40 steps in one run; 1024^3 fp32
+#     and fp64 with a final snapshot.
 # Each run's report (outside_loop_s, host_bytes_peak, bytes_allocated, wall_s) goes to
 # OUTDIR/NAME.json, its stdout and stderr to NAME.log, and the table to
 # OUTDIR/outside_loop.md (files: OUTDIR/files.md).
@@ -45,6 +46,7 @@ else
   run "f${n}_fp64_restart" --set grid.n=$n --precision fp64 --kernels fused --steps 40 \
     --restart "$out/tmp/checkpoint_00000030.h5"
   rm -rf "$out/tmp"
+  run "f${n}_fp64_straight" --set grid.n=$n --precision fp64 --kernels fused --steps 40  # = the restart's end
   run "f${big}_fp32_final" --set grid.n=$big --precision fp32 "${final[@]}" --steps 4; rm -rf "$out/tmp"
   run "f${big}_fp64_final" --set grid.n=$big --precision fp64 "${final[@]}" --steps 4
 fi
@@ -55,7 +57,7 @@ out = pathlib.Path(sys.argv[1])
 prefix, table = ("n", "outside_loop.md") if sys.argv[2] == "loop" else ("f", "files.md")
 rows = ["| run | exit | steps | loop s | wall s | outside the loop s (parts) | files in the loop s | device B/cell | host peak RSS GB | cell-updates/s |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-for log in sorted(out.glob(prefix + "*.log")):
+for log in sorted(out.glob(prefix + "[0-9]*.log")):  # the runs, not a log of this script
     name = log.stem
     code = re.findall(r"exit code (\d+)", log.read_text())
     report = out / (name + ".json")
@@ -79,4 +81,4 @@ print("\n".join(rows))
 EOF
 # One archive of the reports and logs: the device tool brings back a limited number of files.
 prefix=n; [ "$set_name" = loop ] || prefix=f
-( cd "$out" && tar czf "runs-$set_name.tgz" $prefix*.json $prefix*.log && rm -f $prefix*.json $prefix*.log )
+( cd "$out" && tar czf "runs-$set_name.tgz" $prefix[0-9]*.json $prefix[0-9]*.log && rm -f $prefix[0-9]*.json $prefix[0-9]*.log )
