@@ -243,6 +243,39 @@ TEST(Probe, RecordedH200OutsideTheLoop) {
   EXPECT_NE(text.find("the largest grid of this shape that fits the device: "), std::string::npos) << text;
 }
 
+// The same machine writing files (tools/gpu/outside_loop.sh ... files): the host holds the
+// file's bytes and small buffers (at most 0.5 GB besides, the process's own 0.22 GB among
+// them), never another copy of the state, so 1024^3 fp64 with a final snapshot runs (it was
+// refused: 160 GiB of host copies); a restart reads its state slab by slab and ends, bit for
+// bit, where the same 40 steps in one run end; files change no checksum.
+TEST(Probe, RecordedH200Files) {
+  const std::string dir = std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/h200/outside_loop/";
+  auto report = [&](const std::string& name) {
+    std::ifstream in(dir + name + ".json");
+    const nlohmann::json j = nlohmann::json::parse(in);
+    EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("run")), "") << name;
+    return j;
+  };
+  auto rss = [](const nlohmann::json& j) { return j["host_bytes_peak"]["max_rss"].get<double>(); };
+  for (int n : {512, 1024})
+    for (const char* precision : {"fp64", "fp32"}) {
+      const std::string name = "f" + std::to_string(n) + "_" + precision + "_final";
+      const nlohmann::json j = report(name);
+      ASSERT_EQ(j["snapshots"].size(), 1u) << name;
+      const double file = 5.0 * n * n * n * (std::string(precision) == "fp64" ? 8 : 4);
+      EXPECT_GE(rss(j), file) << name;
+      EXPECT_LE(rss(j), file + 0.5e9) << name;
+    }
+  const nlohmann::json checkpoint = report("f512_fp64_checkpoint");
+  EXPECT_LE(rss(checkpoint), 5.0 * 512 * 512 * 512 * 8 + 0.5e9);
+  EXPECT_EQ(checkpoint["checksum"], report("f512_fp64_final")["checksum"]);
+  EXPECT_EQ(checkpoint["checksum"], report("n512_fp64_fused")["checksum"]);  // the run without files
+  const nlohmann::json restart = report("f512_fp64_restart"), straight = report("f512_fp64_straight");
+  EXPECT_EQ(restart["steps"], 40);
+  EXPECT_EQ(restart["checksum"], straight["checksum"]);
+  EXPECT_LE(rss(restart), 0.5e9);
+}
+
 // The traced step's timeline: every call of one step, each on the stream it ran in, all
 // within the step and in submission order on each stream; with overlap the exchange is on
 // the halo stream, otherwise everything device-side is on the compute stream.
