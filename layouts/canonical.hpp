@@ -54,12 +54,17 @@ void to_canonical(const Grid& g, const Real* data, std::vector<double>& canonica
 // Slabs of whole z-planes (kernels/contract/state_slabs.hpp): value n of a slab that starts
 // at local plane z_begin and holds `cells` cells, in the slab's canonical order, taken from
 // u. Written once for the host and every device's pack kernel.
+// The padded index of value n of a slab that starts at local plane z_begin.
+HC_INLINE std::size_t slab_cell(const Grid& g, int z_begin, std::size_t n) {
+  const std::size_t row = static_cast<std::size_t>(g.n[0]), plane = row * static_cast<std::size_t>(g.n[1]);
+  const int i = static_cast<int>(n % row), j = static_cast<int>(n / row % g.n[1]), k = static_cast<int>(n / plane);
+  return g.index(i + g.ng[0], j + g.ng[1], z_begin + k + g.ng[2]);
+}
+
 template <class Real, class L, class Out>
 HC_INLINE void pack_slab_cell(const Grid& g, const StateRef<Real, L>& u, int z_begin, std::size_t cells, std::size_t n,
                               Out* out) {
-  const std::size_t row = static_cast<std::size_t>(g.n[0]), plane = row * static_cast<std::size_t>(g.n[1]);
-  const int i = static_cast<int>(n % row), j = static_cast<int>(n / row % g.n[1]), k = static_cast<int>(n / plane);
-  const std::size_t cell = g.index(i + g.ng[0], j + g.ng[1], z_begin + k + g.ng[2]);
+  const std::size_t cell = slab_cell(g, z_begin, n);
   for (int v = 0; v < kNumVars; ++v) out[v * cells + n] = static_cast<Out>(u(v, cell));
 }
 
@@ -67,38 +72,40 @@ HC_INLINE void pack_slab_cell(const Grid& g, const StateRef<Real, L>& u, int z_b
 template <class Real, class L, class In>
 HC_INLINE void unpack_slab_cell(const Grid& g, const StateRef<Real, L>& u, int z_begin, std::size_t cells,
                                 std::size_t n, const In* in) {
-  const std::size_t row = static_cast<std::size_t>(g.n[0]), plane = row * static_cast<std::size_t>(g.n[1]);
-  const int i = static_cast<int>(n % row), j = static_cast<int>(n / row % g.n[1]), k = static_cast<int>(n / plane);
-  const std::size_t cell = g.index(i + g.ng[0], j + g.ng[1], z_begin + k + g.ng[2]);
+  const std::size_t cell = slab_cell(g, z_begin, n);
   for (int v = 0; v < kNumVars; ++v) u(v, cell) = static_cast<Real>(in[v * cells + n]);
 }
 
+// f(n) for every value index n of the slab of planes z_begin <= k < z_end, on the host's
+// threads; returns the slab's cells.
+template <class F>
+std::size_t for_each_slab_cell(const Grid& g, int z_begin, int z_end, const F& f) {
+  const std::size_t cells = static_cast<std::size_t>(g.n[0]) * g.n[1] * (z_end - z_begin);
+  parallel_for(
+      cells,
+      [&](std::size_t n0, std::size_t n1) {
+        for (std::size_t n = n0; n < n1; ++n) f(n, cells);
+      },
+      1u << 14);
+  return cells;
+}
+
 // The slab's canonical doubles -> the planes z_begin <= k < z_end of a state array in
-// layout L, on the host's threads.
+// layout L.
 template <class Real, class L>
 void from_canonical_slab(const Grid& g, Real* data, int z_begin, int z_end, const double* in) {
   const StateRef<Real, L> u{data, g.ncells};
-  const std::size_t cells = static_cast<std::size_t>(g.n[0]) * g.n[1] * (z_end - z_begin);
-  parallel_for(
-      cells,
-      [&](std::size_t n0, std::size_t n1) {
-        for (std::size_t n = n0; n < n1; ++n) unpack_slab_cell(g, u, z_begin, cells, n, in);
-      },
-      1u << 14);
+  for_each_slab_cell(g, z_begin, z_end,
+                     [&](std::size_t n, std::size_t cells) { unpack_slab_cell(g, u, z_begin, cells, n, in); });
 }
 
 // The planes z_begin <= k < z_end of the interior of a state array in layout L -> the
-// slab's canonical doubles, on the host's threads.
+// slab's canonical doubles.
 template <class Real, class L>
 void to_canonical_slab(const Grid& g, const Real* data, int z_begin, int z_end, double* out) {
   const StateRef<Real, L> u{const_cast<Real*>(data), g.ncells};
-  const std::size_t cells = static_cast<std::size_t>(g.n[0]) * g.n[1] * (z_end - z_begin);
-  parallel_for(
-      cells,
-      [&](std::size_t n0, std::size_t n1) {
-        for (std::size_t n = n0; n < n1; ++n) pack_slab_cell(g, u, z_begin, cells, n, out);
-      },
-      1u << 14);
+  for_each_slab_cell(g, z_begin, z_end,
+                     [&](std::size_t n, std::size_t cells) { pack_slab_cell(g, u, z_begin, cells, n, out); });
 }
 
 }  // namespace halocline

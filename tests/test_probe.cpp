@@ -212,14 +212,17 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
 // 30 steps; 1024^3 runs in fp32 (split and fused) and fp64 (fused); the kernels give one
 // checksum per grid and precision; one size too big for the device is refused in one line
 // that names the largest grid that fits.
+// A recorded run's report, checked against the run schema.
+nlohmann::json recorded_report(const std::string& path) {
+  std::ifstream in(path);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("run")), "") << path;
+  return j;
+}
+
 TEST(Probe, RecordedH200OutsideTheLoop) {
   const std::string dir = std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/h200/outside_loop/";
-  auto report = [&](const std::string& name) {
-    std::ifstream in(dir + name + ".json");
-    const nlohmann::json j = nlohmann::json::parse(in);
-    EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("run")), "") << name;
-    return j;
-  };
+  auto report = [&](const std::string& name) { return recorded_report(dir + name + ".json"); };
   auto outside = [](const nlohmann::json& j) {
     double sum = 0;
     for (const auto& [part, seconds] : j["outside_loop_s"].items()) sum += seconds.get<double>();
@@ -250,12 +253,7 @@ TEST(Probe, RecordedH200OutsideTheLoop) {
 // bit, where the same 40 steps in one run end; files change no checksum.
 TEST(Probe, RecordedH200Files) {
   const std::string dir = std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/h200/outside_loop/";
-  auto report = [&](const std::string& name) {
-    std::ifstream in(dir + name + ".json");
-    const nlohmann::json j = nlohmann::json::parse(in);
-    EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("run")), "") << name;
-    return j;
-  };
+  auto report = [&](const std::string& name) { return recorded_report(dir + name + ".json"); };
   auto rss = [](const nlohmann::json& j) { return j["host_bytes_peak"]["max_rss"].get<double>(); };
   for (int n : {512, 1024})
     for (const char* precision : {"fp64", "fp32"}) {

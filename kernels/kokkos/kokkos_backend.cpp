@@ -153,9 +153,7 @@ class KokkosBackend final : public Backend {
       }
       return;
     }
-    const std::size_t bytes = values.size() * sizeof(Real);
-    const Buffer packed("state_slab", bytes, kokkos::Where::Device);
-    const Buffer host("state_slab_host", bytes, host_where(memory_.host_memory));
+    const auto [packed, host] = slab_buffers(values.size() * sizeof(Real));
     for (int s = 0; s < plan.count(); ++s) {
       const std::size_t cells = plan.block(s).cells();
       kokkos::pack_slab(instances_.compute, grid_, state(Slot::U0), plan.z_begin(s), cells,
@@ -188,9 +186,7 @@ class KokkosBackend final : public Backend {
       instances_.compute.fence();
       return;
     }
-    const std::size_t bytes = values.size() * sizeof(Real);
-    const Buffer packed("state_slab", bytes, kokkos::Where::Device);
-    const Buffer host("state_slab_host", bytes, host_where(memory_.host_memory));
+    const auto [packed, host] = slab_buffers(values.size() * sizeof(Real));
     for (int s = 0; s < plan.count(); ++s) {
       const std::size_t cells = plan.block(s).cells();
       give(plan.block(s), values.data());
@@ -201,6 +197,12 @@ class KokkosBackend final : public Backend {
                           static_cast<const Real*>(packed.get()));
       instances_.compute.fence();  // `host` is filled again next
     }
+  }
+
+  // A slab's device buffer and its host buffer (of the run's host memory kind).
+  std::pair<kokkos::Buffer, kokkos::Buffer> slab_buffers(std::size_t bytes) const {
+    return {kokkos::Buffer("state_slab", bytes, kokkos::Where::Device),
+            kokkos::Buffer("state_slab_host", bytes, host_where(memory_.host_memory))};
   }
 
   bool moves_state_each_step() const override { return halocline::moves_state_each_step(memory_); }
