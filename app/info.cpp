@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "app/build_info.hpp"
+#include "app/revision.hpp"  // generated at build time (tools/cmake/revision.cmake)
 
 namespace halocline {
 
@@ -48,6 +49,8 @@ nlohmann::json info_json(const DeviceInfo& d) {
     device["numa_node"] = numa.empty() ? nlohmann::json(nullptr) : nlohmann::json(std::stoi(numa));
   }
   const nlohmann::json build = {{"halocline_version", HALOCLINE_VERSION},
+                                {"commit", build::kCommit},
+                                {"tree_clean", build::kTreeClean},
                                 {"build_type", build::kBuildType},
                                 {"cxx_compiler", build::kCxxCompiler},
                                 {"cxx_flags", build::kCxxFlags},
@@ -56,6 +59,17 @@ nlohmann::json info_json(const DeviceInfo& d) {
                                 {"mpi_standard", build::kMpi},
                                 {"hdf5", build::kHdf5}};
   return {{"device", device}, {"build", build}};
+}
+
+std::string version_text() {
+  auto or_none = [](const char* s) { return *s ? std::string(s) : std::string("none"); };
+  return std::string("halocline ") + HALOCLINE_VERSION + " (commit " + build::kCommit +
+         (std::string(build::kCommit) == "unknown" ? ""
+          : build::kTreeClean                      ? ", clean"
+                                                   : ", with local changes") +
+         ")\nbackends: " + build::kBackends + "\nbuilt with: " + build::kCxxCompiler + ", " + build::kBuildType +
+         " build; GPU compiler: " + or_none(build::kGpuCompiler) + "; MPI: " + or_none(build::kMpi) +
+         "; HDF5: " + build::kHdf5 + "\nC++ flags: " + or_none(build::kCxxFlags);
 }
 
 void print_info(std::ostream& os, const nlohmann::json& info) {

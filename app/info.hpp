@@ -17,4 +17,8 @@ nlohmann::json info_json(const DeviceInfo& device);
 
 void print_info(std::ostream& os, const nlohmann::json& info);
 
+// What `halocline --version` prints: the version, the git commit the binary was built from
+// (and whether tracked files differed from it), the backends and how it was built.
+std::string version_text();
+
 }  // namespace halocline

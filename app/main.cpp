@@ -396,7 +396,7 @@ int main(int argc, char** argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   hc::initialize_comm(argc, argv);  // MPI first: it may take arguments of its own
   CLI::App app{"Halocline: a 3-D compressible Euler stencil mini-app for measuring memory strategies"};
-  app.set_version_flag("--version", std::string("halocline ") + HALOCLINE_VERSION);
+  app.set_version_flag("--version", hc::version_text());  // app/info.cpp
   app.require_subcommand(1);
   app.fallthrough();  // inherited by the subcommands: `halocline run --version` is --version too
 

@@ -212,13 +212,22 @@ INSTANTIATE_TEST_SUITE_P(Cases, CliBadInput, ::testing::ValuesIn(bad_cases()),
 
 // ---- --version, --help, no subcommand ----------------------------------------------------
 
-TEST_F(Cli, VersionPrintsNameAndVersion) {
+// The version, the commit it was built from (the one `info` reports), the backends and the
+// build.
+TEST_F(Cli, VersionPrintsNameVersionCommitAndBuild) {
   const Result r = run({"--version"});
   EXPECT_EQ(r.code, 0);
   ASSERT_EQ(r.out.rfind("halocline ", 0), 0u) << r.out;
-  const std::string v = r.out.substr(10, r.out.find('\n') - 10);
-  EXPECT_FALSE(v.empty());
+  const std::string v = r.out.substr(10, r.out.find(' ', 10) - 10);
   EXPECT_NE(v.find_first_of("0123456789"), std::string::npos) << v;
+  const Result info = run({"info", "--json"});
+  ASSERT_EQ(info.code, 0) << info.err;
+  const nlohmann::json build = nlohmann::json::parse(info.out).at("build");
+  const std::string commit = build.at("commit").get<std::string>();
+  EXPECT_NE(r.out.find("(commit " + commit), std::string::npos) << r.out;
+  EXPECT_EQ(commit == "unknown" || commit.size() == 12, true) << commit;
+  EXPECT_NE(r.out.find("\nbackends: " + build.at("backends").get<std::string>() + "\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nbuilt with: "), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, HelpMentionsSubcommands) {
@@ -336,7 +345,7 @@ TEST_F(Cli, BenchSummaryCountsInTheSingular) {
 TEST_F(Cli, SodRunWritesReportAndSnapshot) {
   const Result v = run({"--version"});
   ASSERT_EQ(v.code, 0);
-  const std::string version = v.out.substr(10, v.out.find('\n') - 10);
+  const std::string version = v.out.substr(10, v.out.find(' ', 10) - 10);
 
   const fs::path out = dir_ / "sod_out";
   const Result r = run({"run", "inputs/sod.toml", "--out", out.string(), "--quiet"});
