@@ -155,8 +155,11 @@ std::string save_checkpoint(const Config& c, const Comm& comm, long step, double
       image = std::make_unique<CheckpointImage>(path, header_of(c, comm, step, time, checksum));
     });
   }
+  // Every rank takes part in the funnel whatever happened before, so that none waits for
+  // ever; rank 0 then drops the blocks when it has no file to put them in.
   bool broken = false;
-  note_failure(error, [&] {
+  std::string handed;  // how handing the state over failed, if it did
+  note_failure(handed, [&] {
     comm.funnel(
         [&](const Comm::BlockSink& give) {
           backend.read_state([&](const StateSlab& slab) {
@@ -169,6 +172,7 @@ std::string save_checkpoint(const Config& c, const Comm& comm, long step, double
           if (image) image->write_block(block, values);
         });
   });
+  if (error.empty()) error = handed;
   // A rank that could not hand its state over leaves the file incomplete: nobody writes it.
   const double worst = comm.max(!error.empty() ? 2.0 : broken ? 1.0 : 0.0);
   if (worst == 2.0) {

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
 
 #include "io/deck.hpp"
 
@@ -421,6 +422,9 @@ std::vector<double> Comm::gather(const std::vector<double>& local, const Grid& l
   return out;
 }
 
+// The header that ends a rank's blocks in Comm::funnel: its x size says how.
+constexpr int kFunnelDone = -1, kFunnelFailed = -2;
+
 void Comm::funnel(const std::function<void(const BlockSink&)>& produce, const BlockSink& take) const {
   if (root()) {
     std::exception_ptr failed;
@@ -432,7 +436,11 @@ void Comm::funnel(const std::function<void(const BlockSink&)>& produce, const Bl
         failed = std::current_exception();
       }
     };
-    produce(take_once);
+    try {
+      produce(take_once);
+    } catch (...) {
+      if (!failed) failed = std::current_exception();  // the others are still received
+    }
 #if defined(HALOCLINE_HAVE_MPI)
     MPI_Comm comm = as_mpi(cart_);
     std::vector<double> buffer;
@@ -441,6 +449,9 @@ void Comm::funnel(const std::function<void(const BlockSink&)>& produce, const Bl
         CellBlock b;
         int header[6];
         MPI_Recv(header, 6, MPI_INT, r, 110, comm, MPI_STATUS_IGNORE);
+        if (header[3] == kFunnelFailed && !failed)  // a part of the whole is missing
+          failed = std::make_exception_ptr(
+              std::runtime_error("rank " + std::to_string(r) + " could not hand over its part of the state"));
         if (header[3] < 0) break;  // that rank is done
         std::copy(header, header + 3, b.offset);
         std::copy(header + 3, header + 6, b.n);
@@ -461,10 +472,11 @@ void Comm::funnel(const std::function<void(const BlockSink&)>& produce, const Bl
     MPI_Send(header, 6, MPI_INT, 0, 110, comm);
     MPI_Send(values, checked_count(kNumVars * b.cells(), "a block of the state"), MPI_DOUBLE, 0, 111, comm);
   };
-  int done[6] = {0, 0, 0, -1, -1, -1};
+  int done[6] = {0, 0, 0, kFunnelDone, 0, 0};
   try {
     produce(send);
   } catch (...) {
+    done[3] = kFunnelFailed;  // rank 0 must not write a file without this rank's part
     MPI_Send(done, 6, MPI_INT, 0, 110, comm);
     throw;
   }

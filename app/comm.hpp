@@ -118,8 +118,9 @@ class Comm {
   // `produce(give)` runs on every rank and hands its blocks (kNumVars * block.cells() values
   // each, kernels/contract/state_slabs.hpp) to `give`; on rank 0 they reach `take` at once,
   // then, rank by rank, the other ranks' as those make them. Rank 0 holds one block at a
-  // time. When `take` throws, rank 0 still receives every block (no rank waits for ever)
-  // and throws afterwards; a rank whose `produce` throws tells rank 0 it is done, then throws.
+  // time. When `take` or rank 0's own `produce` throws, rank 0 still receives every block
+  // (no rank waits for ever) and throws afterwards; a rank whose `produce` throws tells
+  // rank 0, which then throws too (its file would miss that rank's part), and throws.
   using BlockSink = std::function<void(const CellBlock&, const double*)>;
   void funnel(const std::function<void(const BlockSink&)>& produce, const BlockSink& take) const;
 

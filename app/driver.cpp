@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -418,15 +419,26 @@ void Simulation::write_snapshot(long step, double time) {
     return prim.data();
   };
   std::optional<SnapshotFile> file;
-  if (writer_) file.emplace(writer_->begin(snapshot_index_++));
   if (collective_) {
+    file.emplace(writer_->begin(snapshot_index_++));
     backend_->read_state([&](const StateSlab& slab) { file->write_block(slab.block, primitives_of(slab)); });
   } else {
+    // Rank 0 takes part in the funnel even when its file could not be begun, so that no
+    // rank waits for ever; it says why afterwards.
+    std::exception_ptr failed;
+    try {
+      if (writer_) file.emplace(writer_->begin(snapshot_index_++));
+    } catch (...) {
+      failed = std::current_exception();
+    }
     comm_.funnel(
         [&](const Comm::BlockSink& give) {
           backend_->read_state([&](const StateSlab& slab) { give(slab.block, primitives_of(slab)); });
         },
-        [&](const CellBlock& block, const double* values) { file->write_block(block, values); });
+        [&](const CellBlock& block, const double* values) {
+          if (file) file->write_block(block, values);
+        });
+    if (failed) std::rethrow_exception(failed);
   }
   if (!writer_) return;  // gathered: rank 0 writes
   const SnapshotInfo info = writer_->finish(*file, step, time);
@@ -472,9 +484,12 @@ void Simulation::checkpoint_at_stop() {
 // did nothing), as a checkpoint to restart from, e.g. with a smaller CFL number.
 void Simulation::report_fault() {
   backend_->select_after_fault(AfterFault::Broken);
-  const std::vector<double> whole = gather_state();
-  const std::string where =
-      comm_.broadcast(comm_.root() ? describe_bad_cell(whole, r_.grid, config_.physics.gamma) : std::string());
+  std::string where;
+  {  // the whole state, gone again before the checkpoint's file is built
+    const std::vector<double> whole = gather_state();
+    where = comm_.root() ? describe_bad_cell(whole, r_.grid, config_.physics.gamma) : std::string();
+  }
+  where = comm_.broadcast(where);
   std::string saved = "there is no earlier state of this run to save";
   if (control_.step > start_.step) {
     backend_->select_after_fault(AfterFault::LastGood);
@@ -482,8 +497,10 @@ void Simulation::report_fault() {
                              ", t = " + std::to_string(control_.t_before) + ")";
     try {  // the fault is the news; a checkpoint that cannot be written is said with it
       const std::string checksum = checksum_text(comm_.sum_mod64(backend_->checksum_part()));
-      saved = good + " is saved in " +
-              save_checkpoint(config_, comm_, control_.step - 1, control_.t_before, *backend_, checksum);
+      const std::string path =
+          save_checkpoint(config_, comm_, control_.step - 1, control_.t_before, *backend_, checksum);
+      saved =
+          good + (path.empty() ? " is not saved: it has a cell that is not physical either" : " is saved in " + path);
     } catch (const std::exception& e) {
       saved = good + " could not be saved: " + e.what();
     }

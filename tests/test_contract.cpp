@@ -111,9 +111,15 @@ TEST_P(Contract, StateSlabsAreTheState) {
       std::unique_ptr<hc::Backend> b = make(c, all_faces(hc::Boundary::Outflow), owner);
       const std::vector<double> in = tagged_state(grid_);
       b->set_state(in);
-      EXPECT_THROW(b->read_state([](const hc::StateSlab&) { throw std::runtime_error("a full disk"); }),
-                   std::runtime_error);
       const std::size_t plane = hc::kNumVars * sizeof(double) * grid_.n[0] * grid_.n[1];
+      // Thrown at the first of three slabs: the next one's copy is in flight.
+      EXPECT_THROW(b->read_state([](const hc::StateSlab&) { throw std::runtime_error("a full disk"); },
+                                 hc::Purpose::Output, plane),
+                   std::runtime_error);
+      EXPECT_THROW(
+          b->write_state([](const hc::CellBlock&, double*) { throw std::runtime_error("a bad block"); }, plane),
+          std::runtime_error);
+      b->set_state(in);
       for (int planes : {0, 1, 2}) {
         SCOPED_TRACE("planes per slab " + std::to_string(planes));
         std::vector<double> out(in.size(), -1.0);

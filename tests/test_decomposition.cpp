@@ -2,6 +2,10 @@
 // depend on how the domain is cut (every subdomain computes its cells from global indices).
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <vector>
+
+#include "app/comm.hpp"
 #include "app/problems.hpp"
 #include "tests/test_support.hpp"
 
@@ -56,4 +60,31 @@ TEST(Decomposition, SubdomainInitialStatesTileTheGlobalOne) {
         }
     EXPECT_EQ(covered, global.ninterior) << deck;
   }
+}
+
+// Comm::funnel on one rank: every block reaches `take` in order; when `take` throws, the
+// producer still runs to its end (on several ranks rank 0 then still receives every block,
+// so that none waits for ever) and the first exception comes out afterwards; an exception of
+// the producer comes out too.
+TEST(DecompositionFunnel, EveryBlockReachesRankZeroAndFailuresComeOutAfterwards) {
+  const hc::Comm comm({4, 4, 4}, {0, 0, 0}, {false, false, false});
+  ASSERT_EQ(comm.size(), 1);
+  const std::vector<double> values(hc::kNumVars * 16, 1.0);
+  int made = 0, taken = 0;
+  auto produce = [&](const hc::Comm::BlockSink& give) {
+    for (int z = 0; z < 4; ++z, ++made) give(hc::CellBlock{{0, 0, z}, {4, 4, 1}}, values.data());
+  };
+  comm.funnel(produce, [&](const hc::CellBlock& b, const double*) { EXPECT_EQ(b.offset[2], taken++); });
+  EXPECT_EQ(taken, 4);
+  made = taken = 0;
+  EXPECT_THROW(comm.funnel(produce,
+                           [&](const hc::CellBlock&, const double*) {
+                             if (++taken == 2) throw std::runtime_error("a full disk");
+                           }),
+               std::runtime_error);
+  EXPECT_EQ(made, 4);
+  EXPECT_EQ(taken, 2);  // the file is lost: the blocks after the failure are dropped
+  EXPECT_THROW(comm.funnel([](const hc::Comm::BlockSink&) { throw std::runtime_error("no device memory"); },
+                           [](const hc::CellBlock&, const double*) {}),
+               std::runtime_error);
 }

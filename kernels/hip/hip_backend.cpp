@@ -177,17 +177,22 @@ class HipBackend final : public Backend {
     hip::HostBuffer host(values * sizeof(Real), memory_.host_memory);
     std::vector<double> given(values);
     Real* in = static_cast<Real*>(host.get());
-    for (int s = 0; s < plan.count(); ++s) {
-      const CellBlock block = plan.block(s);
-      const std::size_t cells = block.cells();
-      give(block, given.data());
-      HIP_CHECK(hipStreamSynchronize(compute_));  // the last slab's copy has read `host`
-      std::transform(given.begin(), given.begin() + kNumVars * cells, in,
-                     [](double x) { return static_cast<Real>(x); });
-      copier_.to_device(packed.get(), host, kNumVars * cells * sizeof(Real), Purpose::Setup, compute_);
-      hip::unpack_slab_kernel<<<hip::pack_blocks(cells), hip::kPackThreads, 0, compute_>>>(
-          grid_, state(Slot::U0), plan.z_begin(s), cells, static_cast<const Real*>(packed.get()));
-      HIP_CHECK_LAUNCH();
+    try {
+      for (int s = 0; s < plan.count(); ++s) {
+        const CellBlock block = plan.block(s);
+        const std::size_t cells = block.cells();
+        give(block, given.data());
+        HIP_CHECK(hipStreamSynchronize(compute_));  // the last slab's copy has read `host`
+        std::transform(given.begin(), given.begin() + kNumVars * cells, in,
+                       [](double x) { return static_cast<Real>(x); });
+        copier_.to_device(packed.get(), host, kNumVars * cells * sizeof(Real), Purpose::Setup, compute_);
+        hip::unpack_slab_kernel<<<hip::pack_blocks(cells), hip::kPackThreads, 0, compute_>>>(
+            grid_, state(Slot::U0), plan.z_begin(s), cells, static_cast<const Real*>(packed.get()));
+        HIP_CHECK_LAUNCH();
+      }
+    } catch (...) {
+      (void)hipStreamSynchronize(compute_);  // nothing in flight from the buffers freed now
+      throw;
     }
     if (memory_.owner == Owner::Host) u0_to_host(Purpose::Setup, compute_);
     HIP_CHECK(hipStreamSynchronize(compute_));
