@@ -95,7 +95,7 @@ RestartPoint load_restart(const Config& c, const Comm& comm, const Grid& local, 
     CheckpointReader reader(c.restart_path, local.n_global);
     backend.write_state([&](const CellBlock& block, double* values) { reader.read_block(block, values); });
   });
-  const std::string sum = checksum_text(comm.sum_mod64(backend.checksum_part()));
+  const std::string sum = state_checksum(comm, backend);
   agreed([&] {
     if (sum != h.checksum)  // the same on every rank
       throw CheckpointError("checkpoint '" + c.restart_path + "' is corrupted: its state's checksum is " + sum +
@@ -141,8 +141,8 @@ void note_failure(std::string& error, const F& f) {
 
 }  // namespace
 
-std::string save_checkpoint(const Config& c, const Comm& comm, long step, double time, Backend& backend,
-                            const std::string& checksum) {
+std::string save_checkpoint(const Config& c, const Comm& comm, long step, double time, Backend& backend) {
+  const std::string checksum = state_checksum(comm, backend);
   const std::string dir = checkpoint_dir(c);
   const std::string path = checkpoint_path(dir, step);
   std::unique_ptr<CheckpointImage> image;

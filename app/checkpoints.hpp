@@ -33,15 +33,14 @@ CheckpointHeader check_restart(const Config& config);
 // the file's (a corrupted file is never used); every rank throws alike.
 RestartPoint load_restart(const Config& config, const Comm& comm, const Grid& local, Backend& backend);
 
-// Writes the checkpoint of step `step` at `time` of the state in `backend`, whose checksum
-// (kernels/checksum.hpp, over every rank) is `checksum`: every rank's slabs reach rank 0
+// Writes the checkpoint of step `step` at `time` of the state in `backend` (with its checksum,
+// kernels/checksum.hpp, made where it lives): every rank's slabs reach rank 0
 // (Comm::funnel), which builds the file and writes it. Removes all but the newest `keep`
 // (never the checkpoint the run restarted from) and returns its path; returns "" and writes
 // nothing when a cell of the state is not physical (a broken state is never saved). Every
 // rank throws alike when rank 0 fails: OutputError when the file could not be written (the
 // previous checkpoints are kept).
-std::string save_checkpoint(const Config& config, const Comm& comm, long step, double time, Backend& backend,
-                            const std::string& checksum);
+std::string save_checkpoint(const Config& config, const Comm& comm, long step, double time, Backend& backend);
 
 // The checkpoint directory of a run: checkpoint.dir below the output directory.
 std::string checkpoint_dir(const Config& config);

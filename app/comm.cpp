@@ -384,44 +384,6 @@ void Comm::barrier() const {
 #endif
 }
 
-std::vector<double> Comm::gather(const std::vector<double>& local, const Grid& lg, const Grid& global) const {
-  // One rank holds the whole domain in the same order already: a plain copy (no zero fill
-  // and no second pass over hundreds of megabytes at large sizes).
-  if (pg_.size == 1) return local;
-  std::vector<double> out;
-  const CellBlock whole = block_of(global);
-  auto place = [&](const int offset[3], const int n[3], const double* values) {
-    place_block(CellBlock{{offset[0], offset[1], offset[2]}, {n[0], n[1], n[2]}}, values, whole, out.data());
-  };
-  if (root()) {
-    out.assign(kNumVars * global.ninterior, 0.0);
-    place(lg.offset, lg.n, local.data());
-  }
-#if defined(HALOCLINE_HAVE_MPI)
-  MPI_Comm comm = as_mpi(cart_);
-  if (root()) {
-    std::vector<double> buffer;
-    for (int r = 1; r < pg_.size; ++r) {
-      int header[6];
-      MPI_Recv(header, 6, MPI_INT, r, 100, comm, MPI_STATUS_IGNORE);
-      const std::size_t cells = static_cast<std::size_t>(header[3]) * header[4] * header[5];
-      buffer.resize(kNumVars * cells);
-      for (int v = 0; v < kNumVars; ++v)  // one message per variable keeps counts in int
-        MPI_Recv(buffer.data() + v * cells, checked_count(cells, "a gathered variable"), MPI_DOUBLE, r, 101, comm,
-                 MPI_STATUS_IGNORE);
-      place(header, header + 3, buffer.data());
-    }
-  } else {
-    int header[6] = {lg.offset[0], lg.offset[1], lg.offset[2], lg.n[0], lg.n[1], lg.n[2]};
-    MPI_Send(header, 6, MPI_INT, 0, 100, comm);
-    for (int v = 0; v < kNumVars; ++v)
-      MPI_Send(local.data() + v * lg.ninterior, checked_count(lg.ninterior, "a gathered variable"), MPI_DOUBLE, 0, 101,
-               comm);
-  }
-#endif
-  return out;
-}
-
 // The header that ends a rank's blocks in Comm::funnel: its x size says how.
 constexpr int kFunnelDone = -1, kFunnelFailed = -2;
 

@@ -1,6 +1,6 @@
 // MPI, and everything the solver asks of it, in one place: the Cartesian process grid,
-// the halo messages of one direction, the global time-step reduction, and gathering the
-// subdomains on rank 0 for the checksum, the report and the serial-HDF5 output.
+// the halo messages of one direction, the global reductions, and bringing the subdomains'
+// states to rank 0 block by block for the serial-HDF5 output (Comm::funnel).
 //
 // A build without MPI (HALOCLINE_HAVE_MPI undefined) runs as one rank through the same
 // code: a periodic face's "neighbour" is then the rank itself and its message is a copy.
@@ -109,10 +109,6 @@ class Comm {
   // Every rank's string, in rank order, on rank 0 (other ranks get an empty vector).
   std::vector<std::string> gather(const std::string& s) const;
   void barrier() const;
-
-  // Assembles the subdomains' canonical states (variable-major, interior, x fastest) into
-  // the global canonical state on rank 0; other ranks get an empty vector.
-  std::vector<double> gather(const std::vector<double>& local, const Grid& local_grid, const Grid& global) const;
 
   // Brings every rank's blocks of values to rank 0, for a file that rank 0 alone writes:
   // `produce(give)` runs on every rank and hands its blocks (kNumVars * block.cells() values

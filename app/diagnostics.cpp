@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "app/comm.hpp"
 #include "app/driver.hpp"
 #include "kernels/checksum.hpp"
 #include "kernels/host_parallel.hpp"
@@ -62,6 +63,10 @@ std::string checksum_text(std::uint64_t checksum) {
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(checksum));
   return hex;
+}
+
+std::string state_checksum(const Comm& comm, Backend& backend) {
+  return checksum_text(comm.sum_mod64(backend.checksum_part()));
 }
 
 std::vector<double> primitives(const std::vector<double>& s, std::size_t n, double gamma) {

@@ -466,10 +466,9 @@ std::vector<double> Simulation::gather_state() {
 // run (exit code 4), unless a signal asked for it: the signal is still the news.
 void Simulation::checkpoint_at_stop() {
   auto t = timers_->host_scope("checkpoint");
-  const std::string checksum = checksum_text(comm_.sum_mod64(backend_->checksum_part()));
   std::string path;
   try {
-    path = save_checkpoint(config_, comm_, control_.step, control_.t, *backend_, checksum);
+    path = save_checkpoint(config_, comm_, control_.step, control_.t, *backend_);
   } catch (const std::exception& e) {
     if (checkpoints_.signal) throw Interrupted(checkpoints_.signal, control_.step, "", e.what());
     throw AgreedExit(ExitStatus{4, "error: ", e.what(), true, -1});  // every rank knows
@@ -496,9 +495,7 @@ void Simulation::report_fault() {
     const std::string good = "the last good state (step " + std::to_string(control_.step - 1) +
                              ", t = " + std::to_string(control_.t_before) + ")";
     try {  // the fault is the news; a checkpoint that cannot be written is said with it
-      const std::string checksum = checksum_text(comm_.sum_mod64(backend_->checksum_part()));
-      const std::string path =
-          save_checkpoint(config_, comm_, control_.step - 1, control_.t_before, *backend_, checksum);
+      const std::string path = save_checkpoint(config_, comm_, control_.step - 1, control_.t_before, *backend_);
       saved =
           good + (path.empty() ? " is not saved: it has a cell that is not physical either" : " is saved in " + path);
     } catch (const std::exception& e) {
@@ -522,7 +519,7 @@ void Simulation::finish() {
   laps_.start = Clock::now();
   // The checksum and the totals where the state lives (kernels/checksum.hpp, totals.hpp);
   // the state comes to the host only for a final snapshot or when the caller keeps it.
-  const std::uint64_t checksum = comm_.sum_mod64(backend_->checksum_part());
+  r_.checksum = state_checksum(comm_, *backend_);
   r_.final = state_totals();
   if (options_.write_output && config_.output_final && last_snapshot_step_ != step) write_snapshot(step, t);
   r_.steps = step;
@@ -531,7 +528,6 @@ void Simulation::finish() {
   r_.sim_time = t;
   r_.loop_s = loop_s;
   r_.cell_updates_per_s = loop_s > 0 ? static_cast<double>(r_.grid.ninterior) * step / loop_s : 0.0;
-  r_.checksum = checksum_text(checksum);
   if (options_.keep_final_state) r_.final_state = gather_state();
   laps_("final_state");  // checksum, totals, and where asked the copy, the gather, the snapshot
   reduce_timers();

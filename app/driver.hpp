@@ -124,6 +124,10 @@ double max_relative_drift(const Totals& initial, const Totals& final);
 // cells x fastest), as 16 hex digits: a layout- and decomposition-independent fingerprint of
 // the solution, equal to what the backends compute where the state lives.
 std::string state_checksum(const std::vector<double>& canonical);
+// The same of the state in `backend`, each rank's part made where its state lives, summed
+// over the ranks of `comm`.
+class Comm;
+std::string state_checksum(const Comm& comm, Backend& backend);
 std::string checksum_text(std::uint64_t checksum);
 
 // Primitive variables (rho, u, v, w, p), canonical order, from conserved ones.

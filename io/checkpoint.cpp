@@ -24,6 +24,7 @@ using h5::check;
 using h5::check_id;
 using h5::H5Handle;
 using h5::write_attribute;
+using h5::zyx_hyperslab;
 
 constexpr char kFaceNames[6][5] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
 
@@ -135,6 +136,13 @@ void write_header(hid_t f, const CheckpointHeader& h, const std::string& path) {
   write_string(f, "deck", h.deck_text, path);
   write_string(f, "checksum", h.checksum, path);
   write_string(f, "header_checksum", checkpoint_header_checksum(h), path);
+}
+
+// The hyperslab of `block` in the dataset "state", stored (variable, z, y, x).
+void state_hyperslab(const CellBlock& block, hsize_t start[4], hsize_t count[4]) {
+  start[0] = 0;
+  count[0] = kNumVars;
+  zyx_hyperslab(block, start + 1, count + 1);
 }
 
 // Reading: every failure is the file's fault, so it is a CheckpointError (exit code 2).
@@ -262,16 +270,13 @@ CheckpointImage::~CheckpointImage() = default;
 
 void CheckpointImage::write_block(const CellBlock& block, const double* state) {
   const Parts& p = *parts_;
-  for (int d = 0; d < 3; ++d)
-    if (block.n[d] < 0 || block.offset[d] < 0 || block.offset[d] + block.n[d] > p.header.grid[d])
-      throw std::invalid_argument("checkpoint: a block outside the grid of '" + p.path + "'");
+  if (!contains(CellBlock{{0, 0, 0}, {p.header.grid[0], p.header.grid[1], p.header.grid[2]}}, block))
+    throw std::invalid_argument("checkpoint: a block outside the grid of '" + p.path + "'");
   try {
     const hid_t dset = p.state->get();
     H5Handle space(check_id(H5Dget_space(dset), "get a dataspace", p.path), H5Sclose);
-    const hsize_t start[4] = {0, static_cast<hsize_t>(block.offset[2]), static_cast<hsize_t>(block.offset[1]),
-                              static_cast<hsize_t>(block.offset[0])};
-    const hsize_t count[4] = {static_cast<hsize_t>(kNumVars), static_cast<hsize_t>(block.n[2]),
-                              static_cast<hsize_t>(block.n[1]), static_cast<hsize_t>(block.n[0])};
+    hsize_t start[4], count[4];
+    state_hyperslab(block, start, count);
     check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), "select a block", p.path);
     H5Handle memory(check_id(H5Screate_simple(4, count, nullptr), "create dataspace", p.path), H5Sclose);
     check(H5Dwrite(dset, H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT, state), "write dataset 'state'",
@@ -364,10 +369,8 @@ CheckpointReader::~CheckpointReader() = default;
 void CheckpointReader::read_block(const CellBlock& block, double* out) {
   const Parts& p = *parts_;
   H5Handle space(H5Dget_space(p.state.get()), H5Sclose);
-  const hsize_t start[4] = {0, static_cast<hsize_t>(block.offset[2]), static_cast<hsize_t>(block.offset[1]),
-                            static_cast<hsize_t>(block.offset[0])};
-  const hsize_t count[4] = {static_cast<hsize_t>(kNumVars), static_cast<hsize_t>(block.n[2]),
-                            static_cast<hsize_t>(block.n[1]), static_cast<hsize_t>(block.n[0])};
+  hsize_t start[4], count[4];
+  state_hyperslab(block, start, count);
   H5Handle memory(H5Screate_simple(4, count, nullptr), H5Sclose);
   if (space.get() < 0 || memory.get() < 0 ||
       H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||

@@ -27,6 +27,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/output_error.hpp"
+#include "kernels/contract/state_slabs.hpp"  // CellBlock
 
 namespace halocline {
 
@@ -128,6 +129,14 @@ inline void check(herr_t status, const std::string& what, const std::string& pat
   const int saved = errno;
   if (status < 0) throw Error(what, path, reason_on_stack(saved));
   errno = 0;
+}
+
+// The hyperslab of `block` in a dataset stored (z, y, x), as HDF5 orders dimensions.
+inline void zyx_hyperslab(const CellBlock& block, hsize_t start[3], hsize_t count[3]) {
+  for (int d = 0; d < 3; ++d) {
+    start[2 - d] = static_cast<hsize_t>(block.offset[d]);
+    count[2 - d] = static_cast<hsize_t>(block.n[d]);
+  }
 }
 
 // Writes a root-group attribute of `count` values (count 0 means a scalar).

@@ -17,6 +17,7 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -38,6 +39,7 @@ using h5::check;
 using h5::check_id;
 using h5::H5Handle;
 using h5::write_attribute;
+using h5::zyx_hyperslab;
 
 const char* const kVarNames[kNumVars] = {"rho", "u", "v", "w", "p"};
 
@@ -128,53 +130,60 @@ void write_snapshot_attributes(hid_t file, const Grid& g, long step, double time
   write_attribute(file, "spacing", H5T_NATIVE_DOUBLE, 3, g.dx, path);
 }
 
-// The dataset dimensions (z, y, x) of the whole grid.
-void file_dims(const Grid& g, hsize_t dims[3]) {
-  dims[0] = static_cast<hsize_t>(g.n[2]);
-  dims[1] = static_cast<hsize_t>(g.n[1]);
-  dims[2] = static_cast<hsize_t>(g.n[0]);
-}
+// A snapshot's five datasets, open.
+using Datasets = std::array<std::unique_ptr<H5Handle>, kNumVars>;
 
-bool inside(const CellBlock& b, const int offset[3], const int n[3]) {
-  for (int d = 0; d < 3; ++d)
-    if (b.n[d] < 0 || b.offset[d] < offset[d] || b.offset[d] + b.n[d] > offset[d] + n[d]) return false;
-  return true;
-}
-
-// Writes the datasets and attributes into `file`: the whole grid g, from `prim` holding
-// every cell, or (collective) this rank's block `part->local`. Every dataset is closed on
-// return, so that the file can be closed for real.
-void fill_snapshot(hid_t file, const Grid& g, bool single, long step, double time, const std::vector<double>& prim,
-                   const SnapshotPart* part, hid_t transfer, const std::string& path) {
-  const hsize_t dims[3] = {static_cast<hsize_t>(g.n[2]), static_cast<hsize_t>(g.n[1]), static_cast<hsize_t>(g.n[0])};
-  const Grid& mine = part ? part->local : g;
-  const hsize_t count[3] = {static_cast<hsize_t>(mine.n[2]), static_cast<hsize_t>(mine.n[1]),
-                            static_cast<hsize_t>(mine.n[0])};
-  const hsize_t start[3] = {static_cast<hsize_t>(mine.offset[2]), static_cast<hsize_t>(mine.offset[1]),
-                            static_cast<hsize_t>(mine.offset[0])};
-  const std::size_t ncell = static_cast<std::size_t>(mine.n[0]) * mine.n[1] * mine.n[2];
-
+// Creates the datasets of the whole grid g in `file`, as floats for an fp32 run.
+Datasets create_datasets(hid_t file, const Grid& g, bool single, const std::string& path) {
+  hsize_t origin[3], dims[3];
+  zyx_hyperslab(block_of(g), origin, dims);
   H5Handle space(check_id(H5Screate_simple(3, dims, nullptr), "create dataspace", path), H5Sclose);
-  // This rank's block: where it lies in the file, and its shape in memory.
-  H5Handle memory(check_id(H5Screate_simple(3, count, nullptr), "create dataspace", path), H5Sclose);
-  check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), "select this rank's block",
-        path);
-
-  // The data stay double in memory; with a float file type HDF5 converts while writing,
-  // so an fp32 snapshot needs no extra copy here.
-  const hid_t file_type = single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-  for (int v = 0; v < kNumVars; ++v) {
-    const std::string name = kVarNames[v];
-    H5Handle dset(
-        check_id(H5Dcreate2(file, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                 "create dataset '" + name + "'", path),
+  Datasets datasets;
+  for (int v = 0; v < kNumVars; ++v)
+    datasets[v] = std::make_unique<H5Handle>(
+        check_id(H5Dcreate2(file, kVarNames[v], single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT,
+                            H5P_DEFAULT, H5P_DEFAULT),
+                 std::string("create dataset '") + kVarNames[v] + "'", path),
         H5Dclose);
-    // prim is canonical (x fastest), which is exactly C order for (nz, ny, nx).
-    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), transfer, prim.data() + v * ncell),
-          "write dataset '" + name + "'", path);
-    check(dset.close(), "close dataset '" + name + "'", path);
-  }
+  return datasets;
+}
 
+// Writes the primitive values of `block` (canonical within it) into the datasets' hyperslab
+// of that block; a float file gets floats, narrowed into `narrow` on the host's threads
+// (HDF5's own conversion runs on one). `transfer`: collective writes, or H5P_DEFAULT.
+void write_variables(const Datasets& datasets, const CellBlock& block, const double* prim, bool single,
+                     std::vector<float>& narrow, hid_t transfer, const std::string& path) {
+  const std::size_t cells = block.cells();
+  hsize_t start[3], count[3];
+  zyx_hyperslab(block, start, count);
+  H5Handle memory(check_id(H5Screate_simple(3, count, nullptr), "create dataspace", path), H5Sclose);
+  for (int v = 0; v < kNumVars; ++v) {
+    const hid_t dset = datasets[v]->get();
+    H5Handle space(check_id(H5Dget_space(dset), "get a dataspace", path), H5Sclose);
+    check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), "select a block", path);
+    const double* values = prim + v * cells;
+    if (single) {
+      narrow.resize(cells);
+      parallel_for(cells, [&](std::size_t n0, std::size_t n1) {
+        for (std::size_t n = n0; n < n1; ++n) narrow[n] = static_cast<float>(values[n]);
+      });
+    }
+    check(H5Dwrite(dset, single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, memory.get(), space.get(), transfer,
+                   single ? static_cast<const void*>(narrow.data()) : values),
+          std::string("write dataset '") + kVarNames[v] + "'", path);
+  }
+}
+
+// Writes the datasets and attributes of a collective snapshot into `file`: this rank's
+// block `part.local`, from `prim`. Every dataset is closed on return, so that the file can
+// be closed for real.
+void fill_snapshot(hid_t file, const Grid& g, bool single, long step, double time, const std::vector<double>& prim,
+                   const SnapshotPart& part, hid_t transfer, const std::string& path) {
+  Datasets datasets = create_datasets(file, g, single, path);
+  std::vector<float> narrow;
+  write_variables(datasets, block_of(part.local), prim.data(), single, narrow, transfer, path);
+  for (int v = 0; v < kNumVars; ++v)
+    check(datasets[v]->close(), std::string("close dataset '") + kVarNames[v] + "'", path);
   write_snapshot_attributes(file, g, step, time, path);
 }
 
@@ -195,7 +204,7 @@ void write_collective(const std::string& path, const Grid& g, bool single, long 
     const std::unique_ptr<Access> access = collective_access(part, tmp);
     H5Handle file(check_id(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access->file), "create file", tmp),
                   H5Fclose);
-    fill_snapshot(file.get(), g, single, step, time, prim, &part, access->transfer, tmp);
+    fill_snapshot(file.get(), g, single, step, time, prim, part, access->transfer, tmp);
     check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), "flush file", tmp);
     check(file.close(), "close file", tmp);
   } catch (...) {
@@ -219,12 +228,12 @@ void write_collective(const std::string& path, const Grid& g, bool single, long 
 struct SnapshotFile::Parts {
   std::string h5_path;
   int index = 0;
-  std::unique_ptr<h5::MemoryFile> image;         // serial
-  std::unique_ptr<H5Handle> datasets[kNumVars];  // serial, closed before the image
-  std::vector<double> local;                     // collective
-  Grid bounds;                                   // the cells this file takes: the whole grid, or this rank's part
-  bool single = false;                           // the file stores floats: converted here, on the host's threads
-  std::vector<float> narrow;                     // one variable of a block, as floats (HDF5 converts on one)
+  std::unique_ptr<h5::MemoryFile> image;  // serial
+  Datasets datasets;                      // serial, closed before the image
+  std::vector<double> local;              // collective
+  Grid bounds;                            // the cells this file takes: the whole grid, or this rank's part
+  bool single = false;                    // the file stores floats: converted here, on the host's threads
+  std::vector<float> narrow;              // one variable of a block, as floats (HDF5 converts on one)
 };
 
 SnapshotFile::SnapshotFile(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
@@ -234,38 +243,14 @@ SnapshotFile::~SnapshotFile() = default;
 
 void SnapshotFile::write_block(const CellBlock& block, const double* prim) {
   Parts& p = *parts_;
-  const std::size_t cells = block.cells();
-  const Grid& b = p.bounds;
-  if (!inside(block, b.offset, b.n))
+  if (!contains(block_of(p.bounds), block))
     throw std::invalid_argument("snapshot: a block outside the cells of '" + p.h5_path + "'");
   if (!p.image) {  // collective: into this rank's block
-    place_block(block, prim, block_of(b), p.local.data());
+    place_block(block, prim, block_of(p.bounds), p.local.data());
     return;
   }
   try {
-    for (int v = 0; v < kNumVars; ++v) {
-      const hid_t dset = p.datasets[v]->get();
-      H5Handle space(check_id(H5Dget_space(dset), "get a dataspace", p.h5_path), H5Sclose);
-      const hsize_t start[3] = {static_cast<hsize_t>(block.offset[2]), static_cast<hsize_t>(block.offset[1]),
-                                static_cast<hsize_t>(block.offset[0])};
-      const hsize_t count[3] = {static_cast<hsize_t>(block.n[2]), static_cast<hsize_t>(block.n[1]),
-                                static_cast<hsize_t>(block.n[0])};
-      check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), "select a block",
-            p.h5_path);
-      H5Handle memory(check_id(H5Screate_simple(3, count, nullptr), "create dataspace", p.h5_path), H5Sclose);
-      const void* values = prim + v * cells;
-      if (p.single) {
-        p.narrow.resize(cells);
-        const double* from = prim + v * cells;
-        parallel_for(cells, [&](std::size_t n0, std::size_t n1) {
-          for (std::size_t n = n0; n < n1; ++n) p.narrow[n] = static_cast<float>(from[n]);
-        });
-        values = p.narrow.data();
-      }
-      check(H5Dwrite(dset, p.single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT,
-                     values),
-            std::string("write dataset '") + kVarNames[v] + "'", p.h5_path);
-    }
+    write_variables(p.datasets, block, prim, p.single, p.narrow, H5P_DEFAULT, p.h5_path);
   } catch (const h5::Error& e) {
     throw OutputError("cannot write snapshot '" + p.h5_path + "': " + e.reason());
   }
@@ -327,17 +312,7 @@ SnapshotFile SnapshotWriter::begin(int index) const {
   try {
     const std::size_t bytes = kNumVars * grid_.ninterior * (single_ ? sizeof(float) : sizeof(double));
     p->image = std::make_unique<h5::MemoryFile>(p->h5_path, bytes);
-    hsize_t dims[3];
-    file_dims(grid_, dims);
-    H5Handle space(check_id(H5Screate_simple(3, dims, nullptr), "create dataspace", p->h5_path), H5Sclose);
-    // The data stay double in memory; with a float file type HDF5 converts while writing.
-    const hid_t file_type = single_ ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-    for (int v = 0; v < kNumVars; ++v)
-      p->datasets[v] = std::make_unique<H5Handle>(
-          check_id(
-              H5Dcreate2(p->image->get(), kVarNames[v], file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-              std::string("create dataset '") + kVarNames[v] + "'", p->h5_path),
-          H5Dclose);
+    p->datasets = create_datasets(p->image->get(), grid_, single_, p->h5_path);
   } catch (const h5::Error& e) {
     throw OutputError("cannot write snapshot '" + p->h5_path + "': " + e.reason());
   }

@@ -67,6 +67,14 @@ inline void place_block(const CellBlock& block, const double* values, const Cell
       }
 }
 
+// Whether every cell of `b` lies in `outer`.
+inline bool contains(const CellBlock& outer, const CellBlock& b) {
+  for (int d = 0; d < 3; ++d)
+    if (b.n[d] < 0 || b.offset[d] < outer.offset[d] || b.offset[d] + b.n[d] > outer.offset[d] + outer.n[d])
+      return false;
+  return true;
+}
+
 // The block of a grid's interior cells in the whole domain.
 inline CellBlock block_of(const Grid& g) {
   return CellBlock{{g.offset[0], g.offset[1], g.offset[2]}, {g.n[0], g.n[1], g.n[2]}};
