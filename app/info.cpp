@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "app/build_info.hpp"
-#include "app/revision.hpp"  // generated at build time (tools/cmake/revision.cmake)
+#include "app/revision.hpp"  // generated at build time (tools/revision.cmake)
 
 namespace halocline {
 
