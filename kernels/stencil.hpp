@@ -47,10 +47,11 @@ HC_INLINE void copy_ghost(const StateRef<Real, L>& u, std::size_t ghost, std::si
 // chosen Riemann solver.
 template <class Real>
 HC_INLINE Cons<Real> flux_of_prims(const Prim<Real>& qm2, const Prim<Real>& qm1, const Prim<Real>& q0,
-                                   const Prim<Real>& qp1, Real gamma, Limiter lim, RiemannSolver solver) {
+                                   const Prim<Real>& qp1, const IdealGas<Real>& gas, Limiter lim,
+                                   RiemannSolver solver) {
   Prim<Real> left, right;
   muscl_face(qm2, qm1, q0, qp1, lim, left, right);
-  return riemann_flux(left, right, gamma, solver);
+  return riemann_flux(left, right, gas, solver);
 }
 
 // Flux through the face between cell c - s and cell c (s: the stride of direction D),
@@ -60,13 +61,13 @@ HC_INLINE Cons<Real> flux_of_prims(const Prim<Real>& qm2, const Prim<Real>& qm1,
 // indexing, which on GPUs would put arrays in slow local memory).
 template <int D, class Real, class L>
 HC_INLINE void face_flux(const StateRef<Real, L>& u, const StateRef<Real, L>& f, std::size_t c, std::size_t s,
-                         Real gamma, Limiter lim, RiemannSolver solver) {
+                         const IdealGas<Real>& gas, Limiter lim, RiemannSolver solver) {
   constexpr int d = D;
-  const Prim<Real> qm2 = to_prim(load_rotated(u, c - 2 * s, d), gamma);
-  const Prim<Real> qm1 = to_prim(load_rotated(u, c - s, d), gamma);
-  const Prim<Real> q0 = to_prim(load_rotated(u, c, d), gamma);
-  const Prim<Real> qp1 = to_prim(load_rotated(u, c + s, d), gamma);
-  const Cons<Real> flux = from_frame(flux_of_prims(qm2, qm1, q0, qp1, gamma, lim, solver), d);
+  const Prim<Real> qm2 = to_prim(load_rotated(u, c - 2 * s, d), gas);
+  const Prim<Real> qm1 = to_prim(load_rotated(u, c - s, d), gas);
+  const Prim<Real> q0 = to_prim(load_rotated(u, c, d), gas);
+  const Prim<Real> qp1 = to_prim(load_rotated(u, c + s, d), gas);
+  const Cons<Real> flux = from_frame(flux_of_prims(qm2, qm1, q0, qp1, gas, lim, solver), d);
   for (int v = 0; v < kNumVars; ++v) f(v, c) = flux.q[v];
 }
 
@@ -105,6 +106,14 @@ HC_INLINE int solver_arrays(const Grid& g, bool flux_arrays) {
   return solver_arrays(int(g.active(0)) + g.active(1) + g.active(2), flux_arrays);
 }
 
+// `div` plus dt / dx times the difference of a value's fluxes through a cell's high and low
+// faces along one direction: one term of the flux divergence, which every kernel sums over
+// x, y, z in that order, starting from 0.
+template <class Real>
+HC_INLINE Real add_flux_difference(Real div, double dt_over_dx, Real high, Real low) {
+  return mul_add(Real(dt_over_dx), high - low, div);
+}
+
 // One value of a cell after the stage, from its value in u0 and in u1 (stage 2 only) and
 // dt times the divergence of its fluxes, `div` (summed over x, y, z in that order).
 template <class Real>
@@ -122,7 +131,7 @@ HC_INLINE void update_cell(const StateRef<Real, L>& u0, const StateRef<Real, L>&
   for (int v = 0; v < kNumVars; ++v) {
     Real div = Real(0);
     for (int d = 0; d < 3; ++d)
-      if (st.active[d]) div += Real(st.dt_over_dx[d]) * (flux[d](v, c + stride[d]) - flux[d](v, c));
+      if (st.active[d]) div = add_flux_difference(div, st.dt_over_dx[d], flux[d](v, c + stride[d]), flux[d](v, c));
     out(v, c) = stage_value(st, u0(v, c), st.stage == 1 ? Real(0) : u1(v, c), div);
   }
 }
@@ -157,15 +166,16 @@ HC_INLINE RateScale<Real> rate_scale(const Grid& g) {
 // max (NaN loses every comparison): the controller then refuses the step and the run stops.
 // Never negative, so that the order of the bits of the rates is the order of the rates.
 template <class Real>
-HC_INLINE Real state_signal_rate(const Cons<Real>& w, Real gamma, const RateScale<Real>& s) {
-  const Real rate = signal_rate(w, gamma, s.inv_dx, s.active);
+HC_INLINE Real state_signal_rate(const Cons<Real>& w, const IdealGas<Real>& gas, const RateScale<Real>& s) {
+  const Real rate = signal_rate(w, gas, s.inv_dx, s.active);
   return rate != rate ? static_cast<Real>(HUGE_VAL) : rate;
 }
 
 // The same for cell `c` of `u`.
 template <class Real, class L>
-HC_INLINE Real cell_signal_rate(const StateRef<Real, L>& u, std::size_t c, Real gamma, const RateScale<Real>& s) {
-  return state_signal_rate(load_cell(u, c), gamma, s);
+HC_INLINE Real cell_signal_rate(const StateRef<Real, L>& u, std::size_t c, const IdealGas<Real>& gas,
+                                const RateScale<Real>& s) {
+  return state_signal_rate(load_cell(u, c), gas, s);
 }
 
 }  // namespace halocline

@@ -2,6 +2,7 @@
 // out by hand or by an independent formula.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -29,12 +30,25 @@ TEST(PhysicsBoundary, GhostSourcesPerKind) {
 
 TEST(Physics, PrimConsRoundTrip) {
   const hc::Prim<double> s{1.3, {0.4, -0.2, 0.7}, 2.5};
-  const hc::Prim<double> back = hc::to_prim(hc::to_cons(s, 1.4), 1.4);
+  const hc::IdealGas<double> gas(1.4);
+  const hc::Prim<double> back = hc::to_prim(hc::to_cons(s, gas), gas);
   EXPECT_NEAR(back.rho, s.rho, 1e-15);
   for (int c = 0; c < 3; ++c) EXPECT_NEAR(back.u[c], s.u[c], 1e-15);
   EXPECT_NEAR(back.p, s.p, 1e-14);
   // E = p/(gamma-1) + rho |u|^2 / 2
-  EXPECT_NEAR(hc::to_cons(s, 1.4).q[4], 2.5 / 0.4 + 0.5 * 1.3 * (0.16 + 0.04 + 0.49), 1e-14);
+  EXPECT_NEAR(hc::to_cons(s, gas).q[4], 2.5 / 0.4 + 0.5 * 1.3 * (0.16 + 0.04 + 0.49), 1e-14);
+}
+
+// mul_add rounds once: (1 + 2^-30)(1 - 2^-30) - 1 is -2^-60 exactly, while the product
+// rounded first is 1 and the sum 0. Every backend's physics must fuse here, the CPU's
+// included, or the CPU and the GPUs would disagree in the last bits.
+TEST(Physics, MulAddRoundsOnce) {
+  const double a = 1 + std::ldexp(1.0, -30), b = 1 - std::ldexp(1.0, -30);
+  EXPECT_EQ(hc::mul_add(a, b, -1.0), -std::ldexp(1.0, -60));
+  volatile double product = a * b;  // rounded on its own: what contraction would have fused
+  EXPECT_EQ(product - 1.0, 0.0);
+  const float af = 1 + std::ldexp(1.0f, -13), bf = 1 - std::ldexp(1.0f, -13);
+  EXPECT_EQ(hc::mul_add(af, bf, -1.0f), -std::ldexp(1.0f, -26));
 }
 
 TEST(Physics, LimitersOnKnownSlopes) {
@@ -49,7 +63,7 @@ TEST(Physics, LimitersOnKnownSlopes) {
 
 // A consistent flux: with equal states on both sides, every solver returns the physical flux.
 TEST(Physics, FluxesAreConsistent) {
-  const double g = 1.4;
+  const hc::IdealGas<double> g(1.4);
   const hc::Prim<double> s{0.8, {0.3, 0.1, -0.4}, 1.7};
   const hc::Cons<double> w = hc::to_cons(s, g);
   const double exact[5] = {0.8 * 0.3, 0.8 * 0.09 + 1.7, 0.8 * 0.3 * 0.1, 0.8 * 0.3 * -0.4, (w.q[4] + 1.7) * 0.3};
@@ -62,21 +76,81 @@ TEST(Physics, FluxesAreConsistent) {
 // HLLC resolves an isolated stationary contact exactly (Rusanov smears it).
 TEST(Physics, HllcKeepsAStationaryContact) {
   const hc::Prim<double> l{1.0, {0, 0.5, 0}, 1.0}, r{0.1, {0, -0.2, 0}, 1.0};
-  const hc::Cons<double> f = hc::hllc_flux(l, r, 1.4);
+  const hc::IdealGas<double> gas(1.4);
+  const hc::Cons<double> f = hc::hllc_flux(l, r, gas);
   EXPECT_NEAR(f.q[0], 0.0, 1e-15);
   EXPECT_NEAR(f.q[1], 1.0, 1e-15);  // only the pressure
   EXPECT_NEAR(f.q[2], 0.0, 1e-15);
   EXPECT_NEAR(f.q[4], 0.0, 1e-15);
-  EXPECT_GT(std::fabs(hc::rusanov_flux(l, r, 1.4).q[0]), 0.1);
+  EXPECT_GT(std::fabs(hc::rusanov_flux(l, r, gas).q[0]), 0.1);
+}
+
+// The HLLC flux in Toro's own form (Toro, Riemann Solvers, eqs. 10.26, 10.37-10.39, with
+// Einfeldt's speeds from Roe averages), written plainly with divisions: hllc_flux reorders
+// it to take fewer divisions and fused multiply-adds, which must change only the rounding.
+// `regime` says which of its four cases the pair fell in: 0 and 1 supersonic to the right
+// and to the left, 2 and 3 the star states left and right of the contact.
+hc::Cons<double> textbook_hllc(const hc::Prim<double>& l, const hc::Prim<double>& r, double g, int& regime) {
+  const auto energy = [g](const hc::Prim<double>& s) {
+    return s.p / (g - 1) + 0.5 * s.rho * (s.u[0] * s.u[0] + s.u[1] * s.u[1] + s.u[2] * s.u[2]);
+  };
+  const auto flux = [&](const hc::Prim<double>& s) {
+    const double e = energy(s), un = s.u[0];
+    return hc::Cons<double>{
+        {s.rho * un, s.rho * un * un + s.p, s.rho * un * s.u[1], s.rho * un * s.u[2], (e + s.p) * un}};
+  };
+  const double wl = std::sqrt(l.rho), wr = std::sqrt(r.rho);
+  const double u = (wl * l.u[0] + wr * r.u[0]) / (wl + wr);
+  const double v = (wl * l.u[1] + wr * r.u[1]) / (wl + wr), w = (wl * l.u[2] + wr * r.u[2]) / (wl + wr);
+  const double h = (wl * (energy(l) + l.p) / l.rho + wr * (energy(r) + r.p) / r.rho) / (wl + wr);
+  const double c = std::sqrt((g - 1) * (h - 0.5 * (u * u + v * v + w * w)));
+  const double sl = std::min(l.u[0] - std::sqrt(g * l.p / l.rho), u - c);
+  const double sr = std::max(r.u[0] + std::sqrt(g * r.p / r.rho), u + c);
+  regime = sl >= 0 ? 0 : sr <= 0 ? 1 : 2;
+  if (regime < 2) return flux(regime == 0 ? l : r);
+  const double s_star = (r.p - l.p + l.rho * l.u[0] * (sl - l.u[0]) - r.rho * r.u[0] * (sr - r.u[0])) /
+                        (l.rho * (sl - l.u[0]) - r.rho * (sr - r.u[0]));
+  const bool left = s_star >= 0;
+  regime = left ? 2 : 3;
+  const hc::Prim<double>& k = left ? l : r;
+  const double sk = left ? sl : sr, e = energy(k);
+  const double factor = k.rho * (sk - k.u[0]) / (sk - s_star);
+  const double star[5] = {factor, factor * s_star, factor * k.u[1], factor * k.u[2],
+                          factor * (e / k.rho + (s_star - k.u[0]) * (s_star + k.p / (k.rho * (sk - k.u[0]))))};
+  const double cons[5] = {k.rho, k.rho * k.u[0], k.rho * k.u[1], k.rho * k.u[2], e};
+  hc::Cons<double> f = flux(k);
+  for (int q = 0; q < 5; ++q) f.q[q] += sk * (star[q] - cons[q]);
+  return f;
+}
+
+// Pairs of states across all four cases (supersonic either way, subsonic with the contact
+// on either side), strong jumps included: hllc_flux agrees with the textbook form to a few
+// units of rounding relative to the flux's size.
+TEST(Physics, HllcMatchesToroToRounding) {
+  const hc::IdealGas<double> gas(1.4);
+  int cases[4] = {0, 0, 0, 0};
+  for (int n = 0; n < 4000; ++n) {
+    const double a = (n % 37) / 36.0, b = (n % 23) / 22.0, c = (n % 11) / 10.0;
+    const hc::Prim<double> l{0.1 + 10 * a, {8 * b - 4, 0.3 - c, a - 0.5}, 0.05 + 20 * c};
+    const hc::Prim<double> r{0.1 + 10 * c, {4 * a - 3 * c, b - 0.7, 0.25 * c}, 0.05 + 20 * b * a};
+    int regime = -1;
+    const hc::Cons<double> got = hc::hllc_flux(l, r, gas), want = textbook_hllc(l, r, 1.4, regime);
+    double scale = 0;
+    for (int q = 0; q < 5; ++q) scale = std::max(scale, std::fabs(want.q[q]));
+    for (int q = 0; q < 5; ++q) ASSERT_NEAR(got.q[q], want.q[q], 1e-13 * scale) << "state pair " << n << " var " << q;
+    cases[regime] += 1;
+  }
+  for (int k = 0; k < 4; ++k) EXPECT_GT(cases[k], 0) << "no state pair in case " << k;
 }
 
 TEST(Physics, SignalRateSumsActiveDirections) {
   const hc::Prim<double> s{1.0, {1.0, -2.0, 3.0}, 1.0 / 1.4};  // c = 1
-  const hc::Cons<double> w = hc::to_cons(s, 1.4);
+  const hc::IdealGas<double> gas(1.4);
+  const hc::Cons<double> w = hc::to_cons(s, gas);
   const double inv_dx[3] = {10, 20, 40};
   const bool all[3] = {true, true, true}, x_only[3] = {true, false, false};
-  EXPECT_NEAR(hc::signal_rate(w, 1.4, inv_dx, all), 2 * 10 + 3 * 20 + 4 * 40, 1e-12);
-  EXPECT_NEAR(hc::signal_rate(w, 1.4, inv_dx, x_only), 20.0, 1e-12);
+  EXPECT_NEAR(hc::signal_rate(w, gas, inv_dx, all), 2 * 10 + 3 * 20 + 4 * 40, 1e-12);
+  EXPECT_NEAR(hc::signal_rate(w, gas, inv_dx, x_only), 20.0, 1e-12);
 }
 
 // The fused kernels convert each cell once (cell_prims) and take each frame from it
@@ -85,17 +159,18 @@ TEST(Physics, SignalRateSumsActiveDirections) {
 // signs in every component, so that the three frames' kinetic sums round differently.
 template <class Real>
 void expect_frames_match_to_prim() {
+  const hc::IdealGas<Real> gas{Real(1.4)};
   int differing_frames = 0;
   for (int n = 0; n < 2000; ++n) {
     const Real rho = Real(0.1) + Real(n % 17) / Real(7);
     const Real m[3] = {Real(n % 13) / Real(3) - Real(2), Real(1e-3) * Real(n % 7) - Real(0.002),
                        Real(n % 11) * Real(0.37) - Real(1.1)};
     const hc::Cons<Real> w{{rho, m[0], m[1], m[2], Real(10) + Real(n % 5)}};
-    const hc::CellPrims<Real> s = hc::cell_prims(w, Real(1.4));
+    const hc::CellPrims<Real> s = hc::cell_prims(w, gas);
     for (int d = 0; d < 3; ++d) {
       const hc::Cons<Real> rotated{
           {w.q[0], w.q[1 + hc::rotated(d, 0)], w.q[1 + hc::rotated(d, 1)], w.q[1 + hc::rotated(d, 2)], w.q[4]}};
-      const hc::Prim<Real> expected = hc::to_prim(rotated, Real(1.4)), got = hc::in_frame(s, d);
+      const hc::Prim<Real> expected = hc::to_prim(rotated, gas), got = hc::in_frame(s, d);
       ASSERT_EQ(got.rho, expected.rho);
       for (int c = 0; c < 3; ++c) ASSERT_EQ(got.u[c], expected.u[c]) << "frame " << d << " component " << c;
       ASSERT_EQ(got.p, expected.p) << "frame " << d << " state " << n;

@@ -11,12 +11,12 @@ namespace halocline::hip {
 // otherwise takes ~68 and leaves only 3 blocks resident, too few to hide fp64 latency).
 template <int D, class Real, class L>
 __global__ void __launch_bounds__(256, 4)
-    flux_kernel(Grid g, Box box, StateRef<Real, L> u, StateRef<Real, L> f, Real gamma, Limiter lim,
+    flux_kernel(Grid g, Box box, StateRef<Real, L> u, StateRef<Real, L> f, IdealGas<Real> gas, Limiter lim,
                 RiemannSolver solver, const StepControl* control) {
   if (!step_planned(control)) return;
   int i, j, k;
   if (!box.cell(i, j, k)) return;
-  face_flux<D>(u, f, g.index(i, j, k), g.stride[D], gamma, lim, solver);
+  face_flux<D>(u, f, g.index(i, j, k), g.stride[D], gas, lim, solver);
 }
 
 }  // namespace halocline::hip

@@ -23,11 +23,12 @@
 
 namespace halocline::hip {
 
-constexpr int kTileX = 32, kTileY = 8;                               // threads per block, one per cell
-constexpr int kFusedCellsX = kTileX - 1, kFusedCellsY = kTileY - 1;  // cells a block updates
-constexpr int kFusedChunkZ = 32;                                     // planes per block along z
-constexpr int kPitch = kFusedCellsX + 2 * kGhostLayers;              // a shared plane's row, with halo
-constexpr int kPlane = kPitch * (kFusedCellsY + 2 * kGhostLayers);   // a shared plane's cells
+constexpr int kTileX = 32, kTileY = 8;                                          // threads per block, one per cell
+constexpr int kFusedCellsX = kTileX - 1, kFusedCellsY = kTileY - 1;             // cells a block updates
+constexpr int kFusedChunkZ = 32;                                                // planes per block along z
+constexpr int kPitch = kFusedCellsX + 2 * kGhostLayers;                         // a shared plane's row, with halo
+constexpr int kPlane = kPitch * (kFusedCellsY + 2 * kGhostLayers);              // a shared plane's cells
+constexpr int kFillSlots = (kPlane + kTileX * kTileY - 1) / (kTileX * kTileY);  // of them per thread
 
 // Blocks per SM the compiler is asked to fit, which caps its registers per thread (65536 /
 // (256 x blocks) on NVIDIA: 85 for 3, 64 for 4). Measured on the H200 (docs/performance.md):
@@ -79,8 +80,8 @@ __device__ inline int plane_at(int a, int b) { return (b + kGhostLayers) * kPitc
 // step's time step then needs no pass over the state.
 template <class Real, class L>
 __global__ void __launch_bounds__(kTileX* kTileY, kFusedBlocksPerSM<Real>)
-    fused_stage_kernel(Grid g, Box box, StateRef<Real, L> in, StateRef<Real, L> u0, StateRef<Real, L> out, Real gamma,
-                       Limiter lim, RiemannSolver solver, int stage, const StepControl* control,
+    fused_stage_kernel(Grid g, Box box, StateRef<Real, L> in, StateRef<Real, L> u0, StateRef<Real, L> out,
+                       IdealGas<Real> gas, Limiter lim, RiemannSolver solver, int stage, const StepControl* control,
                        RateBits<Real>* max_bits) {
   __shared__ SharedPlane<Real> plane;
   const int x0 = box.lo[0] + blockIdx.x * kFusedCellsX, y0 = box.lo[1] + blockIdx.y * kFusedCellsY;
@@ -96,7 +97,7 @@ __global__ void __launch_bounds__(kTileX* kTileY, kFusedBlocksPerSM<Real>)
         for (int k = k0; k < k1; ++k) {
           const std::size_t c = g.index(x0 + tx, y0 + ty, k);
           carry_cell(u0, out, c);
-          const Real rate = cell_signal_rate(out, c, gamma, scale);
+          const Real rate = cell_signal_rate(out, c, gas, scale);
           if (rate > most) most = rate;
         }
       block_max_into<Real, kTileX * kTileY>(max_bits, most);
@@ -112,12 +113,26 @@ __global__ void __launch_bounds__(kTileX* kTileY, kFusedBlocksPerSM<Real>)
   // which would halve the blocks an SM runs at once (docs/performance.md).
   const auto z_face = [&](std::size_t c) {
     Prim<Real> q[4];
-    for (int w = 0; w < 4; ++w) q[w] = in_frame(cell_prims(load_cell(in, c + (w - 2) * sz), gamma), 2);
-    return from_frame(flux_of_prims(q[0], q[1], q[2], q[3], gamma, lim, solver), 2);
+    for (int w = 0; w < 4; ++w) q[w] = in_frame(cell_prims(load_cell(in, c + (w - 2) * sz), gas), 2);
+    return from_frame(flux_of_prims(q[0], q[1], q[2], q[3], gas, lim, solver), 2);
   };
   // The faces this thread makes: the low x face of its cell for x = 0 .. nx, the low y face
   // for y = 0 .. ny (the last ones are the high faces of the tile's last cells).
   const bool face_x = st.active[0] && ty < ny && tx <= nx, face_y = st.active[1] && tx < nx && ty <= ny;
+
+  // The cells of each plane this thread converts into shared memory (shared index t: the
+  // tile with its halo, not its corners, which no flux reads), worked out once: the same in
+  // every plane. -1 where a slot has none.
+  int fill_at[kFillSlots];
+  std::ptrdiff_t fill_offset[kFillSlots];  // from cell (x0, y0) of the plane
+  for (int s = 0; s < kFillSlots; ++s) {
+    const int t = ty * kTileX + tx + s * kTileX * kTileY;
+    const int a = t % kPitch - kGhostLayers, b = t / kPitch - kGhostLayers;
+    const bool in_x = a >= 0 && a < nx, in_y = b >= 0 && b < ny;
+    const bool wanted = t < kPlane && a >= -hx && a < nx + hx && b >= -hy && b < ny + hy && (in_x || in_y);
+    fill_at[s] = wanted ? t : -1;
+    fill_offset[s] = a + b * static_cast<std::ptrdiff_t>(g.stride[1]);
+  }
 
   // The flux of the z face below this thread's cell (in x, y, z order), carried up the
   // column: each z face is made once.
@@ -125,14 +140,11 @@ __global__ void __launch_bounds__(kTileX* kTileY, kFusedBlocksPerSM<Real>)
   if (z && mine) below = z_face(g.index(x0 + tx, y0 + ty, k0));
 
   for (int k = k0; k < k1; ++k) {
-    // The plane with its halo (not its corners, which no flux reads), converted once. The
-    // barrier at the end of the last plane's faces guarantees nobody reads it any more.
-    const int wide = nx + 2 * hx, high = ny + 2 * hy;
-    for (int t = ty * kTileX + tx; t < wide * high; t += kTileX * kTileY) {
-      const int a = t % wide - hx, b = t / wide - hy;
-      if ((a < 0 || a >= nx) && (b < 0 || b >= ny)) continue;
-      plane.put(plane_at(a, b), cell_prims(load_cell(in, g.index(x0 + a, y0 + b, k)), gamma));
-    }
+    // The plane with its halo, converted once. The barrier at the end of the last plane's
+    // faces guarantees nobody reads it any more.
+    const std::size_t corner = g.index(x0, y0, k);
+    for (int s = 0; s < kFillSlots; ++s)
+      if (fill_at[s] >= 0) plane.put(fill_at[s], cell_prims(load_cell(in, corner + fill_offset[s]), gas));
     __syncthreads();
     // This thread's x and y faces (one copy of the flux code for both: the frame is read
     // from shared memory), then its z face.
@@ -141,7 +153,7 @@ __global__ void __launch_bounds__(kTileX* kTileY, kFusedBlocksPerSM<Real>)
       if (!(d == 0 ? face_x : face_y)) continue;
       const int at = plane_at(tx, ty), step = d == 0 ? 1 : kPitch;
       const Cons<Real> w = from_frame(flux_of_prims(plane.frame(d, at - 2 * step), plane.frame(d, at - step),
-                                                    plane.frame(d, at), plane.frame(d, at + step), gamma, lim, solver),
+                                                    plane.frame(d, at), plane.frame(d, at + step), gas, lim, solver),
                                       d);
       for (int v = 0; v < kNumVars; ++v) plane.flux[d][v][ty][tx] = w.q[v];
     }
@@ -150,22 +162,32 @@ __global__ void __launch_bounds__(kTileX* kTileY, kFusedBlocksPerSM<Real>)
     if (z && mine) above = z_face(c + sz);
     __syncthreads();
     if (!mine) continue;
+    // The cell's old values, all read before the first store below (which may alias them, so
+    // the compiler would otherwise wait for each load in turn). Read before the barrier, they
+    // would pass its wait but spill in fp64 (ptxas: 540 bytes; 62.3 against 53.8 ms a step).
+    Real in0[kNumVars], in1[kNumVars];
+    for (int v = 0; v < kNumVars; ++v) {
+      in0[v] = u0(v, c);
+      in1[v] = stage == 1 ? Real(0) : in(v, c);
+    }
     // dt times the flux divergence, summed over x, y, z in that order (as update_cell).
     Real div[kNumVars];
     for (int v = 0; v < kNumVars; ++v) {
       div[v] = Real(0);
-      if (st.active[0]) div[v] += Real(st.dt_over_dx[0]) * (plane.flux[0][v][ty][tx + 1] - plane.flux[0][v][ty][tx]);
-      if (st.active[1]) div[v] += Real(st.dt_over_dx[1]) * (plane.flux[1][v][ty + 1][tx] - plane.flux[1][v][ty][tx]);
-      if (z) div[v] += Real(st.dt_over_dx[2]) * (above.q[v] - below.q[v]);
+      if (st.active[0])
+        div[v] = add_flux_difference(div[v], st.dt_over_dx[0], plane.flux[0][v][ty][tx + 1], plane.flux[0][v][ty][tx]);
+      if (st.active[1])
+        div[v] = add_flux_difference(div[v], st.dt_over_dx[1], plane.flux[1][v][ty + 1][tx], plane.flux[1][v][ty][tx]);
+      if (z) div[v] = add_flux_difference(div[v], st.dt_over_dx[2], above.q[v], below.q[v]);
     }
     if (z) below = above;
     Cons<Real> w;
     for (int v = 0; v < kNumVars; ++v) {
-      w.q[v] = stage_value(st, u0(v, c), stage == 1 ? Real(0) : in(v, c), div[v]);
+      w.q[v] = stage_value(st, in0[v], in1[v], div[v]);
       out(v, c) = w.q[v];
     }
     if (stage == 2) {
-      const Real rate = state_signal_rate(w, gamma, scale);
+      const Real rate = state_signal_rate(w, gas, scale);
       if (rate > most) most = rate;
     }
   }

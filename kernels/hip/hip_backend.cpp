@@ -236,7 +236,7 @@ class HipBackend final : public Backend {
       HIP_CHECK(hipMemsetAsync(max_rate_.get(), 0, max_rate_.bytes(), compute_));
       const Box box = hip::interior_box(grid_);
       hip::signal_rate_kernel<<<hip::rate_blocks(box), Box::threads(), 0, compute_>>>(grid_, box, state(Slot::U0),
-                                                                                      gamma(), max_bits());
+                                                                                      gas(), max_bits());
       HIP_CHECK_LAUNCH();
     }
     rates_ready_ = false;
@@ -345,7 +345,7 @@ class HipBackend final : public Backend {
     const Box box = hip::box_of(cells);
     hip::fused_stage_kernel<<<hip::fused_blocks(box), hip::fused_threads(), 0, compute_>>>(
         grid_, box, state(stage == 1 ? Slot::U0 : Slot::U1), state(Slot::U0),
-        stage == 1 ? state(Slot::U1) : next_solution(), gamma(), physics_.limiter, physics_.riemann, stage, control(),
+        stage == 1 ? state(Slot::U1) : next_solution(), gas(), physics_.limiter, physics_.riemann, stage, control(),
         max_bits());
     HIP_CHECK_LAUNCH();
   }
@@ -459,7 +459,7 @@ class HipBackend final : public Backend {
   template <int D>
   void launch_fluxes(Slot slot, const CellBox& cells) {
     const Box box = hip::box_of(cells, D, 1);
-    hip::flux_kernel<D><<<box.blocks(), Box::threads(), 0, compute_>>>(grid_, box, state(slot), flux(D), gamma(),
+    hip::flux_kernel<D><<<box.blocks(), Box::threads(), 0, compute_>>>(grid_, box, state(slot), flux(D), gas(),
                                                                        physics_.limiter, physics_.riemann, control());
     HIP_CHECK_LAUNCH();
   }
@@ -502,7 +502,7 @@ class HipBackend final : public Backend {
   std::vector<hipEvent_t*> events() {
     return {&finished_[0], &finished_[1], &halo_ready_, &halo_done_, &halo_sent_, &slab_copied_[0], &slab_copied_[1]};
   }
-  Real gamma() const { return static_cast<Real>(physics_.gamma); }
+  IdealGas<Real> gas() const { return IdealGas<Real>(static_cast<Real>(physics_.gamma)); }
 
   Grid grid_;
   Physics physics_;

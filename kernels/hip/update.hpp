@@ -51,12 +51,12 @@ struct Column {
 // The largest signal rate of the cells of `box` (cell_signal_rate, kernels/stencil.hpp)
 // into *max_bits.
 template <class Real, class L>
-__global__ void signal_rate_kernel(Grid g, Box box, StateRef<Real, L> u, Real gamma, RateBits<Real>* max_bits) {
+__global__ void signal_rate_kernel(Grid g, Box box, StateRef<Real, L> u, IdealGas<Real> gas, RateBits<Real>* max_bits) {
   const Column col(box);
   const RateScale<Real> scale = rate_scale<Real>(g);
   Real most = 0;
   for (int k = col.k0; k < col.k1; ++k) {
-    const Real rate = cell_signal_rate(u, g.index(col.i, col.j, k), gamma, scale);
+    const Real rate = cell_signal_rate(u, g.index(col.i, col.j, k), gas, scale);
     if (rate > most) most = rate;
   }
   block_max_into<Real, 64 * 4>(max_bits, most);

@@ -14,13 +14,13 @@ void compute_fluxes_along(const Launch& on, const Grid& g, const Physics& ph, co
                           const StateRef<Real, L>& u, const StateRef<Real, L>& f) {
   constexpr int d = D;
   const std::size_t s = g.stride[d], sy = g.stride[1], sz = g.stride[2];
-  const Real gamma = static_cast<Real>(ph.gamma);
+  const IdealGas<Real> gas(static_cast<Real>(ph.gamma));
   const Limiter lim = ph.limiter;
   const RiemannSolver solver = ph.riemann;
   for_cells<FluxBounds<Real>>(
       "reconstruct_flux", on, box, d, 1, KOKKOS_LAMBDA(int i, int j, int k) {
         const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
-        face_flux<D>(u, f, c, s, gamma, lim, solver);
+        face_flux<D>(u, f, c, s, gas, lim, solver);
       });
 }
 

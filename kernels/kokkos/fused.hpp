@@ -48,7 +48,7 @@ struct FusedStage {
   CellBox box;
   StateRef<Real, L> in, u0, out;  // in: u0 (stage 1) or u1 (stage 2); out: u1 or unew
   StageUpdate st;
-  Real gamma;
+  IdealGas<Real> gas;
   Limiter lim;
   RiemannSolver solver;
   int tiles_x, tiles_y;
@@ -114,18 +114,19 @@ struct FusedStage {
   // converted (as the HIP kernel: cheaper than a window of four cells in registers).
   KOKKOS_INLINE_FUNCTION Cons<Real> z_flux(std::size_t c) const {
     Prim<Real> q[4];
-    for (int w = 0; w < 4; ++w) q[w] = in_frame(cell_prims(load_cell(in, c + (w - 2) * g.stride[2]), gamma), 2);
-    return from_frame(flux_of_prims(q[0], q[1], q[2], q[3], gamma, lim, solver), 2);
+    for (int w = 0; w < 4; ++w) q[w] = in_frame(cell_prims(load_cell(in, c + (w - 2) * g.stride[2]), gas), 2);
+    return from_frame(flux_of_prims(q[0], q[1], q[2], q[3], gas, lim, solver), 2);
   }
 
-  // The plane's primitives with their halo (not the corners, which no flux reads) into the
-  // scratch plane, converted once.
-  KOKKOS_INLINE_FUNCTION void put_plane(const Scratch& s, const Tile& t, int k, int i) const {
-    const int hx = g.ng[0], hy = g.ng[1], wide = t.nx + 2 * hx;
-    const int a = i % wide - hx, b = i / wide - hy;
-    if ((a < 0 || a >= t.nx) && (b < 0 || b >= t.ny)) return;
-    const CellPrims<Real> p = cell_prims(load_cell(in, g.index(t.x0 + a, t.y0 + b, k)), gamma);
-    const int at = plane_at(a, b);
+  // Entry `at` of the scratch plane, if it is one of the tile's cells or their halo (not the
+  // corners, which no flux reads): its primitives, converted once. The entries' positions
+  // are divided by the compile-time pitch (a run-time width costs a GPU a dozen integer
+  // instructions per division: docs/performance.md).
+  KOKKOS_INLINE_FUNCTION void put_plane(const Scratch& s, const Tile& t, int k, int at) const {
+    const int a = at % kPitch - kGhostLayers, b = at / kPitch - kGhostLayers;
+    const bool in_x = a >= 0 && a < t.nx, in_y = b >= 0 && b < t.ny;
+    if (a < -g.ng[0] || a >= t.nx + g.ng[0] || b < -g.ng[1] || b >= t.ny + g.ng[1] || !(in_x || in_y)) return;
+    const CellPrims<Real> p = cell_prims(load_cell(in, g.index(t.x0 + a, t.y0 + b, k)), gas);
     s(at) = p.rho;
     for (int c = 0; c < 3; ++c) s((1 + c) * kPlane + at) = p.u[c];
     s(4 * kPlane + at) = p.p[0];
@@ -145,15 +146,14 @@ struct FusedStage {
     constexpr int step = D == 0 ? 1 : kPitch;
     const int at = plane_at(p % kTileX, p / kTileX);
     const Cons<Real> w = from_frame(flux_of_prims(frame<D>(s, at - 2 * step), frame<D>(s, at - step), frame<D>(s, at),
-                                                  frame<D>(s, at + step), gamma, lim, solver),
+                                                  frame<D>(s, at + step), gas, lim, solver),
                                     D);
     for (int v = 0; v < kNumVars; ++v) s(flux_offset(D) + v * kPositions + p) = w.q[v];
   }
 
   KOKKOS_INLINE_FUNCTION void plane_of(const Team& team, const Scratch& s, Columns& cols, const Tile& t, int k,
                                        Real& most) const {
-    const int wide = t.nx + 2 * g.ng[0], high = t.ny + 2 * g.ng[1];
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, wide * high), [&](int i) { put_plane(s, t, k, i); });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kPlane), [&](int at) { put_plane(s, t, k, at); });
     team.team_barrier();
     // Each position's faces: the low x face for x = 0 .. nx, the low y face for y = 0 .. ny
     // (the last ones are the high faces of the tile's last cells), the z face above its cell.
@@ -174,19 +174,26 @@ struct FusedStage {
   // signal rate written in `most`.
   KOKKOS_INLINE_FUNCTION void update_cell_of(const Scratch& s, ColumnState<Real>& state, int p, std::size_t c,
                                              Real& most) const {
+    // The cell's old values, all read before the first store (which may alias them; as the
+    // HIP kernel).
+    Real in0[kNumVars], in1[kNumVars];
+    for (int v = 0; v < kNumVars; ++v) {
+      in0[v] = u0(v, c);
+      in1[v] = st.stage == 1 ? Real(0) : in(v, c);
+    }
     Cons<Real> w;
     for (int v = 0; v < kNumVars; ++v) {
       const int fx = flux_offset(0) + v * kPositions + p, fy = flux_offset(1) + v * kPositions + p;
       Real div = Real(0);
-      if (st.active[0]) div += Real(st.dt_over_dx[0]) * (s(fx + 1) - s(fx));
-      if (st.active[1]) div += Real(st.dt_over_dx[1]) * (s(fy + kTileX) - s(fy));
-      if (st.active[2]) div += Real(st.dt_over_dx[2]) * (state.above.q[v] - state.below.q[v]);
-      w.q[v] = stage_value(st, u0(v, c), st.stage == 1 ? Real(0) : in(v, c), div);
+      if (st.active[0]) div = add_flux_difference(div, st.dt_over_dx[0], s(fx + 1), s(fx));
+      if (st.active[1]) div = add_flux_difference(div, st.dt_over_dx[1], s(fy + kTileX), s(fy));
+      if (st.active[2]) div = add_flux_difference(div, st.dt_over_dx[2], state.above.q[v], state.below.q[v]);
+      w.q[v] = stage_value(st, in0[v], in1[v], div);
       out(v, c) = w.q[v];
     }
     if (st.active[2]) state.below = state.above;
     if (st.stage == 2) {
-      const Real rate = state_signal_rate(w, gamma, scale);
+      const Real rate = state_signal_rate(w, gas, scale);
       if (rate > most) most = rate;
     }
   }
@@ -209,7 +216,7 @@ void fused_stage(const Launch& on, const Grid& g, const CellBox& box, const Stag
                     u0,
                     out,
                     st,
-                    static_cast<Real>(ph.gamma),
+                    IdealGas<Real>(static_cast<Real>(ph.gamma)),
                     ph.limiter,
                     ph.riemann,
                     tiles_x,

@@ -49,14 +49,14 @@ void carry_stage(const Launch& on, const Grid& g, const CellBox& box, const Stat
 template <class Real, class L>
 Real max_signal_rate(const Launch& on, const Grid& g, const Physics& ph, const StateRef<Real, L>& u) {
   const RateScale<Real> scale = rate_scale<Real>(g);
-  const Real gamma = static_cast<Real>(ph.gamma);
+  const IdealGas<Real> gas(static_cast<Real>(ph.gamma));
   const std::size_t sy = g.stride[1], sz = g.stride[2];
   Real result = 0;
   reduce_cells(
       "signal_rate", on, interior_cells(g),
       KOKKOS_LAMBDA(int i, int j, int k, Real& local_max) {
         const std::size_t c = static_cast<std::size_t>(i) + sy * j + sz * k;
-        const Real rate = cell_signal_rate(u, c, gamma, scale);  // kernels/stencil.hpp
+        const Real rate = cell_signal_rate(u, c, gas, scale);  // kernels/stencil.hpp
         if (rate > local_max) local_max = rate;
       },
       Kokkos::Max<Real>(result));
