@@ -9,6 +9,8 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "app/driver.hpp"
 #include "app/info.hpp"
@@ -184,27 +186,45 @@ TEST(Probe, RecordedH200KokkosRunsMatchTheNativeBackend) {
 
 // The fused kernels beside the split ones on the H200 (tests/data/h200/fused/README.md):
 // every configuration ran, and one grid and precision give one checksum whatever the
-// kernels, backend, layout and where the time step's max is taken.
-TEST(Probe, RecordedH200FusedRunsMatchSplit) {
-  std::map<std::string, std::set<std::string>> checksums;  // grid and precision -> checksums
-  std::size_t rows = 0;
-  for (const char* name : {"bench_soa_hip_kokkos.json", "bench_512_aos_aosoa.json", "bench_soa_rate_epilogue.json"}) {
+// kernels, backend, layout and where the time step's max is taken. `files` were made by one
+// version of the physics' arithmetic; the grid and precision -> the checksums seen.
+std::map<std::string, std::set<std::string>> recorded_fused_checksums(const std::vector<std::string>& files,
+                                                                      std::size_t& rows) {
+  std::map<std::string, std::set<std::string>> checksums;
+  for (const std::string& name : files) {
     std::ifstream in(std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/h200/fused/" + name);
     const nlohmann::json bench = nlohmann::json::parse(in);
     EXPECT_EQ(hc::test::schema_violation(bench, hc::test::load_schema("bench")), "") << name;
     for (const auto& row : bench["rows"]) {
-      ASSERT_FALSE(row.contains("skipped")) << row["name"];
+      EXPECT_FALSE(row.contains("skipped")) << row["name"];
       const auto& v = row["values"];
       const std::string grid = v.contains("grid.n") ? v["grid.n"].get<std::string>() : "512";
-      checksums[grid + " " + v["precision"].get<std::string>()].insert(row["checksum"].get<std::string>());
+      checksums[grid + " " + v["precision"].get<std::string>()].insert(row.value("checksum", ""));
       ++rows;
     }
   }
+  return checksums;
+}
+
+TEST(Probe, RecordedH200FusedRunsMatchSplit) {
+  std::size_t rows = 0;
+  const auto before = recorded_fused_checksums(
+      {"bench_soa_hip_kokkos.json", "bench_512_aos_aosoa.json", "bench_soa_rate_epilogue.json"}, rows);
   // 16 SoA rows (2 sizes x 2 backends x 2 precisions x 2 kernels), 8 AoS/AoSoA, 8 SoA after the
   // time step moved into the fused stage 2 (HIP, 2 sizes x 2 precisions x 2 kernels).
   EXPECT_EQ(rows, 32u);
-  EXPECT_EQ(checksums.size(), 4u);  // 256 and 512, fp64 and fp32
-  for (const auto& [config, seen] : checksums) EXPECT_EQ(seen.size(), 1u) << config;
+  EXPECT_EQ(before.size(), 4u);  // 256 and 512, fp64 and fp32
+  for (const auto& [config, seen] : before) EXPECT_EQ(seen.size(), 1u) << config;
+  // After the physics took fused multiply-adds and fewer divisions (mul_add, IdealGas): 16
+  // SoA rows as the first file above, and 12 at 512^3 (3 layouts x 2 precisions x 2 kernels).
+  rows = 0;
+  const auto after = recorded_fused_checksums({"bench_fma_soa_hip_kokkos.json", "bench_fma_512_layouts.json"}, rows);
+  EXPECT_EQ(rows, 28u);
+  EXPECT_EQ(after.size(), 4u);
+  for (const auto& [config, seen] : after) {
+    EXPECT_EQ(seen.size(), 1u) << config;
+    EXPECT_EQ(before.at(config).count(*seen.begin()), 0u) << config << ": the new arithmetic changed no bit?";
+  }
 }
 
 // What runs cost outside their step loop on the H200 (tests/data/h200/outside_loop/,

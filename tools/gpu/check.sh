@@ -19,7 +19,8 @@
 # kokkos: with KOKKOS_ROOT, the test suite on the Kokkos GPU backend (MPI tests left out;
 # KOKKOS_SKIP_TESTS=1 skips it) and bench.toml at KOKKOS_SIZES (default "256 512") for both
 # backends, KOKKOS_LAYOUTS (default all) and both precisions, the Kokkos runs with each of
-# KOKKOS_TILES (default auto; e.g. "kokkos,auto,32x8x1"), in one bench run (OUTDIR/kokkos:
+# KOKKOS_TILES (default auto; e.g. "kokkos,auto,32x8x1") and KOKKOS_KERNELS (default auto; e.g.
+# "split,fused"), in one bench run (OUTDIR/kokkos:
 # bench.json has each configuration's phases per step).
 #
 # Writes configure/build/test logs, the benchmark's JSON reports and summary.md to OUTDIR.
@@ -121,7 +122,7 @@ if [ "$what" = kokkos ]; then
   GLIBC_TUNABLES=glibc.malloc.hugetlb=1 timeout "${KOKKOS_BENCH_TIMEOUT:-300}" "$build/bin/halocline" bench \
     inputs/bench.toml --sweep grid.n="$sizes" --sweep backend=hip,kokkos \
     --sweep layout="${KOKKOS_LAYOUTS:-soa,aos,aosoa}" --sweep precision=fp64,fp32 \
-    --sweep kokkos-tile="${KOKKOS_TILES:-auto}" --repeat 3 --steps 12 \
+    --sweep kokkos-tile="${KOKKOS_TILES:-auto}" --sweep kernels="${KOKKOS_KERNELS:-auto}" --repeat 3 --steps 12 \
     --baseline backend=hip --out "$kdir/bench" > "$kdir/bench.txt" 2> "$kdir/bench.log" || status=1
   cat "$kdir/bench.txt"
   # bench.json is rewritten after each configuration: what a stopped sweep measured is kept.
