@@ -52,6 +52,12 @@ plots: build
 	$(BUILD)/bin/halocline bench inputs/bench.toml --set grid.n=$(PLOT_N) --sweep layout=aos,soa,aosoa \
 	  --sweep precision=fp64,fp32 --repeat 3 --baseline layout=aos,precision=fp64 --out $(OUT)/lab --plot
 
+# The Debian packages above, on one line (tests/container_recipe.py compares the
+# container recipe's list with it).
+.PHONY: packages
+packages:
+	@echo $(PACKAGES)
+
 clean:
 	rm -rf build build-debug build-kokkos4 build-kokkos-gpu build-kokkos-hip build-hip-nvidia build-hip-amd build-asan build-fuzz out
 
