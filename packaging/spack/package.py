@@ -79,7 +79,7 @@ class Halocline(CMakePackage, CudaPackage):
     depends_on("hip", when="+hip")
 
     depends_on("python@3:", type=("build", "run"), when="+plot")
-    depends_on("py-matplotlib", type="run", when="+plot")
+    depends_on("py-matplotlib", type=("run", "test"), when="+plot")
 
     def cmake_args(self):
         spec = self.spec
