@@ -1,7 +1,7 @@
 # The two commands of the README:
 #   make run    install missing Debian packages, configure, build, run inputs/sod.toml into out/
 #   make test   the same set-up, then the whole ctest suite
-#   make plots  the machine's probe, a strategy sweep and their pictures into out/lab/plots
+#   make plots  the machine's probe, a strategy sweep on every core and their pictures into out/lab/plots
 # Everything comes from Debian's packages; nothing is downloaded from anywhere else.
 
 PRESET   ?= default
@@ -44,13 +44,27 @@ test: build
 verify: build
 	$(BUILD)/bin/halocline verify
 
-# The teaching lab's pictures on this machine (docs/lab.md): the probe, a layout x precision
-# sweep of bench.toml, and the timeline of the baseline's step, into OUT/lab/plots.
-PLOT_N ?= 64
+# The teaching lab's pictures on this machine (docs/lab.md, "On a CPU"): the probe, then a
+# layout x precision sweep of bench.toml with every core busy (one MPI rank per core:
+# Debian's Kokkos is Serial) on a grid whose state outgrows the last-level cache (PLOT_N:
+# from 128 up in steps of 32 until the three state arrays in fp64, 3 x (n+4)^3 x 5 x 8
+# bytes, exceed getconf's LEVEL3_CACHE_SIZE), and the timeline of the baseline's step,
+# into OUT/lab/plots. Open MPI wants to be told that root may run it.
+PLOT_RANKS ?= $(JOBS)
+PLOT_N ?= $(shell l3=$$(getconf LEVEL3_CACHE_SIZE 2>/dev/null); n=128; \
+            while [ $$((3 * (n + 4) * (n + 4) * (n + 4) * 40)) -le $${l3:-0} ]; do n=$$((n + 32)); done; echo $$n)
+MPIRUN_AS_ROOT := $(if $(filter 0,$(shell id -u)),OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
 plots: build
 	$(BUILD)/bin/halocline probe --out $(OUT)/lab
-	$(BUILD)/bin/halocline bench inputs/bench.toml --set grid.n=$(PLOT_N) --sweep layout=aos,soa,aosoa \
-	  --sweep precision=fp64,fp32 --repeat 3 --baseline layout=aos,precision=fp64 --out $(OUT)/lab --plot
+	$(MPIRUN_AS_ROOT) mpirun -n $(PLOT_RANKS) $(BUILD)/bin/halocline bench inputs/bench.toml --set grid.n=$(PLOT_N) \
+	  --sweep layout=aos,soa,aosoa --sweep precision=fp64,fp32 --repeat 3 --steps 3 \
+	  --baseline layout=aos,precision=fp64 --out $(OUT)/lab --plot
+
+# The Debian packages above, on one line (tests/container_recipe.py compares the
+# container recipe's list with it).
+.PHONY: packages
+packages:
+	@echo $(PACKAGES)
 
 clean:
 	rm -rf build build-debug build-kokkos4 build-kokkos-gpu build-kokkos-hip build-hip-nvidia build-hip-amd build-asan build-fuzz out

@@ -24,6 +24,7 @@
 #include "app/failures.hpp"
 #include "app/info.hpp"
 #include "app/outputs.hpp"
+#include "app/plot_script.hpp"
 #include "app/probe.hpp"
 #include "app/report.hpp"
 #include "app/select.hpp"
@@ -158,16 +159,21 @@ struct BenchArgs {
   bool quiet = false, plot = false;
 };
 
-// tools/plot.py on a bench's results: the sweep's bars, the probe's copies if there is one
-// in the directory, and the timelines of the baseline's run and its halo variants. Exit
-// status of python.
-int plot_bench(const std::filesystem::path& out, const hc::BenchResult& r) {
-  namespace fs = std::filesystem;
+// The python3 and the plot.py that --plot runs (app/plot_script.hpp), found before any work.
+std::string plot_command() {
   const std::string python = hc::build::kPython;
   if (python.empty() || python.find("NOTFOUND") != std::string::npos)
     throw hc::DeckError("--plot: no python3 was found when this binary was built");
-  std::string command = "'" + python + "' '" + std::string(hc::build::kSourceDir) + "/tools/plot.py' --bench '" +
-                        (out / "bench.json").string() + "' --out '" + (out / "plots").string() + "'";
+  return "'" + python + "' '" + hc::plot_script().string() + "'";
+}
+
+// tools/plot.py on a bench's results: the sweep's bars, the probe's copies if there is one
+// in the directory, and the timelines of the baseline's run and its halo variants. Exit
+// status of python.
+int plot_bench(const std::string& plot, const std::filesystem::path& out, const hc::BenchResult& r) {
+  namespace fs = std::filesystem;
+  std::string command =
+      plot + " --bench '" + (out / "bench.json").string() + "' --out '" + (out / "plots").string() + "'";
   for (const auto& e : fs::directory_iterator(out))
     if (e.path().filename().string().rfind("probe-", 0) == 0) command += " --probe '" + e.path().string() + "'";
   // Timelines: the baseline's run and those that differ from it in the halo strategy only
@@ -189,6 +195,7 @@ int do_bench(const BenchArgs& a) {
   const bool root = hc::world_rank() == 0;
   const std::filesystem::path out(a.out);
   hc::OutputDirectory out_dir;
+  std::string plot;
   hc::agreed([&] {
     o.deck = a.deck;
     o.sets = a.sets;
@@ -202,6 +209,7 @@ int do_bench(const BenchArgs& a) {
   hc::agreed([&] { hc::check_same_lines("bench options", hc::bench_lines(o)); });
   hc::agreed([&] {
     if (!root) return;
+    if (a.plot) plot = plot_command();
     for (const char* name : {"bench.json", "bench.csv"})
       hc::check_output_file((out / name).string(), "bench output", {o.deck}, name[6] == 'j');
     out_dir.open(o.out_dir);
@@ -217,7 +225,7 @@ int do_bench(const BenchArgs& a) {
   hc::write_file_atomically((out / "bench.csv").string(), hc::bench_csv(r), "bench table");
   hc::print_bench(std::cout, r);
   std::cout << "bench " << (out / "bench.json").string() << ", " << (out / "bench.csv").string() << '\n';
-  if (a.plot && plot_bench(out, r) != 0) throw std::runtime_error("--plot: tools/plot.py failed");
+  if (a.plot && plot_bench(plot, out, r) != 0) throw std::runtime_error("--plot: tools/plot.py failed");
   const long failed =
       std::count_if(r.rows.begin(), r.rows.end(), [](const hc::BenchRow& row) { return !row.failed.empty(); });
   if (failed > 0) {

@@ -16,6 +16,7 @@ Writes PNG files into DIR and prints their names.
 """
 import argparse
 import json
+import math
 import os
 import sys
 
@@ -31,7 +32,7 @@ except ImportError:
 def save(fig, out, name):
     path = os.path.join(out, name)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
     print(path)
     return path
@@ -41,7 +42,27 @@ def label(values, keys):
     return ", ".join(f"{k}={values[k]}" for k in keys)
 
 
+def three_digits(x):
+    """x with three significant digits and no exponent: 2.41, 0.922, 15.3, 1000."""
+    if x <= 0:
+        return "0"
+    decimals = max(0, 2 - math.floor(math.log10(x)))
+    return f"{x:.{decimals}f}"
+
+
+def rate_labels(rates):
+    """Cell-update rates in the unit the largest needs: G on a GPU (2.41 Gcell/s), M on a CPU
+    core, whose million or so a second would read 0.00 Gcell/s."""
+    scale, unit = (1e9, "Gcell/s") if max(rates) >= 1e9 else (1e6, "Mcell/s")
+    return [f"{three_digits(r / scale)} {unit}" for r in rates]
+
+
 def bench_plots(bench, out):
+    for fig, name in bench_figures(bench):
+        save(fig, out, name)
+
+
+def bench_figures(bench):
     """Per swept key, its values with the other keys at the baseline; then every run."""
     rows = [r for r in bench["rows"] if "step_s" in r]  # those that ran (not skipped, not failed)
     if not rows:
@@ -69,15 +90,14 @@ def bench_plots(bench, out):
         lo = [m - r["step_s"]["min"] * 1e3 for m, r in zip(med, chosen)]
         hi = [r["step_s"]["max"] * 1e3 - m for m, r in zip(med, chosen)]
         bars = ax.bar(names, med, yerr=[lo, hi], capsize=4, color="tab:blue")
-        for b, r in zip(bars, chosen):
-            ax.annotate(f"{r['fom_cell_updates_per_s'] / 1e9:.2f} Gcell/s",
-                        (b.get_x() + b.get_width() / 2, b.get_height()), ha="center", va="bottom",
+        for b, text in zip(bars, rate_labels([r["fom_cell_updates_per_s"] for r in chosen])):
+            ax.annotate(text, (b.get_x() + b.get_width() / 2, b.get_height()), ha="center", va="bottom",
                         fontsize=8, xytext=(0, 3), textcoords="offset points")
         ax.set_xlabel(key)
         ax.set_ylabel("step time, ms (median; bars: min-max)")
         ax.set_title(f"{key}: {deck} {sets}\n" + (label(context, others) or "(only key)"),
                      fontsize=9)
-        save(fig, out, f"bench_{key.replace('.', '_')}.png")
+        yield fig, f"bench_{key.replace('.', '_')}.png"
     rows = sorted(rows, key=lambda r: r["step_s"]["median"])
     fig, ax = plt.subplots(figsize=(8, 0.3 * len(rows) + 1.5))
     ax.barh([r["name"] for r in rows], [r["step_s"]["median"] * 1e3 for r in rows], color="tab:green")
@@ -85,7 +105,7 @@ def bench_plots(bench, out):
     ax.set_xlabel("step time, ms (median of the repetitions)")
     ax.set_title(f"every configuration that ran: {deck} {sets}", fontsize=9)
     ax.tick_params(axis="y", labelsize=7)
-    save(fig, out, "bench_all.png")
+    yield fig, "bench_all.png"
 
 
 def probe_plot(probe, out):
@@ -124,14 +144,28 @@ def color_of(phase):
 
 
 def timeline_plot(report, out):
+    drawn = timeline_figure(report)
+    if drawn:
+        fig, name = drawn
+        save(fig, out, name)
+
+
+def timeline_figure(report):
+    """The traced step, one row per stream; None when the report has no timeline."""
     events = report.get("timeline", {}).get("events", [])
     if not events:
         print("plot.py: the report has no timeline (a run of fewer than 3 steps)")
-        return
+        return None
     cfg = report["config"]
     name = f"{cfg['layout']}_{cfg['precision']}_{cfg['owner']}_{cfg['halo']}"
     streams = [s for s in ("compute", "halo", "host") if any(e["stream"] == s for e in events)]
-    fig, ax = plt.subplots(figsize=(10, 1.0 + 0.8 * len(streams)))
+    kinds = {e["phase"].split(".")[-1] for e in events}
+    # The legend sits right of the axes, clear of every label whatever the number of rows
+    # (below them it covered the x label of a one-row timeline); the figure is tall enough
+    # for it.
+    columns = 1 if len(kinds) <= 8 else 2
+    height = max(1.0 + 0.8 * len(streams), 0.8 + 0.17 * math.ceil(len(kinds) / columns))
+    fig, ax = plt.subplots(figsize=(10, height))
     seen = set()
     for row, stream in enumerate(streams):
         for e in (e for e in events if e["stream"] == stream):
@@ -147,8 +181,8 @@ def timeline_plot(report, out):
     grid = "x".join(str(n) for n in cfg["grid"])
     ax.set_title(f"one step ({report['timeline']['step']}): {grid} {cfg['layout']} {cfg['precision']}, "
                  f"owner {cfg['owner']}, halo {cfg['halo']}, {report['device']['name']}", fontsize=9)
-    ax.legend(fontsize=7, ncol=6, loc="upper center", bbox_to_anchor=(0.5, -0.35))
-    save(fig, out, f"timeline_{name}.png")
+    ax.legend(fontsize=7, ncol=columns, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    return fig, f"timeline_{name}.png"
 
 
 def main():

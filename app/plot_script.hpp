@@ -1,0 +1,27 @@
+// Where `halocline bench --plot` finds tools/plot.py. An installed binary (<prefix>/bin)
+// takes the copy installed with it (<prefix>/share/halocline/plot.py: the install rules of
+// CMakeLists.txt), so an install keeps working when it is moved or the source tree is
+// gone. A binary in its build tree takes the source tree's tools/plot.py, so an edit there
+// needs no install. Anywhere else there is no plot.py to trust, and the error says where
+// it looked.
+#pragma once
+
+#include <filesystem>
+
+namespace halocline {
+
+struct PlotScriptPlaces {
+  std::filesystem::path from_bin_dir;   // the installed copy relative to the binary's folder
+  std::filesystem::path build_bin_dir;  // where the build tree puts the binary
+  std::filesystem::path source_script;  // the source tree's tools/plot.py
+};
+
+// The plot.py for the binary at `exe`: the installed copy beside it, else the source
+// tree's when `exe` is in the build tree's bin folder. DeckError (exit code 2) naming the
+// installed path it looked for otherwise.
+std::filesystem::path find_plot_script(const std::filesystem::path& exe, const PlotScriptPlaces& places);
+
+// The same for this process (/proc/self/exe) with the places this binary was built with.
+std::filesystem::path plot_script();
+
+}  // namespace halocline

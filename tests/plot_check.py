@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""What tools/plot.py draws, checked on the figures themselves (before they become PNGs).
+
+    tests/plot_check.py CHECK HALOCLINE SOURCE_DIR
+
+CHECK is one of:
+  BarsScaleTheirUnits         the rate above each bar is in G cell-updates/s where the
+                              largest of the chart reaches 1e9 (the H200's recorded sweep),
+                              else in M (a sweep run here on the CPU), equal to the sweep's
+                              figure to three digits, and never reads zero
+  TimelineLegendCoversNoLabel the legend of a timeline with one, two and three rows (a run
+                              here; the H200's recorded sync and overlap runs) overlaps no
+                              label, title or tick label
+
+Exits 0 when the check holds, 1 naming what broke, 77 (skipped) without matplotlib.
+"""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")
+except ImportError:
+    print(f"SKIP: {sys.executable} has no matplotlib (apt-get install python3-matplotlib)")
+    sys.exit(77)
+
+
+def load_plot(src):
+    spec = importlib.util.spec_from_file_location("plot", os.path.join(src, "tools", "plot.py"))
+    plot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plot)
+    return plot
+
+
+def run(binary, *args):
+    subprocess.run([binary, *args, "--quiet"], check=True, stdout=subprocess.DEVNULL)
+
+
+def bar_labels(plot, bench):
+    """(the rate annotated above each bar, that configuration's rate) for every bar chart."""
+    found = []
+    for fig, _ in plot.bench_figures(bench):
+        ax = fig.axes[0]
+        texts = [t.get_text() for t in ax.texts]
+        if texts:  # bench_all.png has no annotations
+            # Each bar is the configuration with its key's value and its median step (ms).
+            key = ax.get_xlabel()
+            names = [t.get_text() for t in ax.get_xticklabels()]
+            heights = [p.get_height() for p in ax.patches]
+            rates = [next(r["fom_cell_updates_per_s"] for r in bench["rows"]
+                          if "step_s" in r and r["values"][key] == name
+                          and abs(r["step_s"]["median"] * 1e3 - height) <= 1e-9 * height)
+                     for name, height in zip(names, heights)]
+            found.append(list(zip(texts, rates)))
+        plot.plt.close(fig)
+    return found
+
+
+def check_units(plot, bench, source):
+    failures = []
+    charts = bar_labels(plot, bench)
+    if not charts:
+        failures.append(f"{source}: no bar chart with rates")
+    for chart in charts:
+        top = max(rate for _, rate in chart)
+        scale, unit = (1e9, "Gcell/s") if top >= 1e9 else (1e6, "Mcell/s")
+        for text, rate in chart:
+            number, _, shown_unit = text.partition(" ")
+            if shown_unit != unit or float(number) <= 0 or abs(float(number) - rate / scale) > 0.005 * rate / scale:
+                failures.append(f"{source}: '{text}' for {rate:.6g} cell/s (wanted {rate / scale:.3g} {unit})")
+    return failures
+
+
+def bars_scale_their_units(plot, binary, src, work):
+    failures = []
+    if plot.rate_labels([921837.0, 1.6e6]) != ["0.922 Mcell/s", "1.60 Mcell/s"]:
+        failures.append(f"rate_labels of a CPU's rates: {plot.rate_labels([921837.0, 1.6e6])}")
+    if plot.rate_labels([2.41e9, 0.5e9]) != ["2.41 Gcell/s", "0.500 Gcell/s"]:
+        failures.append(f"rate_labels of a GPU's rates: {plot.rate_labels([2.41e9, 0.5e9])}")
+    with open(os.path.join(src, "tests", "data", "h200", "bench.json")) as f:
+        failures += check_units(plot, json.load(f), "the H200's bench.json")
+    run(binary, "bench", os.path.join(src, "inputs", "bench.toml"), "--set", "grid.n=12", "--sweep",
+        "layout=aos,soa", "--repeat", "1", "--steps", "2", "--out", os.path.join(work, "bench"))
+    with open(os.path.join(work, "bench", "bench.json")) as f:
+        cpu = json.load(f)
+    if max(r["fom_cell_updates_per_s"] for r in cpu["rows"] if "step_s" in r) >= 1e9:
+        failures.append("this machine's 12^3 sweep ran at 1e9 cell/s or more: no M-scale sample to check")
+    failures += check_units(plot, cpu, "a 12^3 sweep on this machine")
+    return failures
+
+
+def timeline_legend_covers_no_label(plot, binary, src, work):
+    run(binary, "run", "--no-probe", os.path.join(src, "inputs", "bench.toml"), "--set", "grid.n=12",
+        "--steps", "4", "--out", os.path.join(work, "run"))
+    reports = [os.path.join(work, "run", "report.json")] + [
+        os.path.join(src, "tests", "data", "h200", "lab", f"report_aos_fp64_device_{halo}.json")
+        for halo in ("sync", "overlap")]
+    failures = []
+    rows_seen = set()
+    for path in reports:
+        with open(path) as f:
+            fig, name = plot.timeline_figure(json.load(f))
+        fig.tight_layout()
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        ax = fig.axes[0]
+        rows_seen.add(len(ax.get_yticks()))
+        legend = ax.get_legend().get_window_extent(renderer)
+        labels = [ax.xaxis.label, ax.yaxis.label, ax.title] + ax.get_xticklabels() + ax.get_yticklabels()
+        for text in labels:
+            if text.get_text() and text.get_visible() and legend.overlaps(text.get_window_extent(renderer)):
+                failures.append(f"{name} ({len(ax.get_yticks())} rows): the legend covers '{text.get_text()}'")
+        plot.plt.close(fig)
+    if rows_seen != {1, 2, 3}:
+        failures.append(f"timelines of 1, 2 and 3 rows expected, drew {sorted(rows_seen)}")
+    return failures
+
+
+CHECKS = {"BarsScaleTheirUnits": bars_scale_their_units,
+          "TimelineLegendCoversNoLabel": timeline_legend_covers_no_label}
+
+
+def main():
+    check, binary, src = sys.argv[1:4]
+    plot = load_plot(src)
+    with tempfile.TemporaryDirectory() as work:
+        failures = CHECKS[check](plot, binary, src, work)
+    for line in failures:
+        print("FAIL:", line)
+    print(f"{check}: {'ok' if not failures else f'{len(failures)} failure(s)'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+// `bench --plot` finds plot.py beside an installed binary, in the source tree for the build
+// tree's binary, and nowhere else (app/plot_script.hpp).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "app/plot_script.hpp"
+#include "io/deck.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+namespace hc = halocline;
+
+namespace {
+
+void touch(const fs::path& file) {
+  fs::create_directories(file.parent_path());
+  std::ofstream(file) << "#!/usr/bin/python3\n";
+}
+
+// An install tree P/bin/halocline + P/share/halocline/plot.py, a build tree B/bin/halocline
+// and a source tree S/tools/plot.py, all in one temporary folder.
+struct Trees {
+  hc::test::TempDir dir;
+  fs::path prefix, build, source;
+  hc::PlotScriptPlaces places;
+  explicit Trees(const std::string& tag)
+      : dir(tag), prefix(dir.path() / "prefix"), build(dir.path() / "build"), source(dir.path() / "source") {
+    touch(prefix / "bin" / "halocline");
+    touch(build / "bin" / "halocline");
+    touch(source / "tools" / "plot.py");
+    places = {"../share/halocline/plot.py", build / "bin", source / "tools" / "plot.py"};
+  }
+};
+
+}  // namespace
+
+TEST(PlotScript, AnInstalledBinaryTakesTheCopyInstalledWithIt) {
+  Trees t("plot_installed");
+  touch(t.prefix / "share" / "halocline" / "plot.py");
+  EXPECT_EQ(hc::find_plot_script(t.prefix / "bin" / "halocline", t.places),
+            t.prefix / "share" / "halocline" / "plot.py");
+  // Moved elsewhere as a whole, it still does.
+  fs::rename(t.prefix, t.dir.path() / "moved");
+  EXPECT_EQ(hc::find_plot_script(t.dir.path() / "moved" / "bin" / "halocline", t.places),
+            t.dir.path() / "moved" / "share" / "halocline" / "plot.py");
+}
+
+TEST(PlotScript, TheBuildTreesBinaryTakesTheSourceTreesScript) {
+  Trees t("plot_build");
+  EXPECT_EQ(hc::find_plot_script(t.build / "bin" / "halocline", t.places), t.source / "tools" / "plot.py");
+  // Through another spelling of the same folder too.
+  EXPECT_EQ(hc::find_plot_script(t.build / "bin" / "." / "halocline", t.places), t.source / "tools" / "plot.py");
+}
+
+// An installed binary whose plot.py is missing does not fall back on a source tree that
+// may have changed since: the error names the path it looked for.
+TEST(PlotScript, ABinaryWithoutItsCopyNamesWhereItLooked) {
+  Trees t("plot_missing");
+  try {
+    hc::find_plot_script(t.prefix / "bin" / "halocline", t.places);
+    FAIL() << "expected a DeckError";
+  } catch (const hc::DeckError& e) {
+    const std::string expected = "--plot: no " + (t.prefix / "share" / "halocline" / "plot.py").string() +
+                                 " beside this binary (" + (t.prefix / "bin" / "halocline").string() + ")";
+    EXPECT_EQ(std::string(e.what()).rfind(expected, 0), 0u) << e.what();
+  }
+}
+
+// This test binary is not the build tree's halocline, but it is built beside it (bin/):
+// the places it was built with lead to the source tree's tools/plot.py, which exists.
+TEST(PlotScript, ThisBuildFindsTheSourceTreesScript) {
+  EXPECT_EQ(hc::plot_script(), fs::path(HALOCLINE_SOURCE_DIR) / "tools" / "plot.py");
+}
