@@ -143,6 +143,17 @@ inline void zyx_hyperslab(const CellBlock& block, hsize_t start[3], hsize_t coun
   }
 }
 
+// Files in HDF5 1.8's format, which any HDF5 from 1.8 on reads: its object headers keep an
+// attribute over 64 KiB (a long deck's text) in dense storage, where the earliest format
+// refuses it ("object header message is too large").
+inline void use_hdf5_1_8_format(hid_t file_access, const std::string& path) {
+#if H5_VERSION_GE(1, 10, 2)
+  check(H5Pset_libver_bounds(file_access, H5F_LIBVER_V18, H5F_LIBVER_V18), "choose the HDF5 1.8 format", path);
+#else
+  check(H5Pset_libver_bounds(file_access, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), "choose the HDF5 1.8 format", path);
+#endif
+}
+
 // Writes an attribute of `count` values (count 0 means a scalar) on `object`: the file (its
 // root group), a group or a dataset.
 inline void write_attribute(hid_t object, const char* name, hid_t type, hsize_t count, const void* data,
@@ -216,6 +227,7 @@ class MemoryFile {
     H5Handle fapl(check_id(H5Pcreate(H5P_FILE_ACCESS), "create file access list", path), H5Pclose);
     check(H5Pset_fapl_core(fapl.get(), expected_bytes + (1u << 20), /*backing_store=*/0), "use the in-memory driver",
           path);
+    use_hdf5_1_8_format(fapl.get(), path);
     H5FD_file_image_callbacks_t callbacks = {image_malloc, image_memcpy, image_realloc, image_free,
                                              udata_copy,   udata_free,   &image_};
     check(H5Pset_file_image_callbacks(fapl.get(), &callbacks), "keep the file image", path);

@@ -137,6 +137,7 @@ std::unique_ptr<Access> collective_access(const SnapshotPart& part, const std::s
   auto a = std::make_unique<Access>();
 #if defined(HALOCLINE_HDF5_PARALLEL)
   a->file = check_id(H5Pcreate(H5P_FILE_ACCESS), "create file access list", path);
+  h5::use_hdf5_1_8_format(a->file, path);
   check(H5Pset_fapl_mpio(a->file, *static_cast<MPI_Comm*>(part.mpi_comm), MPI_INFO_NULL), "use MPI-IO", path);
   a->transfer = check_id(H5Pcreate(H5P_DATASET_XFER), "create transfer list", path);
   check(H5Pset_dxpl_mpio(a->transfer, H5FD_MPIO_COLLECTIVE), "select collective writes", path);

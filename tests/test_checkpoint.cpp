@@ -351,6 +351,27 @@ TEST(Checkpoint, CarriesTheRunsProvenanceOutsideTheHeader) {
   EXPECT_EQ(refusal(path), "accepted");
 }
 
+// A deck longer than the 64 KiB an attribute may take in HDF5's earliest format is kept
+// whole and read back (it failed the write before: "object header message is too large").
+TEST(Checkpoint, KeepsADeckLongerThan64KiB) {
+  hc::test::TempDir dir("ckpt_long_deck");
+  fs::create_directories(dir.path());
+  hc::CheckpointHeader h;
+  h.halocline_version = HALOCLINE_VERSION;
+  h.problem = "uniform";
+  h.boundaries = {"outflow", "outflow", "outflow", "outflow", "outflow", "outflow"};
+  h.grid = {2, 2, 2};
+  h.gamma = 1.4;
+  h.precision = "fp64";
+  h.layout = "soa";
+  h.backend = "kokkos";
+  h.checksum = "0000000000000000";
+  for (int line = 0; h.deck_text.size() <= 200000; ++line) h.deck_text += "# comment " + std::to_string(line) + "\n";
+  const std::string path = hc::checkpoint_path(dir.path().string(), 0);
+  hc::write_checkpoint(path, h, std::vector<double>(hc::kNumVars * 8, 1.0));
+  EXPECT_EQ(hc::read_checkpoint_header(path).deck_text, h.deck_text);
+}
+
 // What a restart may not change is named, field by field; what it may change runs.
 TEST(Checkpoint, RestartMustMatchTheDeck) {
   const Saved s;

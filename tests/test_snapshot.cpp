@@ -400,6 +400,23 @@ TEST(Snapshot, DescribesTheRunInRootAttributes) {
   H5Fclose(file);
 }
 
+// A deck longer than the 64 KiB an attribute may take in HDF5's earliest format is kept
+// whole (the files use the 1.8 format's dense attribute storage).
+TEST(Snapshot, KeepsADeckLongerThan64KiB) {
+  TempDir tmp;
+  const Grid g = make_test_grid(4, 3, 2);
+  halocline::SnapshotMetadata m = metadata(false);
+  m.deck_text.clear();
+  for (int line = 0; m.deck_text.size() <= 200000; ++line) m.deck_text += "# comment " + std::to_string(line) + "\n";
+  SnapshotWriter writer(tmp.path().string(), g, m);
+  const auto info = writer.write(0, 0, 0.0, make_prim(g));
+  const hid_t file = H5Fopen(info.h5_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  EXPECT_EQ(read_text_attribute(file, "deck"), m.deck_text);
+  H5Fclose(file);
+  check_datasets(info.h5_path, g, 8);
+}
+
 // The datasets x, y, z hold the cells' centres, 64-bit, one per cell along each axis; the
 // grid's lower corner is (-1, 0.5, 2) and its cells 0.5 x 0.25 x 2.
 TEST(Snapshot, CoordinatesAreTheCellCentres) {
