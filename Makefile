@@ -12,7 +12,7 @@ OUT      ?= out
 SHELL    := /bin/bash
 PACKAGES := cmake make g++ pkg-config libtrilinos-kokkos-dev libhdf5-dev libgtest-dev \
             libtomlplusplus-dev libcli11-dev nlohmann-json3-dev \
-            libopenmpi-dev openmpi-bin libhdf5-openmpi-dev python3-matplotlib
+            libopenmpi-dev openmpi-bin libhdf5-openmpi-dev python3-matplotlib python3-h5py
 
 # apt-get needs root; use sudo when it is there and we are not root.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)

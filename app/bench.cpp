@@ -8,6 +8,7 @@
 
 #include "app/driver.hpp"
 #include "app/failures.hpp"
+#include "app/provenance.hpp"
 #include "app/report.hpp"
 #include "app/select.hpp"
 #include "io/deck.hpp"
@@ -242,6 +243,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
                       const std::function<void(const BenchResult&)>& after_each) {
   BenchResult result;
   result.options = o;
+  result.provenance = o.provenance;
   check_bench_options(o);
   const std::size_t total = row_count(o);
   for (std::size_t index = 0; index < total; ++index) {
@@ -264,6 +266,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
         RunOptions options;
         options.write_output = false;
         options.keep_final_state = false;
+        options.provenance = o.provenance;
         const auto started = std::chrono::steady_clock::now();
         const RunResult r = run_simulation(c, options);  // the backend is freed on return
         row.run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -288,6 +291,8 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
           for (const PhaseStats& p : r.timers)
             if (p.name != "output") row.phases_per_step_s[p.name] = p.total_s / static_cast<double>(r.timed_steps);
         row.checksum = r.checksum;
+        // Rank 0's record, with the GPU of the first configuration that ran on one.
+        if (result.provenance.gpu == "none") result.provenance = r.provenance;
       }
     } catch (const DeckError& e) {
       row.skipped = e.what();
@@ -356,6 +361,7 @@ nlohmann::json bench_json(const BenchResult& r) {
   nlohmann::json sweeps = nlohmann::json::array();
   for (const SweepAxis& a : r.options.sweeps) sweeps.push_back({{"key", a.key}, {"values", a.values}});
   return {{"halocline_version", HALOCLINE_VERSION},
+          {"provenance", provenance_json(r.provenance)},
           {"deck", r.options.deck},
           {"sets", r.options.sets},
           {"sweeps", sweeps},

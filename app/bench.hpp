@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "io/config.hpp"
+#include "io/provenance.hpp"
 
 namespace halocline {
 
@@ -31,6 +32,7 @@ struct BenchOptions {
   int repeat = 3;
   long steps = 20;  // timed steps per repetition
   std::string out_dir = "bench";
+  Provenance provenance;  // the command's (app/provenance.hpp), for bench.json and every run's report
 };
 
 // Sets a choice the command line makes outside the deck (layout, precision, backend, owner,
@@ -83,6 +85,8 @@ struct BenchResult {
   BenchOptions options;
   std::vector<BenchRow> rows;
   std::string baseline;  // the baseline row's name; empty when it was skipped
+  // The command's provenance with the GPU of the first configuration that ran on one.
+  Provenance provenance;
 };
 
 // Runs the sweep: each configuration once (no snapshots), in one process.

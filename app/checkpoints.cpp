@@ -141,7 +141,8 @@ void note_failure(std::string& error, const F& f) {
 
 }  // namespace
 
-std::string save_checkpoint(const Config& c, const Comm& comm, long step, double time, Backend& backend) {
+std::string save_checkpoint(const Config& c, const Comm& comm, const Provenance& provenance, long step, double time,
+                            Backend& backend) {
   const std::string checksum = state_checksum(comm, backend);
   const std::string dir = checkpoint_dir(c);
   const std::string path = checkpoint_path(dir, step);
@@ -152,7 +153,7 @@ std::string save_checkpoint(const Config& c, const Comm& comm, long step, double
       std::error_code ec;
       std::filesystem::create_directories(dir, ec);
       if (ec) throw OutputError("cannot write checkpoint '" + path + "': cannot create its directory: " + ec.message());
-      image = std::make_unique<CheckpointImage>(path, header_of(c, comm, step, time, checksum));
+      image = std::make_unique<CheckpointImage>(path, header_of(c, comm, step, time, checksum), provenance);
     });
   }
   // Every rank takes part in the funnel whatever happened before, so that none waits for

@@ -34,13 +34,14 @@ CheckpointHeader check_restart(const Config& config);
 RestartPoint load_restart(const Config& config, const Comm& comm, const Grid& local, Backend& backend);
 
 // Writes the checkpoint of step `step` at `time` of the state in `backend` (with its checksum,
-// kernels/checksum.hpp, made where it lives): every rank's slabs reach rank 0
+// kernels/checksum.hpp, made where it lives, and the run's `provenance`): every rank's slabs reach rank 0
 // (Comm::funnel), which builds the file and writes it. Removes all but the newest `keep`
 // (never the checkpoint the run restarted from) and returns its path; returns "" and writes
 // nothing when a cell of the state is not physical (a broken state is never saved). Every
 // rank throws alike when rank 0 fails: OutputError when the file could not be written (the
 // previous checkpoints are kept).
-std::string save_checkpoint(const Config& config, const Comm& comm, long step, double time, Backend& backend);
+std::string save_checkpoint(const Config& config, const Comm& comm, const Provenance& provenance, long step,
+                            double time, Backend& backend);
 
 // The checkpoint directory of a run: checkpoint.dir below the output directory.
 std::string checkpoint_dir(const Config& config);

@@ -63,6 +63,18 @@ void finalize_comm() {
 #endif
 }
 
+std::string mpi_library_version() {
+#if defined(HALOCLINE_HAVE_MPI)
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(version, &length);  // may be called before MPI_Init
+  const std::string text(version);            // `length` counts a NUL at the end too (Open MPI)
+  return text.substr(0, text.find('\n'));
+#else
+  return "";
+#endif
+}
+
 bool comm_built_with_mpi() {
 #if defined(HALOCLINE_HAVE_MPI)
   return true;
@@ -461,11 +473,8 @@ bool Comm::device_aware(std::string& why) const {
       "not available at run time";
   return false;
 #else
-  char version[MPI_MAX_LIBRARY_VERSION_STRING];
-  int length = 0;
-  MPI_Get_library_version(version, &length);
-  std::string name(version, std::min(length, 40));
-  why = "the MPI library (" + name.substr(0, name.find_first_of("\n,")) +
+  const std::string name = mpi_library_version();
+  why = "the MPI library (" + name.substr(0, std::min<std::size_t>(name.find(','), 40)) +
         ") does not report device-memory (CUDA or ROCm) support";
   return false;
 #endif

@@ -34,6 +34,9 @@ struct ProcessGrid {
 void initialize_comm(int& argc, char**& argv);
 void finalize_comm();
 bool comm_built_with_mpi();
+// The MPI library's own description of itself, its first line ("Open MPI v4.1.4, package:
+// ..."); empty in a build without MPI.
+std::string mpi_library_version();
 // Ends every rank of the job at once with `code` (MPI_Abort): for a failure that may be
 // this rank's alone, which would leave the others waiting in MPI for ever. Without MPI,
 // or with one rank, it does nothing and the caller returns normally.

@@ -41,6 +41,7 @@
 #include "app/failures.hpp"
 #include "app/problems.hpp"
 #include "app/progress.hpp"
+#include "app/provenance.hpp"
 #include "app/resources.hpp"
 #include "app/select.hpp"
 #include "app/signals.hpp"
@@ -71,6 +72,19 @@ std::string device_identity(const DeviceInfo& d) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   return std::string(host) + " " + (d.pci_bus_id.empty() ? d.kind + " " + d.name : d.pci_bus_id);
+}
+
+// What every snapshot of the run says about it (io/snapshot.hpp).
+SnapshotMetadata snapshot_metadata(const Config& c, const Provenance& provenance) {
+  SnapshotMetadata m;
+  m.single_precision = c.precision == Precision::FP32;
+  m.problem = problem_name(c.problem);
+  m.gamma = c.physics.gamma;
+  m.layout = layout_name(c.layout);
+  m.backend = backend_name(c.backend);
+  m.deck_text = c.deck_text;
+  m.provenance = provenance;
+  return m;
 }
 
 std::array<bool, 3> periodic_directions(const Config& c) {
@@ -224,6 +238,9 @@ void Simulation::set_up_backend() {
   r_.backend_description = backend_->description();
   r_.device_bytes = backend_->bytes_allocated();
   r_.device = backend_->device_info();
+  Provenance provenance = options_.provenance;
+  add_device(provenance, r_.device);
+  r_.provenance = rank0_provenance(comm_, provenance);
   clock_ = backend_->make_clock(Stream::Compute);
   halo_clock_ = backend_->make_clock(Stream::Halo);
   timers_ = std::make_unique<PhaseTimers>(*clock_);
@@ -274,7 +291,7 @@ void Simulation::set_up_outputs() {
   // every rank took part in.
   agreed([&] {
     if ((comm_.root() || collective_) && options_.write_output && (outputs_.periodic() || config_.output_final))
-      writer_ = std::make_unique<SnapshotWriter>(config_.out_dir, r_.grid, config_.precision == Precision::FP32,
+      writer_ = std::make_unique<SnapshotWriter>(config_.out_dir, r_.grid, snapshot_metadata(config_, r_.provenance),
                                                  "snapshot", collective_ ? &part : nullptr);
   });
   agreed([&] {
@@ -468,7 +485,7 @@ void Simulation::checkpoint_at_stop() {
   auto t = timers_->host_scope("checkpoint");
   std::string path;
   try {
-    path = save_checkpoint(config_, comm_, control_.step, control_.t, *backend_);
+    path = save_checkpoint(config_, comm_, r_.provenance, control_.step, control_.t, *backend_);
   } catch (const std::exception& e) {
     if (checkpoints_.signal) throw Interrupted(checkpoints_.signal, control_.step, "", e.what());
     throw AgreedExit(ExitStatus{4, "error: ", e.what(), true, -1});  // every rank knows
@@ -495,7 +512,8 @@ void Simulation::report_fault() {
     const std::string good = "the last good state (step " + std::to_string(control_.step - 1) +
                              ", t = " + std::to_string(control_.t_before) + ")";
     try {  // the fault is the news; a checkpoint that cannot be written is said with it
-      const std::string path = save_checkpoint(config_, comm_, control_.step - 1, control_.t_before, *backend_);
+      const std::string path =
+          save_checkpoint(config_, comm_, r_.provenance, control_.step - 1, control_.t_before, *backend_);
       saved =
           good + (path.empty() ? " is not saved: it has a cell that is not physical either" : " is saved in " + path);
     } catch (const std::exception& e) {

@@ -11,6 +11,7 @@
 
 #include "app/timers.hpp"
 #include "io/config.hpp"
+#include "io/provenance.hpp"
 #include "kernels/contract/backend.hpp"
 #include "kernels/grid.hpp"
 
@@ -57,6 +58,9 @@ struct RunOptions {
   // verification and tests). The command line's runs do not ask: the state then leaves the
   // device only for the files a person asked for.
   bool keep_final_state = true;
+  // The command's provenance (app/provenance.hpp make_provenance, made once in app/main.cpp);
+  // the run adds its GPU and takes rank 0's. Left as it is, the files say "unknown".
+  Provenance provenance;
 };
 
 struct RunResult {
@@ -105,6 +109,7 @@ struct RunResult {
   std::size_t device_bytes = 0;
   double host_bytes_planned = 0;  // this node's host bytes by the memory plan (app/resources.hpp)
   DeviceInfo device;
+  Provenance provenance;  // RunOptions' with this run's GPU, rank 0's on every rank: what its files say
   TransferLog transfers;
 };
 

@@ -83,6 +83,9 @@ void print_info(std::ostream& os, const nlohmann::json& info) {
   for (const auto& [key, value] : info.at("device").items()) show(key, value);
   os << "build\n";
   for (const auto& [key, value] : info.at("build").items()) show(key, value);
+  if (!info.contains("provenance")) return;
+  os << "machine and command\n";
+  for (const auto& [key, value] : info.at("provenance").items()) show(key, value);
 }
 
 }  // namespace halocline

@@ -15,6 +15,8 @@ namespace halocline {
 // where there is one) and the build (compilers, flags, backends, MPI, HDF5).
 nlohmann::json info_json(const DeviceInfo& device);
 
+// The device and the build, and the machine and the command where `info` carries a
+// "provenance" (halocline info adds it).
 void print_info(std::ostream& os, const nlohmann::json& info);
 
 // What `halocline --version` prints: the version, the git commit the binary was built from

@@ -26,6 +26,7 @@
 #include "app/outputs.hpp"
 #include "app/plot_script.hpp"
 #include "app/probe.hpp"
+#include "app/provenance.hpp"
 #include "app/report.hpp"
 #include "app/select.hpp"
 #include "app/signals.hpp"
@@ -116,7 +117,7 @@ void prepare_outputs(const hc::Config& config, long restart_step, RunOutputs& ou
 // bad deck, a rank with another configuration, a process grid that cannot be, an unusable
 // checkpoint, an output path the run may not write. (Memory the machine lacks is refused by
 // the run's own set-up, for bench's runs too: app/driver.cpp.)
-int do_run(const RunArgs& a) {
+int do_run(const RunArgs& a, const hc::Provenance& provenance) {
   hc::install_stop_signals();  // a signal during set-up ends the run cleanly too
   hc::set_hdf5_error_printing(a.hdf5_errors);
   hc::Config config;
@@ -133,6 +134,7 @@ int do_run(const RunArgs& a) {
   hc::RunOptions options;
   options.progress = !a.quiet && isatty(STDERR_FILENO);  // a line on a terminal, nothing in a log
   options.keep_final_state = false;                      // the state leaves the device for files only
+  options.provenance = provenance;
   const hc::RunResult result = hc::run_simulation(config, options);
   if (result.rank != 0) return 0;  // rank 0 has the gathered state and speaks for the run
   nlohmann::json report = hc::make_report(config, result);
@@ -140,7 +142,8 @@ int do_run(const RunArgs& a) {
     // The device's own copy bandwidth, measured once and kept in the output directory,
     // puts the run's effective bandwidth in proportion.
     std::string source;
-    const hc::ProbeResult probe = hc::cached_probe(config.out_dir, hc::backend_name(config.backend), 0, source);
+    const hc::ProbeResult probe =
+        hc::cached_probe(config.out_dir, hc::backend_name(config.backend), 0, source, result.provenance);
     hc::add_probe_to_report(report, probe, source);
   }
   hc::write_report(report, config.report_path);
@@ -189,7 +192,7 @@ int plot_bench(const std::string& plot, const std::filesystem::path& out, const 
   return std::system(command.c_str());
 }
 
-int do_bench(const BenchArgs& a) {
+int do_bench(const BenchArgs& a, const hc::Provenance& provenance) {
   hc::install_stop_signals();
   hc::BenchOptions o;
   const bool root = hc::world_rank() == 0;
@@ -204,6 +207,7 @@ int do_bench(const BenchArgs& a) {
     o.repeat = a.repeat;
     o.steps = a.steps;
     o.out_dir = a.out;
+    o.provenance = provenance;
     hc::check_bench_options(o);
   });
   hc::agreed([&] { hc::check_same_lines("bench options", hc::bench_lines(o)); });
@@ -241,7 +245,7 @@ struct ProbeArgs {
   bool quick = false;
 };
 
-int do_probe(const ProbeArgs& a) {
+int do_probe(const ProbeArgs& a, hc::Provenance provenance) {
   hc::ProbeOptions options;
   options.quick = a.quick;
   options.device = a.device;
@@ -262,7 +266,8 @@ int do_probe(const ProbeArgs& a) {
   if (!json_dir.empty()) make(json_dir.string());
   const hc::ProbeResult r = hc::run_probe(a.backend, options);
   hc::print_probe(std::cout, r);
-  const nlohmann::json j = hc::probe_json(r);
+  hc::add_device(provenance, hc::describe_device(a.backend, a.device));
+  const nlohmann::json j = hc::probe_json(r, provenance);
   if (!a.out.empty()) {
     // Where runs writing into the same directory find it (cached_probe).
     const std::string path = (std::filesystem::path(a.out) / hc::probe_cache_name(r.backend, r.device_name)).string();
@@ -274,8 +279,11 @@ int do_probe(const ProbeArgs& a) {
   return 0;
 }
 
-int do_info(const std::string& backend, bool json) {
-  const nlohmann::json info = hc::info_json(hc::describe_device(backend, 0));
+int do_info(const std::string& backend, bool json, hc::Provenance provenance) {
+  const hc::DeviceInfo device = hc::describe_device(backend, 0);
+  hc::add_device(provenance, device);
+  nlohmann::json info = hc::info_json(device);
+  info["provenance"] = hc::provenance_json(provenance);
   if (json)
     std::cout << info.dump(2) << '\n';
   else
@@ -402,7 +410,8 @@ int main(int argc, char** argv) {
   // A file-size limit (ulimit -f, a quota of sorts) makes a write fail with EFBIG, reported
   // like a full disk (exit code 4), instead of killing the process with SIGXFSZ.
   std::signal(SIGXFSZ, SIG_IGN);
-  hc::initialize_comm(argc, argv);  // MPI first: it may take arguments of its own
+  const std::vector<std::string> words(argv, argv + argc);  // as given, before MPI may take any
+  hc::initialize_comm(argc, argv);                          // MPI first: it may take arguments of its own
   CLI::App app{"Halocline: a 3-D compressible Euler stencil mini-app for measuring memory strategies"};
   app.set_version_flag("--version", hc::version_text());  // app/info.cpp
   app.require_subcommand(1);
@@ -474,11 +483,12 @@ int main(int argc, char** argv) {
   try {
     hc::RuntimeSession runtimes(argc, argv);
     try {
-      if (run->parsed()) return do_run(run_args);
+      const hc::Provenance provenance = hc::make_provenance(words);  // once, for every file the command writes
+      if (run->parsed()) return do_run(run_args, provenance);
       if (verify->parsed()) return do_verify();
-      if (probe->parsed()) return do_probe(probe_args);
-      if (bench->parsed()) return do_bench(bench_args);
-      if (info->parsed()) return do_info(info_backend, info_json_flag);
+      if (probe->parsed()) return do_probe(probe_args, provenance);
+      if (bench->parsed()) return do_bench(bench_args, provenance);
+      if (info->parsed()) return do_info(info_backend, info_json_flag, provenance);
     } catch (...) {
       const hc::ExitStatus status = hc::classify(std::current_exception());
       if (status.every_rank) {

@@ -1,6 +1,7 @@
 #include "app/probe.hpp"
 
 #include "app/outputs.hpp"
+#include "app/provenance.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -13,7 +14,7 @@
 
 namespace halocline {
 
-nlohmann::json probe_json(const ProbeResult& r) {
+nlohmann::json probe_json(const ProbeResult& r, const Provenance& provenance) {
   nlohmann::json transfers = nlohmann::json::array();
   for (const TransferPoint& p : r.transfers)
     transfers.push_back(
@@ -21,6 +22,7 @@ nlohmann::json probe_json(const ProbeResult& r) {
   auto or_null = [](double v) { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v); };
   return {
       {"halocline_version", HALOCLINE_VERSION},
+      {"provenance", provenance_json(provenance)},
       {"backend", r.backend},
       {"device", r.device_name},
       {"quick", r.quick},
@@ -114,7 +116,8 @@ std::string probe_cache_name(const std::string& backend, const std::string& devi
   return name + ".json";
 }
 
-ProbeResult cached_probe(const std::string& out_dir, const std::string& backend, int device, std::string& source) {
+ProbeResult cached_probe(const std::string& out_dir, const std::string& backend, int device, std::string& source,
+                         const Provenance& provenance) {
   namespace fs = std::filesystem;
   ProbeOptions options;
   options.quick = true;
@@ -137,7 +140,7 @@ ProbeResult cached_probe(const std::string& out_dir, const std::string& backend,
   const ProbeResult r = run_probe(backend, options);
   std::error_code ec;  // a directory that cannot be made is said by the write that follows
   fs::create_directories(path.parent_path(), ec);
-  write_file_atomically(path.string(), probe_json(r).dump(2) + "\n", "probe cache");
+  write_file_atomically(path.string(), probe_json(r, provenance).dump(2) + "\n", "probe cache");
   source = "measured";
   return r;
 }

@@ -11,20 +11,23 @@
 #include <string>
 #include <vector>
 
+#include "io/provenance.hpp"
 #include "kernels/contract/probe_result.hpp"
 
 namespace halocline {
 
 // (run_probe(), which measures with a backend's programming model, is in app/select.hpp.)
 
-nlohmann::json probe_json(const ProbeResult& r);
+// The probe's figures and the provenance of the command that measured them.
+nlohmann::json probe_json(const ProbeResult& r, const Provenance& provenance);
 ProbeResult probe_from_json(const nlohmann::json& j);
 void print_probe(std::ostream& os, const ProbeResult& r);
 
 // The probe figures of this device for a run writing into `out_dir`: read from
 // `out_dir/probe-<backend>-<device>.json` when a probe of this build and device is there,
-// otherwise measured (quick) and written there. `source` says which.
-ProbeResult cached_probe(const std::string& out_dir, const std::string& backend, int device, std::string& source);
+// otherwise measured (quick) and written there, with the run's `provenance`. `source` says which.
+ProbeResult cached_probe(const std::string& out_dir, const std::string& backend, int device, std::string& source,
+                         const Provenance& provenance);
 
 // The file name cached_probe uses for a device name: letters and digits kept, the rest '_'.
 std::string probe_cache_name(const std::string& backend, const std::string& device_name);

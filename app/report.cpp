@@ -4,6 +4,7 @@
 
 #include "app/info.hpp"
 #include "app/outputs.hpp"
+#include "app/provenance.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -136,6 +137,7 @@ nlohmann::json traffic_json(const Config& c, const RunResult& r, double median_s
 nlohmann::json make_report(const Config& c, const RunResult& r) {
   nlohmann::json j;
   j["halocline_version"] = HALOCLINE_VERSION;
+  j["provenance"] = provenance_json(r.provenance);
   j["info"] = info_json(r.device);
   j["config"] = {
       {"backend", backend_name(c.backend)},

@@ -1,5 +1,6 @@
-// Checkpoint files (see checkpoint.hpp): dataset "state" of (5, nz, ny, nx) doubles and
-// the header as root attributes, among them "header_checksum" over all the others.
+// Checkpoint files (see checkpoint.hpp): dataset "state" of (5, nz, ny, nx) doubles, the
+// header as root attributes, among them "header_checksum" over all the others, and the
+// group "provenance" (h5util.hpp's write_provenance).
 #include "io/checkpoint.hpp"
 
 #include <algorithm>
@@ -24,6 +25,7 @@ using h5::check;
 using h5::check_id;
 using h5::H5Handle;
 using h5::write_attribute;
+using h5::write_text_attribute;
 using h5::zyx_hyperslab;
 
 constexpr char kFaceNames[6][5] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
@@ -108,34 +110,27 @@ std::string join_boundaries(const std::array<std::string, 6>& b) {
   return s;
 }
 
-void write_string(hid_t file, const char* name, const std::string& value, const std::string& path) {
-  H5Handle type(check_id(H5Tcopy(H5T_C_S1), "make a string type", path), H5Tclose);
-  check(H5Tset_size(type.get(), std::max<std::size_t>(1, value.size())), "size a string type", path);
-  const std::string stored = value.empty() ? std::string(1, '\0') : value;
-  write_attribute(file, name, type.get(), 0, stored.data(), path);
-}
-
 // Every attribute of the header into the (in-memory) file `f`.
 void write_header(hid_t f, const CheckpointHeader& h, const std::string& path) {
-  write_string(f, "format", "halocline-checkpoint", path);
+  write_text_attribute(f, "format", "halocline-checkpoint", path);
   write_attribute(f, "format_version", H5T_NATIVE_INT, 0, &h.format, path);
-  write_string(f, "halocline_version", h.halocline_version, path);
+  write_text_attribute(f, "halocline_version", h.halocline_version, path);
   const std::int64_t step = h.step;
   write_attribute(f, "step", H5T_NATIVE_INT64, 0, &step, path);
   write_attribute(f, "time", H5T_NATIVE_DOUBLE, 0, &h.time, path);
-  write_string(f, "problem", h.problem, path);
+  write_text_attribute(f, "problem", h.problem, path);
   write_attribute(f, "lo", H5T_NATIVE_DOUBLE, 3, h.lo.data(), path);
   write_attribute(f, "hi", H5T_NATIVE_DOUBLE, 3, h.hi.data(), path);
-  write_string(f, "boundaries", join_boundaries(h.boundaries), path);
+  write_text_attribute(f, "boundaries", join_boundaries(h.boundaries), path);
   write_attribute(f, "grid", H5T_NATIVE_INT, 3, h.grid.data(), path);
   write_attribute(f, "gamma", H5T_NATIVE_DOUBLE, 0, &h.gamma, path);
-  write_string(f, "precision", h.precision, path);
-  write_string(f, "layout", h.layout, path);
-  write_string(f, "backend", h.backend, path);
+  write_text_attribute(f, "precision", h.precision, path);
+  write_text_attribute(f, "layout", h.layout, path);
+  write_text_attribute(f, "backend", h.backend, path);
   write_attribute(f, "ranks_grid", H5T_NATIVE_INT, 3, h.ranks_grid.data(), path);
-  write_string(f, "deck", h.deck_text, path);
-  write_string(f, "checksum", h.checksum, path);
-  write_string(f, "header_checksum", checkpoint_header_checksum(h), path);
+  write_text_attribute(f, "deck", h.deck_text, path);
+  write_text_attribute(f, "checksum", h.checksum, path);
+  write_text_attribute(f, "header_checksum", checkpoint_header_checksum(h), path);
 }
 
 // The hyperslab of `block` in the dataset "state", stored (variable, z, y, x).
@@ -243,12 +238,13 @@ std::string checkpoint_path(const std::string& dir, long step) {
 struct CheckpointImage::Parts {
   std::string path;
   CheckpointHeader header;
+  Provenance provenance;
   std::unique_ptr<h5::MemoryFile> image;
   std::unique_ptr<H5Handle> state;  // the dataset, closed before the image
 };
 
-CheckpointImage::CheckpointImage(const std::string& path, const CheckpointHeader& h)
-    : parts_(new Parts{path, h, {}, {}}) {
+CheckpointImage::CheckpointImage(const std::string& path, const CheckpointHeader& h, const Provenance& provenance)
+    : parts_(new Parts{path, h, provenance, {}, {}}) {
   const std::string fault = header_fault(h);
   if (!fault.empty()) throw std::invalid_argument("checkpoint '" + path + "' not written: it " + fault);
   const std::size_t cells = static_cast<std::size_t>(h.grid[0]) * h.grid[1] * h.grid[2];
@@ -291,6 +287,7 @@ void CheckpointImage::finish() {
   try {
     check(p.state->close(), "close dataset 'state'", p.path);
     write_header(p.image->get(), p.header, p.path);
+    h5::write_provenance(p.image->get(), p.provenance, p.path);
     p.image->finish();
     write_file_atomically(p.path, p.image->data(), p.image->size(), "checkpoint", /*sync_directory=*/true);
   } catch (const h5::Error& e) {
@@ -299,12 +296,13 @@ void CheckpointImage::finish() {
   p.image.reset();
 }
 
-void write_checkpoint(const std::string& path, const CheckpointHeader& h, const std::vector<double>& state) {
+void write_checkpoint(const std::string& path, const CheckpointHeader& h, const std::vector<double>& state,
+                      const Provenance& provenance) {
   const std::size_t cells = static_cast<std::size_t>(h.grid[0]) * h.grid[1] * h.grid[2];
   if (header_fault(h).empty() && state.size() != kNumVars * cells)
     throw std::invalid_argument("checkpoint: state has " + std::to_string(state.size()) + " values, the grid needs " +
                                 std::to_string(kNumVars * cells));
-  CheckpointImage file(path, h);
+  CheckpointImage file(path, h, provenance);
   file.write_block(CellBlock{{0, 0, 0}, {h.grid[0], h.grid[1], h.grid[2]}}, state.data());
   file.finish();
 }

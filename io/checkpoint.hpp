@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "io/provenance.hpp"
 #include "kernels/contract/state_slabs.hpp"  // CellBlock
 #include "kernels/grid.hpp"
 
@@ -49,13 +50,15 @@ struct CheckpointHeader {
 // that tests can forge a consistent header.
 std::string checkpoint_header_checksum(const CheckpointHeader& header);
 
-// Writes `state` (the whole domain, canonical) and the header into `path`: built in
-// memory, written to "<path>.tmp", fsync'ed, renamed onto `path`, and the directory
-// fsync'ed. A file that cannot be written throws OutputError ("cannot write checkpoint
-// 'PATH': REASON", the OS's reason), leaving no temporary and any earlier file at `path`
-// untouched; a header that could not be restarted (see read_checkpoint_header) throws
-// std::invalid_argument.
-void write_checkpoint(const std::string& path, const CheckpointHeader& header, const std::vector<double>& state);
+// Writes `state` (the whole domain, canonical), the header and the run's provenance (the
+// attributes of group "provenance": who wrote the file, not covered by the header's checksum
+// nor read by a restart) into `path`: built in memory, written to "<path>.tmp", fsync'ed,
+// renamed onto `path`, and the directory fsync'ed. A file that cannot be written throws
+// OutputError ("cannot write checkpoint 'PATH': REASON", the OS's reason), leaving no
+// temporary and any earlier file at `path` untouched; a header that could not be restarted
+// (see read_checkpoint_header) throws std::invalid_argument.
+void write_checkpoint(const std::string& path, const CheckpointHeader& header, const std::vector<double>& state,
+                      const Provenance& provenance = Provenance());
 
 // The same in parts, so that the host needs no copy of the state besides the file's own
 // bytes: the constructor checks the header (as write_checkpoint), write_block() takes the
@@ -64,7 +67,7 @@ void write_checkpoint(const std::string& path, const CheckpointHeader& header, c
 // state's. Dropped unfinished, nothing reaches the disk.
 class CheckpointImage {
  public:
-  CheckpointImage(const std::string& path, const CheckpointHeader& header);
+  CheckpointImage(const std::string& path, const CheckpointHeader& header, const Provenance& provenance);
   ~CheckpointImage();
   CheckpointImage(const CheckpointImage&) = delete;
   CheckpointImage& operator=(const CheckpointImage&) = delete;

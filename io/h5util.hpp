@@ -1,7 +1,7 @@
 // Small HDF5 helpers shared by the snapshot and checkpoint writers: an owning handle,
-// checks that turn HDF5's negative return values into one clear line, the switch for
-// HDF5's own error printing, and the way a file reaches the disk (MemoryFile, then
-// write_file_atomically of io/atomic_file.hpp).
+// checks that turn HDF5's negative return values into one clear line, attributes (texts,
+// booleans, the run's provenance), the switch for HDF5's own error printing, and the way a
+// file reaches the disk (MemoryFile, then write_file_atomically of io/atomic_file.hpp).
 //
 // Why files are built in memory: when a write fails inside HDF5 1.10 (full disk, quota,
 // `ulimit -f`), closing the file fails too, and the file's ID then points at freed memory:
@@ -16,17 +16,21 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "io/atomic_file.hpp"
 #include "io/output_error.hpp"
+#include "io/provenance.hpp"
 #include "kernels/contract/state_slabs.hpp"  // CellBlock
 
 namespace halocline {
@@ -139,16 +143,78 @@ inline void zyx_hyperslab(const CellBlock& block, hsize_t start[3], hsize_t coun
   }
 }
 
-// Writes a root-group attribute of `count` values (count 0 means a scalar).
-inline void write_attribute(hid_t file, const char* name, hid_t type, hsize_t count, const void* data,
+// Files in HDF5 1.8's format, which any HDF5 from 1.8 on reads: its object headers keep an
+// attribute over 64 KiB (a long deck's text) in dense storage, where the earliest format
+// refuses it ("object header message is too large").
+inline void use_hdf5_1_8_format(hid_t file_access, const std::string& path) {
+#if H5_VERSION_GE(1, 10, 2)
+  check(H5Pset_libver_bounds(file_access, H5F_LIBVER_V18, H5F_LIBVER_V18), "choose the HDF5 1.8 format", path);
+#else
+  check(H5Pset_libver_bounds(file_access, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), "choose the HDF5 1.8 format", path);
+#endif
+}
+
+// Writes an attribute of `count` values (count 0 means a scalar) on `object`: the file (its
+// root group), a group or a dataset.
+inline void write_attribute(hid_t object, const char* name, hid_t type, hsize_t count, const void* data,
                             const std::string& path) {
   H5Handle space(check_id(count == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &count, nullptr),
                           "create dataspace for attribute '" + std::string(name) + "'", path),
                  H5Sclose);
-  H5Handle attr(check_id(H5Acreate2(file, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+  H5Handle attr(check_id(H5Acreate2(object, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
                          "create attribute '" + std::string(name) + "'", path),
                 H5Aclose);
   check(H5Awrite(attr.get(), type, data), "write attribute '" + std::string(name) + "'", path);
+}
+
+// A text attribute, as a fixed-length string of the text's bytes (h5py reads it as bytes;
+// the checkpoint reader refuses variable-length strings). An empty text is one NUL byte:
+// HDF5 has no string type of size 0.
+inline void write_text_attribute(hid_t object, const char* name, const std::string& value, const std::string& path) {
+  H5Handle type(check_id(H5Tcopy(H5T_C_S1), "make a string type", path), H5Tclose);
+  check(H5Tset_size(type.get(), std::max<std::size_t>(1, value.size())), "size a string type", path);
+  const std::string stored = value.empty() ? std::string(1, '\0') : value;
+  write_attribute(object, name, type.get(), 0, stored.data(), path);
+}
+
+// A boolean as h5py writes one, an 8-bit enum FALSE = 0, TRUE = 1: h5py reads it back as a
+// bool; the C API reads it with its own (enum) type into an int8_t.
+inline void write_bool_attribute(hid_t object, const char* name, bool value, const std::string& path) {
+  H5Handle type(check_id(H5Tenum_create(H5T_NATIVE_INT8), "make a boolean type", path), H5Tclose);
+  const std::int8_t no = 0, yes = 1, stored = value ? yes : no;
+  check(H5Tenum_insert(type.get(), "FALSE", &no), "make a boolean type", path);
+  check(H5Tenum_insert(type.get(), "TRUE", &yes), "make a boolean type", path);
+  write_attribute(object, name, type.get(), 0, &stored, path);
+}
+
+// The run's provenance (io/provenance.hpp) as the attributes of a group "provenance" of
+// `file`: texts, 64-bit integers and booleans, one per field, under the field's name.
+inline void write_provenance(hid_t file, const Provenance& provenance, const std::string& path) {
+  H5Handle group(check_id(H5Gcreate2(file, "provenance", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                          "create group 'provenance'", path),
+                 H5Gclose);
+  visit_provenance(provenance, [&](const char* name, const auto& value) {
+    using Field = std::decay_t<decltype(value)>;
+    if constexpr (std::is_same_v<Field, std::string>)
+      write_text_attribute(group.get(), name, value, path);
+    else if constexpr (std::is_same_v<Field, bool>)
+      write_bool_attribute(group.get(), name, value, path);
+    else
+      write_attribute(group.get(), name, H5T_NATIVE_INT64, 0, &value, path);
+  });
+  check(group.close(), "close group 'provenance'", path);
+}
+
+// The HDF5 library this process runs with (it may differ from the headers it was built
+// against): "1.10.8", with " (parallel)" for a parallel build.
+inline std::string hdf5_library_version() {
+  unsigned major = 0, minor = 0, release = 0;
+  H5get_libversion(&major, &minor, &release);
+  std::string version = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
+#if defined(H5_HAVE_PARALLEL)
+  version += " (parallel)";
+#endif
+  return version;
 }
 
 // An HDF5 file built in memory (see the top of this file). `path` is only named in
@@ -161,6 +227,7 @@ class MemoryFile {
     H5Handle fapl(check_id(H5Pcreate(H5P_FILE_ACCESS), "create file access list", path), H5Pclose);
     check(H5Pset_fapl_core(fapl.get(), expected_bytes + (1u << 20), /*backing_store=*/0), "use the in-memory driver",
           path);
+    use_hdf5_1_8_format(fapl.get(), path);
     H5FD_file_image_callbacks_t callbacks = {image_malloc, image_memcpy, image_realloc, image_free,
                                              udata_copy,   udata_free,   &image_};
     check(H5Pset_file_image_callbacks(fapl.get(), &callbacks), "keep the file image", path);

@@ -1,11 +1,12 @@
-// HDF5 + XDMF snapshots of the primitive variables (see snapshot.hpp).
+// HDF5 + XDMF snapshots of the primitive variables (see snapshot.hpp, docs/output.md).
 //
-// Each snapshot is one HDF5 file holding rho, u, v, w, p as (nz, ny, nx) datasets, plus a
-// small XDMF file that tells ParaView/VisIt how to read them as a cell-centred uniform
-// grid. Every file is first written under "<name>.tmp" and then renamed: a rename within
-// one directory is atomic, so a reader (or a crash) never sees a half-written final file.
-// A file that cannot be written throws OutputError naming it and the OS's reason, and
-// leaves no temporary behind (io/atomic_file.hpp).
+// Each snapshot is one HDF5 file holding rho, u, v, w, p as (nz, ny, nx) datasets, the cell
+// centres x, y, z, the run's description as root attributes and its provenance as the
+// group "provenance", plus a small XDMF file that tells ParaView/VisIt how to read them as a
+// cell-centred uniform grid. Every file is first written under "<name>.tmp" and then
+// renamed: a rename within one directory is atomic, so a reader (or a crash) never sees a
+// half-written final file. A file that cannot be written throws OutputError naming it and
+// the OS's reason, and leaves no temporary behind (io/atomic_file.hpp).
 #include "io/snapshot.hpp"
 #include "io/h5util.hpp"
 #include "io/output_error.hpp"
@@ -39,9 +40,19 @@ using h5::check;
 using h5::check_id;
 using h5::H5Handle;
 using h5::write_attribute;
+using h5::write_text_attribute;
 using h5::zyx_hyperslab;
 
 const char* const kVarNames[kNumVars] = {"rho", "u", "v", "w", "p"};
+const char* const kVarDescriptions[kNumVars] = {"density", "velocity along x", "velocity along y", "velocity along z",
+                                                "pressure"};
+const char* const kAxisNames[3] = {"x", "y", "z"};
+
+// The equations the solver integrates have no scale of their own: every value is in the
+// units the deck's numbers are in.
+const char* const kUnits =
+    "code units (nondimensional): lengths, times, densities, velocities and pressures in the units of the deck's "
+    "own values; no physical unit is implied";
 
 void write_text_atomically(const fs::path& path, const std::string& text, const std::string& what) {
   write_file_atomically(path.string(), text.data(), text.size(), what, /*sync_directory=*/false);
@@ -62,22 +73,37 @@ std::string file_stem(const std::string& prefix, int index) {
   return prefix + buf;
 }
 
-// One XDMF uniform grid for one snapshot. XDMF lists dimensions slowest-first (z, y, x),
-// and 3DCoRectMesh counts nodes, hence n + 1 per direction around the n cells.
+// The mesh's nodes along direction d: n + 1 around n cells, but one node at the centre of a
+// direction of one cell. ParaView then reads a 2-D slab (or a 1-D row) as a 2-D (1-D) image
+// and shows it as a coloured plane, where n + 1 = 2 nodes made a volume one cell thick that
+// it shows as an empty outline. (A 2DCoRectMesh is no alternative: ParaView's XDMF readers
+// put its plane at x = 0, its x values along y and its y values along z.)
+int xdmf_nodes(const Grid& g, int d) { return g.n[d] == 1 ? 1 : g.n[d] + 1; }
+double xdmf_origin(const Grid& g, int d) { return g.n[d] == 1 ? g.centre(d, 0) : g.lo[d]; }
+
+// Three numbers of directions z, y, x (XDMF lists dimensions slowest first), separated by spaces.
+template <class Of>
+std::string zyx(const Of& of) {
+  return of(2) + " " + of(1) + " " + of(0);
+}
+
+// One XDMF uniform grid for one snapshot: a 3DCoRectMesh of nodes (xdmf_nodes) with the
+// cell-centred variables.
 std::string xdmf_grid(const Grid& g, bool single, const std::string& h5_name, double time, const std::string& indent) {
-  const int nx = g.n[0], ny = g.n[1], nz = g.n[2];
-  const std::string cells = std::to_string(nz) + " " + std::to_string(ny) + " " + std::to_string(nx);
-  const std::string nodes = std::to_string(nz + 1) + " " + std::to_string(ny + 1) + " " + std::to_string(nx + 1);
+  const std::string cells = zyx([&](int d) { return std::to_string(g.n[d]); });
+  const std::string nodes = zyx([&](int d) { return std::to_string(xdmf_nodes(g, d)); });
+  const std::string origin = zyx([&](int d) { return fmt(xdmf_origin(g, d)); });
+  const std::string spacing = zyx([&](int d) { return fmt(g.dx[d]); });
   const std::string i1 = indent + "  ", i2 = indent + "    ";
   std::ostringstream s;
   s << indent << "<Grid Name=\"" << fs::path(h5_name).stem().string() << "\" GridType=\"Uniform\">\n"
     << i1 << "<Time Value=\"" << fmt(time) << "\"/>\n"
     << i1 << "<Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << nodes << "\"/>\n"
     << i1 << "<Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
-    << i2 << "<DataItem Format=\"XML\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"3\">" << fmt(g.lo[2]) << " "
-    << fmt(g.lo[1]) << " " << fmt(g.lo[0]) << "</DataItem>\n"
-    << i2 << "<DataItem Format=\"XML\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"3\">" << fmt(g.dx[2]) << " "
-    << fmt(g.dx[1]) << " " << fmt(g.dx[0]) << "</DataItem>\n"
+    << i2 << "<DataItem Format=\"XML\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"3\">" << origin
+    << "</DataItem>\n"
+    << i2 << "<DataItem Format=\"XML\" NumberType=\"Float\" Precision=\"8\" Dimensions=\"3\">" << spacing
+    << "</DataItem>\n"
     << i1 << "</Geometry>\n";
   for (const char* var : kVarNames) {
     s << i1 << "<Attribute Name=\"" << var << "\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
@@ -111,6 +137,7 @@ std::unique_ptr<Access> collective_access(const SnapshotPart& part, const std::s
   auto a = std::make_unique<Access>();
 #if defined(HALOCLINE_HDF5_PARALLEL)
   a->file = check_id(H5Pcreate(H5P_FILE_ACCESS), "create file access list", path);
+  h5::use_hdf5_1_8_format(a->file, path);
   check(H5Pset_fapl_mpio(a->file, *static_cast<MPI_Comm*>(part.mpi_comm), MPI_INFO_NULL), "use MPI-IO", path);
   a->transfer = check_id(H5Pcreate(H5P_DATASET_XFER), "create transfer list", path);
   check(H5Pset_dxpl_mpio(a->transfer, H5FD_MPIO_COLLECTIVE), "select collective writes", path);
@@ -121,30 +148,92 @@ std::unique_ptr<Access> collective_access(const SnapshotPart& part, const std::s
   return a;
 }
 
-void write_snapshot_attributes(hid_t file, const Grid& g, long step, double time, const std::string& path) {
+// When in the run: the simulation time and the steps taken.
+void write_time_attributes(hid_t file, long step, double time, const std::string& path) {
   const std::int64_t step64 = step;
   write_attribute(file, "time", H5T_NATIVE_DOUBLE, 0, &time, path);
   write_attribute(file, "step", H5T_NATIVE_INT64, 0, &step64, path);
+}
+
+// What the file is and which run wrote it.
+void write_run_attributes(hid_t file, const SnapshotMetadata& m, const std::string& path) {
+  write_text_attribute(file, "format", "halocline-snapshot", path);
+  write_attribute(file, "format_version", H5T_NATIVE_INT, 0, &kSnapshotFormat, path);
+  write_text_attribute(file, "halocline_version", HALOCLINE_VERSION, path);
+  write_text_attribute(file, "problem", m.problem, path);
+  write_attribute(file, "gamma", H5T_NATIVE_DOUBLE, 0, &m.gamma, path);
+  write_text_attribute(file, "deck", m.deck_text, path);
+  write_text_attribute(file, "precision", m.single_precision ? "fp32" : "fp64", path);
+  write_text_attribute(file, "layout", m.layout, path);
+  write_text_attribute(file, "backend", m.backend, path);
+  write_text_attribute(file, "units", kUnits, path);
+}
+
+// Where the cells are, and in which order the dimensions and the triples are given: the
+// datasets are stored z, y, x (x varies fastest, as HDF5 lists dimensions slowest first),
+// while grid, origin and spacing hold x, y, z.
+void write_grid_attributes(hid_t file, const Grid& g, const std::string& path) {
   write_attribute(file, "grid", H5T_NATIVE_INT, 3, g.n, path);
   write_attribute(file, "origin", H5T_NATIVE_DOUBLE, 3, g.lo, path);
   write_attribute(file, "spacing", H5T_NATIVE_DOUBLE, 3, g.dx, path);
+  write_text_attribute(file, "dimension_order_datasets", "z y x", path);
+  write_text_attribute(file, "dimension_order_grid_origin_spacing", "x y z", path);
+  write_text_attribute(file, "centering",
+                       "cell: each value is its cell's average, at the cell's centre (datasets x, y, z); origin is "
+                       "the domain's lower corner",
+                       path);
+}
+
+// The cells' centres along each axis as the 1-D datasets x, y, z (64-bit in any precision:
+// they are few), the same values the solver's initial states use (Grid::centre). One rank
+// writes the values; under collective writes the others take part selecting none.
+void write_coordinates(hid_t file, const Grid& g, hid_t transfer, bool writes_values, const std::string& path) {
+  for (int d = 0; d < 3; ++d) {
+    const hsize_t n = static_cast<hsize_t>(g.n[d]);
+    std::vector<double> centres(n);
+    for (int i = 0; i < g.n[d]; ++i) centres[i] = g.centre(d, i);
+    const std::string what = std::string("dataset '") + kAxisNames[d] + "'";
+    H5Handle space(check_id(H5Screate_simple(1, &n, nullptr), "create dataspace", path), H5Sclose);
+    H5Handle dset(
+        check_id(H5Dcreate2(file, kAxisNames[d], H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                 "create " + what, path),
+        H5Dclose);
+    write_text_attribute(dset.get(), "description", std::string("cell centres along ") + kAxisNames[d], path);
+    if (!writes_values) check(H5Sselect_none(space.get()), "select nothing", path);
+    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, space.get(), space.get(), transfer, centres.data()), "write " + what,
+          path);
+    check(dset.close(), "close " + what, path);
+  }
+}
+
+// Everything but the variables' values and the time: the run, the grid, the coordinates and
+// the provenance. Every rank of a collective write calls it, with the same values.
+void write_description(hid_t file, const Grid& g, const SnapshotMetadata& m, hid_t transfer, bool writes_values,
+                       const std::string& path) {
+  write_run_attributes(file, m, path);
+  write_grid_attributes(file, g, path);
+  write_coordinates(file, g, transfer, writes_values, path);
+  h5::write_provenance(file, m.provenance, path);
 }
 
 // A snapshot's five datasets, open.
 using Datasets = std::array<std::unique_ptr<H5Handle>, kNumVars>;
 
-// Creates the datasets of the whole grid g in `file`, as floats for an fp32 run.
+// Creates the datasets of the whole grid g in `file`, as floats for an fp32 run, each
+// saying what it holds.
 Datasets create_datasets(hid_t file, const Grid& g, bool single, const std::string& path) {
   hsize_t origin[3], dims[3];
   zyx_hyperslab(block_of(g), origin, dims);
   H5Handle space(check_id(H5Screate_simple(3, dims, nullptr), "create dataspace", path), H5Sclose);
   Datasets datasets;
-  for (int v = 0; v < kNumVars; ++v)
+  for (int v = 0; v < kNumVars; ++v) {
     datasets[v] = std::make_unique<H5Handle>(
         check_id(H5Dcreate2(file, kVarNames[v], single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT,
                             H5P_DEFAULT, H5P_DEFAULT),
                  std::string("create dataset '") + kVarNames[v] + "'", path),
         H5Dclose);
+    write_text_attribute(datasets[v]->get(), "description", kVarDescriptions[v], path);
+  }
   return datasets;
 }
 
@@ -177,20 +266,21 @@ void write_variables(const Datasets& datasets, const CellBlock& block, const dou
 // Writes the datasets and attributes of a collective snapshot into `file`: this rank's
 // block `part.local`, from `prim`. Every dataset is closed on return, so that the file can
 // be closed for real.
-void fill_snapshot(hid_t file, const Grid& g, bool single, long step, double time, const std::vector<double>& prim,
-                   const SnapshotPart& part, hid_t transfer, const std::string& path) {
-  Datasets datasets = create_datasets(file, g, single, path);
+void fill_snapshot(hid_t file, const Grid& g, const SnapshotMetadata& m, long step, double time,
+                   const std::vector<double>& prim, const SnapshotPart& part, hid_t transfer, const std::string& path) {
+  Datasets datasets = create_datasets(file, g, m.single_precision, path);
   std::vector<float> narrow;
-  write_variables(datasets, block_of(part.local), prim.data(), single, narrow, transfer, path);
+  write_variables(datasets, block_of(part.local), prim.data(), m.single_precision, narrow, transfer, path);
   for (int v = 0; v < kNumVars; ++v)
     check(datasets[v]->close(), std::string("close dataset '") + kVarNames[v] + "'", path);
-  write_snapshot_attributes(file, g, step, time, path);
+  write_description(file, g, m, transfer, part.root, path);
+  write_time_attributes(file, step, time, path);
 }
 
 // Every rank writes its block of "<path>.tmp" through MPI-IO; rank 0 then renames it. The
 // temporary is created new (rank 0 first removes any entry of that name, a link included);
 // a failure is reported with what HDF5's error stack says, and rank 0 removes the temporary.
-void write_collective(const std::string& path, const Grid& g, bool single, long step, double time,
+void write_collective(const std::string& path, const Grid& g, const SnapshotMetadata& m, long step, double time,
                       const std::vector<double>& prim, const SnapshotPart& part) {
   const std::string tmp = path + ".tmp";
   std::error_code ec;
@@ -204,7 +294,7 @@ void write_collective(const std::string& path, const Grid& g, bool single, long 
     const std::unique_ptr<Access> access = collective_access(part, tmp);
     H5Handle file(check_id(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access->file), "create file", tmp),
                   H5Fclose);
-    fill_snapshot(file.get(), g, single, step, time, prim, part, access->transfer, tmp);
+    fill_snapshot(file.get(), g, m, step, time, prim, part, access->transfer, tmp);
     check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), "flush file", tmp);
     check(file.close(), "close file", tmp);
   } catch (...) {
@@ -264,11 +354,11 @@ bool SnapshotWriter::collective_available() {
 #endif
 }
 
-SnapshotWriter::SnapshotWriter(std::string out_dir, const Grid& grid, bool single_precision, std::string prefix,
+SnapshotWriter::SnapshotWriter(std::string out_dir, const Grid& grid, SnapshotMetadata metadata, std::string prefix,
                                const SnapshotPart* part)
     : out_dir_(std::move(out_dir)),
       grid_(grid),
-      single_(single_precision),
+      metadata_(std::move(metadata)),
       prefix_(std::move(prefix)),
       collective_(part != nullptr) {
   if (part) {
@@ -303,16 +393,17 @@ SnapshotFile SnapshotWriter::begin(int index) const {
   auto p = std::make_unique<SnapshotFile::Parts>();
   p->index = index;
   p->h5_path = (fs::path(out_dir_) / (file_stem(prefix_, index) + ".h5")).string();
-  p->single = single_;
+  p->single = metadata_.single_precision;
   if (collective_) {
     p->local.assign(kNumVars * part_.local.ninterior, 0.0);
     p->bounds = part_.local;
     return SnapshotFile(std::move(p));
   }
   try {
-    const std::size_t bytes = kNumVars * grid_.ninterior * (single_ ? sizeof(float) : sizeof(double));
+    const std::size_t bytes = kNumVars * grid_.ninterior * (p->single ? sizeof(float) : sizeof(double)) +
+                              sizeof(double) * (grid_.n[0] + grid_.n[1] + grid_.n[2]) + metadata_.deck_text.size();
     p->image = std::make_unique<h5::MemoryFile>(p->h5_path, bytes);
-    p->datasets = create_datasets(p->image->get(), grid_, single_, p->h5_path);
+    p->datasets = create_datasets(p->image->get(), grid_, p->single, p->h5_path);
   } catch (const h5::Error& e) {
     throw OutputError("cannot write snapshot '" + p->h5_path + "': " + e.reason());
   }
@@ -326,10 +417,11 @@ SnapshotInfo SnapshotWriter::finish(SnapshotFile& file, long step, double time) 
   const fs::path xmf_path = fs::path(out_dir_) / (stem + ".xmf");
   try {
     if (collective_) {  // every rank creates, writes and closes the one file together
-      write_collective(p.h5_path, grid_, single_, step, time, p.local, part_);
+      write_collective(p.h5_path, grid_, metadata_, step, time, p.local, part_);
     } else {
       for (auto& dset : p.datasets) check(dset->close(), "close a dataset", p.h5_path);
-      write_snapshot_attributes(p.image->get(), grid_, step, time, p.h5_path);
+      write_description(p.image->get(), grid_, metadata_, H5P_DEFAULT, true, p.h5_path);
+      write_time_attributes(p.image->get(), step, time, p.h5_path);
       p.image->finish();
       write_file_atomically(p.h5_path, p.image->data(), p.image->size(), "snapshot", /*sync_directory=*/false);
     }
@@ -340,7 +432,8 @@ SnapshotInfo SnapshotWriter::finish(SnapshotFile& file, long step, double time) 
   if (!collective_ || part_.root) {
     // The xmf sits next to the h5, so it refers to it by bare file name: the pair can be
     // moved or copied elsewhere together.
-    write_text_atomically(xmf_path, xdmf_document(xdmf_grid(grid_, single_, stem + ".h5", time, "    ")), "snapshot");
+    write_text_atomically(
+        xmf_path, xdmf_document(xdmf_grid(grid_, metadata_.single_precision, stem + ".h5", time, "    ")), "snapshot");
   }
 
   SnapshotInfo info{p.h5_path, xmf_path.string()};
@@ -377,7 +470,7 @@ void SnapshotWriter::write_series() const {
   std::string body = "    <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   for (std::size_t i = 0; i < written_.size(); ++i) {
     const std::string h5_name = fs::path(written_[i].h5_path).filename().string();
-    body += xdmf_grid(grid_, single_, h5_name, times_[i], "      ");
+    body += xdmf_grid(grid_, metadata_.single_precision, h5_name, times_[i], "      ");
   }
   body += "    </Grid>\n";
   write_text_atomically(fs::path(out_dir_) / (prefix_ + ".xmf"), xdmf_document(body), "snapshot series");

@@ -1,15 +1,34 @@
 // HDF5 snapshots of the primitive variables, each with an XDMF file that ParaView opens,
-// and a time-series XDMF tying all snapshots of a run together.
+// and a time-series XDMF tying all snapshots of a run together. Each file describes itself:
+// the run's time, step, problem, gamma, deck, precision, layout and provenance, the units,
+// the order of dimensions, and the cells' centres (docs/output.md lists every attribute).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "io/provenance.hpp"
 #include "kernels/contract/state_slabs.hpp"  // CellBlock
 #include "kernels/grid.hpp"
 
 namespace halocline {
+
+// Bumped whenever what a snapshot holds changes. 2: the run's description (problem, gamma,
+// deck, precision, layout, backend, units, dimension orders, provenance) and the coordinate
+// datasets x, y, z; format 1 held the five variables and grid, origin, spacing, step, time.
+constexpr int kSnapshotFormat = 2;
+
+// What a snapshot says about the run that wrote it, besides the grid and the state.
+struct SnapshotMetadata {
+  bool single_precision = false;    // the datasets as 32-bit floats (an fp32 run), else 64-bit
+  std::string problem = "unknown";  // the deck's problem.type
+  double gamma = 0;                 // the ratio of specific heats (0: not given)
+  std::string layout = "unknown";   // the run's layout in memory (the file's order is always z, y, x)
+  std::string backend = "unknown";
+  std::string deck_text;  // the deck as read, before the command line's overrides
+  Provenance provenance;
+};
 
 // This rank's part of a snapshot written collectively into one shared file (a parallel
 // HDF5 build, several ranks): every rank writes its own block of each dataset.
@@ -47,11 +66,11 @@ class SnapshotFile {
 
 class SnapshotWriter {
  public:
-  // `grid` gives the interior size, origin and spacing; `single_precision` stores the
-  // datasets as 32-bit floats (an fp32 run), otherwise as 64-bit.
+  // `grid` gives the interior size, origin and spacing; `metadata` what every file says
+  // about the run (its `single_precision` stores the datasets as 32-bit floats).
   // With `part`, every rank constructs a writer and calls write() with its own cells
-  // (collective_available() must be true).
-  SnapshotWriter(std::string out_dir, const Grid& grid, bool single_precision, std::string prefix = "snapshot",
+  // (collective_available() must be true), and every rank's metadata must be the same.
+  SnapshotWriter(std::string out_dir, const Grid& grid, SnapshotMetadata metadata, std::string prefix = "snapshot",
                  const SnapshotPart* part = nullptr);
 
   // Whether this build's HDF5 can write one file from several ranks (parallel HDF5).
@@ -85,7 +104,7 @@ class SnapshotWriter {
  private:
   std::string out_dir_;
   Grid grid_;
-  bool single_;
+  SnapshotMetadata metadata_;
   std::string prefix_;
   bool collective_ = false;
   SnapshotPart part_;

@@ -1,10 +1,12 @@
 // A small JSON Schema checker for the tests: the subset the schemas in docs/schemas/ use
-// (type, required, properties, items, enum, minimum, exclusiveMinimum). Returns the first
-// violation as "path: what", or an empty string.
+// (type, required, properties, items, enum, minimum, exclusiveMinimum, pattern, and $ref to
+// another file of docs/schemas/). Returns the first violation as "path: what", or an empty
+// string.
 #pragma once
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 
 namespace halocline::test {
@@ -20,8 +22,15 @@ inline bool has_type(const nlohmann::json& v, const std::string& type) {
   return false;
 }
 
+// docs/schemas/FILE (a schema's "$ref" names a file beside it).
+inline nlohmann::json load_schema_file(const std::string& file) {
+  std::ifstream in(std::string(HALOCLINE_SOURCE_DIR) + "/docs/schemas/" + file);
+  return nlohmann::json::parse(in);
+}
+
 inline std::string schema_violation(const nlohmann::json& v, const nlohmann::json& schema,
                                     const std::string& path = "$") {
+  if (schema.contains("$ref")) return schema_violation(v, load_schema_file(schema["$ref"].get<std::string>()), path);
   if (schema.contains("type")) {
     bool ok = false;
     if (schema["type"].is_array()) {
@@ -36,6 +45,9 @@ inline std::string schema_violation(const nlohmann::json& v, const nlohmann::jso
     for (const auto& e : schema["enum"]) found = found || e == v;
     if (!found) return path + ": " + v.dump() + " not in " + schema["enum"].dump();
   }
+  if (v.is_string() && schema.contains("pattern") &&
+      !std::regex_search(v.get<std::string>(), std::regex(schema["pattern"].get<std::string>())))
+    return path + ": " + v.dump() + " does not match " + schema["pattern"].dump();
   if (v.is_number() && schema.contains("minimum") && v.get<double>() < schema["minimum"].get<double>())
     return path + ": " + v.dump() + " below the minimum";
   if (v.is_number() && schema.contains("exclusiveMinimum") &&
@@ -61,9 +73,6 @@ inline std::string schema_violation(const nlohmann::json& v, const nlohmann::jso
 }
 
 // docs/schemas/NAME.schema.json
-inline nlohmann::json load_schema(const std::string& name) {
-  std::ifstream in(std::string(HALOCLINE_SOURCE_DIR) + "/docs/schemas/" + name + ".schema.json");
-  return nlohmann::json::parse(in);
-}
+inline nlohmann::json load_schema(const std::string& name) { return load_schema_file(name + ".schema.json"); }
 
 }  // namespace halocline::test

@@ -18,6 +18,7 @@
 #include "app/checkpoints.hpp"
 #include "app/driver.hpp"
 #include "app/problems.hpp"
+#include "app/provenance.hpp"
 #include "app/verify.hpp"
 #include "io/checkpoint.hpp"
 #include "io/deck.hpp"
@@ -323,6 +324,52 @@ TEST(Checkpoint, OlderFormatsAreRefused) {
               std::string::npos)
         << refusal(p);
   }
+}
+
+// A checkpoint says which run wrote it: the run's provenance (the command's, with its
+// device) as the group "provenance", outside the header. Changing it leaves the header's
+// checksum valid, so a restart reads the file as before.
+TEST(Checkpoint, CarriesTheRunsProvenanceOutsideTheHeader) {
+  hc::test::TempDir dir("ckpt_provenance");
+  hc::Config c = kh(dir.path() / "run");
+  c.checkpoint.every_steps = 6;
+  hc::RunOptions options;
+  options.write_output = false;
+  options.provenance = hc::make_provenance({"halocline", "run", "inputs/kh.toml", "--set", "grid.nx=40"});
+  const hc::RunResult r = hc::run_simulation(c, options);
+  ASSERT_FALSE(r.checkpoints.empty());
+  const std::string& path = r.checkpoints.front();
+  EXPECT_EQ(hc::test::read_provenance_group(path), hc::provenance_json(r.provenance));
+  EXPECT_EQ(hc::test::read_provenance_group(path).at("command_line"), "halocline run inputs/kh.toml --set grid.nx=40");
+  {
+    hc::h5::H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+    hc::h5::H5Handle group(H5Gopen2(file.get(), "provenance", H5P_DEFAULT), H5Gclose);
+    ASSERT_GE(H5Adelete(group.get(), "host"), 0);
+    hc::h5::write_text_attribute(group.get(), "host", "another host", path);
+  }
+  EXPECT_EQ(hc::test::read_provenance_group(path).at("host"), "another host");
+  EXPECT_EQ(refusal(path), "accepted");
+}
+
+// A deck longer than the 64 KiB an attribute may take in HDF5's earliest format is kept
+// whole and read back (it failed the write before: "object header message is too large").
+TEST(Checkpoint, KeepsADeckLongerThan64KiB) {
+  hc::test::TempDir dir("ckpt_long_deck");
+  fs::create_directories(dir.path());
+  hc::CheckpointHeader h;
+  h.halocline_version = HALOCLINE_VERSION;
+  h.problem = "uniform";
+  h.boundaries = {"outflow", "outflow", "outflow", "outflow", "outflow", "outflow"};
+  h.grid = {2, 2, 2};
+  h.gamma = 1.4;
+  h.precision = "fp64";
+  h.layout = "soa";
+  h.backend = "kokkos";
+  h.checksum = "0000000000000000";
+  for (int line = 0; h.deck_text.size() <= 200000; ++line) h.deck_text += "# comment " + std::to_string(line) + "\n";
+  const std::string path = hc::checkpoint_path(dir.path().string(), 0);
+  hc::write_checkpoint(path, h, std::vector<double>(hc::kNumVars * 8, 1.0));
+  EXPECT_EQ(hc::read_checkpoint_header(path).deck_text, h.deck_text);
 }
 
 // What a restart may not change is named, field by field; what it may change runs.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -17,8 +18,10 @@
 #include <vector>
 
 #include "app/probe.hpp"
+#include "app/provenance.hpp"
 #include "io/config.hpp"
 #include "tests/schema_check.hpp"
+#include "tests/test_support.hpp"
 
 namespace hc = halocline;
 
@@ -413,6 +416,80 @@ TEST_F(Cli, SodRunWritesReportAndSnapshot) {
   const std::string sum = j.at("checksum").get<std::string>();
   EXPECT_EQ(sum.size(), 16u) << sum;
   EXPECT_EQ(sum.find_first_not_of("0123456789abcdef"), std::string::npos) << sum;
+}
+
+// ---- Provenance: every file a command writes says where it came from ---------------------
+
+// The record of the command the test ran: its words as the program got them, from the
+// source directory (where Cli::run starts it), made between `before` and now.
+void expect_provenance_of(const nlohmann::json& p, const std::vector<std::string>& args, std::time_t before) {
+  EXPECT_EQ(hc::test::schema_violation(p, hc::test::load_schema("provenance")), "");
+  std::vector<std::string> words = {HALOCLINE_BINARY};
+  words.insert(words.end(), args.begin(), args.end());
+  EXPECT_EQ(p.at("command_line"), hc::shell_command(words));
+  EXPECT_EQ(p.at("working_directory"), fs::canonical(HALOCLINE_SOURCE_DIR).string());
+  std::tm utc{};
+  ASSERT_NE(strptime(p.at("date").get<std::string>().c_str(), "%Y-%m-%dT%H:%M:%SZ", &utc), nullptr) << p;
+  EXPECT_GE(timegm(&utc), before);
+  EXPECT_LE(timegm(&utc), std::time(nullptr));
+  EXPECT_EQ(p.at("version"), HALOCLINE_VERSION);
+}
+
+// One record per run, the same in the report, the probe it measured, every snapshot (the
+// first and the final one) and every checkpoint.
+TEST_F(Cli, EveryFileOfARunCarriesOneProvenance) {
+  const std::time_t before = std::time(nullptr);
+  const fs::path out = dir_ / "sod out";  // a space: the command line quotes it
+  const std::vector<std::string> args = {
+      "run",   "inputs/sod.toml",     "--set", "grid.nx=32", "--set",  "checkpoint.every_steps=5",
+      "--set", "output.interval=0.1", "--out", out.string(), "--quiet"};
+  const Result r = run(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json report = read_json(out / "report.json");
+  EXPECT_EQ(hc::test::schema_violation(report, hc::test::load_schema("run")), "");
+  const nlohmann::json& p = report.at("provenance");
+  expect_provenance_of(p, args, before);
+  EXPECT_NE(p.at("command_line").get<std::string>().find("'" + out.string() + "'"), std::string::npos) << p;
+  const nlohmann::json probe = read_json(out / hc::probe_cache_name(cfg_backend(report), report["probe"]["device"]));
+  EXPECT_EQ(probe.at("provenance"), p);
+  std::vector<fs::path> files = {out / "snapshot_0000.h5", out / "snapshot_0002.h5"};  // t = 0 and the end
+  for (const auto& e : fs::directory_iterator(out))
+    if (e.path().filename().string().rfind("checkpoint_", 0) == 0) files.push_back(e.path());
+  ASSERT_GE(files.size(), 3u);
+  for (const fs::path& file : files) EXPECT_EQ(hc::test::read_provenance_group(file), p) << file;
+}
+
+// info --json, probe's JSON and bench's (and each of its runs' reports) carry it too; the
+// text of info lists the machine.
+TEST_F(Cli, InfoProbeAndBenchCarryTheProvenance) {
+  const std::time_t before = std::time(nullptr);
+  const Result info = run({"info", "--json"});
+  ASSERT_EQ(info.code, 0) << info.err;
+  expect_provenance_of(nlohmann::json::parse(info.out).at("provenance"), {"info", "--json"}, before);
+  const Result text = run({"info"});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("machine and command\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  cpu_model"), std::string::npos) << text.out;
+
+  const std::vector<std::string> probe_args = {"probe", "--quick", "--json", (dir_ / "probe.json").string()};
+  ASSERT_EQ(run(probe_args).code, 0);
+  const nlohmann::json probe = read_json(dir_ / "probe.json");
+  EXPECT_EQ(hc::test::schema_violation(probe, hc::test::load_schema("probe")), "");
+  expect_provenance_of(probe.at("provenance"), probe_args, before);
+
+  const std::vector<std::string> bench_args = {"bench",    "inputs/bench.toml",
+                                               "--set",    "grid.n=8",
+                                               "--sweep",  "layout=aos,soa",
+                                               "--repeat", "1",
+                                               "--steps",  "1",
+                                               "--out",    (dir_ / "bench").string(),
+                                               "--quiet"};
+  ASSERT_EQ(run(bench_args).code, 0);
+  const nlohmann::json bench = read_json(dir_ / "bench" / "bench.json");
+  EXPECT_EQ(hc::test::schema_violation(bench, hc::test::load_schema("bench")), "");
+  expect_provenance_of(bench.at("provenance"), bench_args, before);
+  for (const char* row : {"0", "1"})
+    EXPECT_EQ(read_json(dir_ / "bench" / "runs" / row / "report.json").at("provenance"), bench.at("provenance")) << row;
 }
 
 // ---- Layouts agree; --report writes where it is told -------------------------------------

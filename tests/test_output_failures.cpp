@@ -151,7 +151,7 @@ std::vector<std::string> failing_writes(const fs::path& dir, int n) {
   std::vector<std::string> out;
   const hc::Grid g = cube(n);
   out.push_back(outcome([&] {
-    hc::SnapshotWriter writer(dir.string(), g, false);
+    hc::SnapshotWriter writer(dir.string(), g, hc::SnapshotMetadata{});
     writer.write(3, 30, 0.5, values(g, 2));
   }));
   out.push_back(
@@ -264,7 +264,7 @@ TEST(OutputFailures, RenameFailureLeavesNoTemporary) {
   fs::create_directories(dir / "checkpoint_00000002.h5" / "occupied");
   write_earlier(dir);
   const hc::Grid g = cube(4);
-  hc::SnapshotWriter writer(dir.string(), g, false);
+  hc::SnapshotWriter writer(dir.string(), g, hc::SnapshotMetadata{});
   const std::string snapshot = outcome([&] { writer.write(0, 0, 0.0, values(g, 0)); });
   expect_output_error(snapshot, (dir / "snapshot_0000.h5").string(), "it is a directory");
   const std::string checkpoint =
@@ -291,7 +291,7 @@ TEST(OutputFailures, PlantedLinksAreNeverFollowed) {
   fs::create_symlink(tmp.path() / "nowhere", dir / "snapshot_0001.h5.tmp");  // dangling
 
   const hc::Grid g = cube(4);
-  hc::SnapshotWriter writer(dir.string(), g, false);
+  hc::SnapshotWriter writer(dir.string(), g, hc::SnapshotMetadata{});
   EXPECT_EQ(outcome([&] { writer.write(0, 0, 0.0, values(g, 0)); }), "written");
   EXPECT_EQ(outcome([&] { writer.write(1, 1, 0.1, values(g, 1)); }), "written");
   EXPECT_EQ(outcome([&] { writer.write_series(); }), "written");

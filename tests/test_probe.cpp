@@ -15,6 +15,7 @@
 #include "app/driver.hpp"
 #include "app/info.hpp"
 #include "app/probe.hpp"
+#include "app/provenance.hpp"
 #include "app/select.hpp"
 #include "app/verify.hpp"
 #include "io/deck.hpp"
@@ -49,7 +50,7 @@ TEST(Probe, FiguresArePlausibleAndMatchTheSchema) {
   EXPECT_GT(r.launch_sync_s, 0);
   EXPECT_GT(r.timer_resolution_s, 0);
   EXPECT_LT(r.timer_resolution_s, 1e-4);
-  const nlohmann::json j = hc::probe_json(r);
+  const nlohmann::json j = hc::probe_json(r, hc::make_provenance({"halocline", "probe"}));
   EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("probe")), "");
   if (r.backend == "kokkos") {
     EXPECT_TRUE(r.transfers.empty());
@@ -80,8 +81,9 @@ TEST(Probe, JsonReadsBackTheSame) {
   r.transfers.push_back({"pinned", "h2d", 4096, 1.5e-6});
   r.launch_s = 2e-6;
   r.timer = "events";
-  const nlohmann::json j = hc::probe_json(r);
-  EXPECT_EQ(hc::probe_json(hc::probe_from_json(j)), j);
+  const hc::Provenance provenance = hc::make_provenance({"halocline", "probe"});
+  const nlohmann::json j = hc::probe_json(r, provenance);
+  EXPECT_EQ(hc::probe_json(hc::probe_from_json(j), provenance), j);
   EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("probe")), "");
   // The checker does fail: a negative bandwidth and a missing field are caught.
   nlohmann::json bad = j;
@@ -95,12 +97,18 @@ TEST(Probe, JsonReadsBackTheSame) {
 TEST(Probe, RunsReadTheCacheOfTheirDevice) {
   hc::test::TempDir dir("probe_cache");
   std::string first, second;
-  const hc::ProbeResult a = hc::cached_probe(dir.path().string(), probed_backend(), 0, first);
-  const hc::ProbeResult b = hc::cached_probe(dir.path().string(), probed_backend(), 0, second);
+  const hc::Provenance provenance = hc::make_provenance({"halocline", "run"});
+  const hc::ProbeResult a = hc::cached_probe(dir.path().string(), probed_backend(), 0, first, provenance);
+  const hc::ProbeResult b = hc::cached_probe(dir.path().string(), probed_backend(), 0, second, provenance);
   EXPECT_EQ(first, "measured");
   EXPECT_EQ(second, (dir.path() / hc::probe_cache_name(a.backend, a.device_name)).string());
   EXPECT_EQ(b.copy_Bps, a.copy_Bps);
   EXPECT_TRUE(a.quick);
+  // The cache a run measured says which run it was.
+  std::ifstream in(second);
+  const nlohmann::json cache = nlohmann::json::parse(in);
+  EXPECT_EQ(cache.at("provenance").at("command_line"), "halocline run");
+  EXPECT_EQ(cache.at("provenance").at("date"), provenance.date);
 }
 
 // The real outputs of the H200 (tests/data/h200/) match the schemas the tests hold the

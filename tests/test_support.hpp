@@ -1,8 +1,11 @@
-// Helpers shared by the test files: the decks in inputs/ and short runs of them.
+// Helpers shared by the test files: the decks in inputs/ and short runs of them, temporary
+// directories, and reading HDF5 files back.
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -67,6 +70,76 @@ inline std::vector<double> read_dataset(const std::filesystem::path& file, const
   }
   H5Fclose(f);
   return values;
+}
+
+// A text attribute (a fixed-length string) of an HDF5 object, without its NUL padding;
+// "<missing>" when the object has no such attribute, "<not text>" when it is not a string.
+inline std::string read_text_attribute(hid_t object, const char* name) {
+  if (H5Aexists(object, name) <= 0) return "<missing>";
+  const hid_t attr = H5Aopen(object, name, H5P_DEFAULT);
+  const hid_t type = H5Aget_type(attr);
+  std::string value = "<not text>";
+  if (H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) == 0) {
+    value.assign(H5Tget_size(type), '\0');
+    if (H5Aread(attr, type, value.data()) < 0) value = "<unreadable>";
+    value = value.substr(0, value.find('\0'));
+  }
+  H5Tclose(type);
+  H5Aclose(attr);
+  return value;
+}
+
+// A scalar attribute read as `memory_type` into a T; `missing` when there is none.
+template <class T>
+T read_scalar_attribute(hid_t object, const char* name, hid_t memory_type, T missing) {
+  if (H5Aexists(object, name) <= 0) return missing;
+  const hid_t attr = H5Aopen(object, name, H5P_DEFAULT);
+  T value = missing;
+  if (H5Aread(attr, memory_type, &value) < 0) value = missing;
+  H5Aclose(attr);
+  return value;
+}
+
+// Every attribute of the group "provenance" of `file` as JSON, read without knowing the
+// field names: strings as strings, 8-bit enums (h5py's booleans) as booleans, integers as
+// integers. A file without the group gives null. What app/provenance.cpp's provenance_json
+// gives for the same record, so that a file's and a report's can be compared whole.
+inline nlohmann::json read_provenance_group(const std::filesystem::path& file) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return nullptr;
+  nlohmann::json fields = nullptr;
+  const hid_t group = H5Lexists(f, "provenance", H5P_DEFAULT) > 0 ? H5Gopen2(f, "provenance", H5P_DEFAULT) : -1;
+  if (group >= 0) {
+    fields = nlohmann::json::object();
+    auto visit = [](hid_t object, const char* name, const H5A_info_t*, void* data) -> herr_t {
+      auto& out = *static_cast<nlohmann::json*>(data);
+      const hid_t attr = H5Aopen(object, name, H5P_DEFAULT);
+      const hid_t type = H5Aget_type(attr);
+      switch (H5Tget_class(type)) {
+        case H5T_STRING: out[name] = read_text_attribute(object, name); break;
+        case H5T_ENUM: {
+          std::int8_t value = -1;
+          H5Aread(attr, type, &value);
+          out[name] = value == 1;
+          break;
+        }
+        case H5T_INTEGER: {
+          std::int64_t value = -1;
+          H5Aread(attr, H5T_NATIVE_INT64, &value);
+          out[name] = value;
+          break;
+        }
+        default: out[name] = "<unexpected type>";
+      }
+      H5Tclose(type);
+      H5Aclose(attr);
+      return 0;
+    };
+    H5Aiterate2(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, visit, &fields);
+    H5Gclose(group);
+  }
+  H5Fclose(f);
+  return fields;
 }
 
 }  // namespace halocline::test

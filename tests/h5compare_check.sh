@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# tools/h5compare on real snapshots (docs/output.md): the same solution from two runs and two
+# layouts is identical, value by value; a run of another length, or a file with one attribute
+# changed (tests/hostile/h5attr), differs at that value; bad input exits 2 with one line.
+#   h5compare_check.sh HALOCLINE H5COMPARE H5ATTR DECK CASE   (CASE: same, differs, bad_input)
+set -uo pipefail
+bin=$1 compare=$2 h5attr=$3 deck=$4 case=$5
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# snapshot NAME [options]: a 16-cell Sod run's final snapshot, NAME/snapshot_0000.h5
+snapshot() {
+  local name=$1
+  shift
+  "$bin" run "$deck" --no-probe --quiet --set grid.nx=16 --set output.interval=0 --out "$work/$name" "$@" ||
+    fail "the run $name failed"
+}
+
+# expect CODE STDOUT-START ARGS...: h5compare's exit code and the start of its stdout
+expect() {
+  local code=$1 start=$2
+  shift 2
+  "$compare" "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  echo "h5compare $*: exit $got: $(cat "$work/out" "$work/err")"
+  [ "$got" = "$code" ] || fail "exit $got, expected $code"
+  [[ "$(cat "$work/out")" == "$start"* ]] || fail "stdout does not start with '$start'"
+}
+
+# expect_refusal ERROR-LINE ARGS...: exit 2, that one line on stderr, nothing on stdout
+expect_refusal() {
+  local line=$1
+  shift
+  expect 2 "" "$@"
+  [ "$(cat "$work/err")" = "$line" ] || fail "stderr is not the one line '$line'"
+  [ -s "$work/out" ] && fail "something on stdout"
+}
+
+case $case in
+  same)
+    snapshot soa --steps 3 --layout soa
+    snapshot aos --steps 3 --layout aos
+    snapshot again --steps 3 --layout soa
+    # 5 x 16 values, 16 + 1 + 1 centres, time, step, 3 x 3 of grid, origin, spacing, gamma,
+    # problem and precision: 112
+    expect 0 "identical: 112 values" "$work/soa/snapshot_0000.h5" "$work/aos/snapshot_0000.h5"
+    expect 0 "identical: 112 values" "$work/soa/snapshot_0000.h5" "$work/again/snapshot_0000.h5"
+    ;;
+  differs)
+    snapshot three --steps 3
+    snapshot four --steps 4
+    expect 1 "rho[" "$work/three/snapshot_0000.h5" "$work/four/snapshot_0000.h5"
+    for change in "gamma 2" "time 0.5" "step 7"; do
+      read -r name value <<<"$change"
+      cp "$work/three/snapshot_0000.h5" "$work/$name.h5"
+      "$h5attr" "$work/$name.h5" "$name" "$value" || fail "h5attr could not change $name"
+      expect 1 "$name[0]: " "$work/three/snapshot_0000.h5" "$work/$name.h5"
+    done
+    ;;
+  bad_input)
+    snapshot one --steps 1
+    expect_refusal "usage: h5compare A.h5 B.h5 (exit 0: the same values, 1: a difference, 2: bad input)" \
+      "$work/one/snapshot_0000.h5"
+    expect_refusal "h5compare: cannot read '$work/none.h5': no such file" "$work/one/snapshot_0000.h5" "$work/none.h5"
+    expect_refusal "h5compare: cannot read '$work/one/snapshot_0000.xmf': not an HDF5 file" \
+      "$work/one/snapshot_0000.xmf" "$work/one/snapshot_0000.h5"
+    expect_refusal "h5compare: cannot read '$work/one': not a regular file" "$work/one" "$work/one/snapshot_0000.h5"
+    ;;
+  *) fail "unknown case '$case'" ;;
+esac
+[ "$failures" = 0 ] && echo ok

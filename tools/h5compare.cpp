@@ -1,0 +1,152 @@
+// h5compare A.h5 B.h5: whether two Halocline snapshots hold the same solution, bit for bit
+// (docs/output.md): the variables rho, u, v, w, p, the cell centres x, y, z, the attributes
+// time, step, grid, origin, spacing, gamma, problem and precision. What says how and where a
+// file was made (provenance, deck, layout, backend, format) is not compared: the point is to
+// compare runs of other layouts, rank counts, backends, output paths or machines; nor are
+// the files' bytes (a collective write lays a file out otherwise than a serial one).
+//
+// Exit 0 when every value is the same (prints "identical: N values"); 1 at the first
+// difference, which it prints (NAME[index]: A against B, or what one file lacks); 2 for bad
+// input (the usage, a file that cannot be read), one line on stderr.
+#include <hdf5.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace {
+
+// What is compared, in this order: numbers (each read as doubles: a float, an int and an
+// int64 convert exactly), then texts.
+struct Item {
+  const char* name;
+  bool dataset;  // a dataset of the root group; else a root attribute
+};
+const Item kNumbers[] = {{"rho", true},   {"u", true},       {"v", true},        {"w", true},     {"p", true},
+                         {"x", true},     {"y", true},       {"z", true},        {"time", false}, {"step", false},
+                         {"grid", false}, {"origin", false}, {"spacing", false}, {"gamma", false}};
+const char* const kTexts[] = {"problem", "precision"};
+
+// A snapshot open for reading, closed on scope exit.
+class File {
+ public:
+  explicit File(const std::string& path) : path_(path) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec)) id_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  }
+  ~File() {
+    if (id_ >= 0) H5Fclose(id_);
+  }
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  hid_t id() const { return id_; }
+  const std::string& path() const { return path_; }
+  // Why the file cannot be read, or "" when it can.
+  std::string fault() const {
+    std::error_code ec;
+    if (!std::filesystem::exists(path_, ec)) return "no such file";
+    if (!std::filesystem::is_regular_file(path_, ec)) return "not a regular file";
+    return id_ < 0 ? "not an HDF5 file" : "";
+  }
+
+ private:
+  std::string path_;
+  hid_t id_ = -1;
+};
+
+bool has(hid_t file, const char* name, bool dataset) {
+  return dataset ? H5Lexists(file, name, H5P_DEFAULT) > 0 : H5Aexists(file, name) > 0;
+}
+
+// The values of a dataset or an attribute as doubles; false when they cannot be read.
+bool read_numbers(hid_t file, const Item& item, std::vector<double>& out) {
+  const hid_t obj = item.dataset ? H5Dopen2(file, item.name, H5P_DEFAULT) : H5Aopen(file, item.name, H5P_DEFAULT);
+  if (obj < 0) return false;
+  const hid_t space = item.dataset ? H5Dget_space(obj) : H5Aget_space(obj);
+  out.assign(static_cast<std::size_t>(std::max<hssize_t>(0, H5Sget_simple_extent_npoints(space))), 0.0);
+  const herr_t status = item.dataset ? H5Dread(obj, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data())
+                                     : H5Aread(obj, H5T_NATIVE_DOUBLE, out.data());
+  H5Sclose(space);
+  item.dataset ? H5Dclose(obj) : H5Aclose(obj);
+  return status >= 0;
+}
+
+// A fixed-length text attribute without its NUL padding; false when it cannot be read.
+bool read_text(hid_t file, const char* name, std::string& out) {
+  const hid_t attr = H5Aopen(file, name, H5P_DEFAULT);
+  if (attr < 0) return false;
+  const hid_t type = H5Aget_type(attr);
+  const bool fixed = H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) == 0;
+  out.assign(fixed ? H5Tget_size(type) : 0, '\0');
+  const bool read = fixed && H5Aread(attr, type, out.data()) >= 0;
+  H5Tclose(type);
+  H5Aclose(attr);
+  out = out.substr(0, out.find('\0'));
+  return read;
+}
+
+// Where `name` is in one file only, what to say; "" when both have it or neither does.
+std::string presence(const File& a, const File& b, const char* name, bool dataset) {
+  const bool in_a = has(a.id(), name, dataset), in_b = has(b.id(), name, dataset);
+  if (in_a == in_b) return "";
+  return std::string(name) + ": missing in " + (in_a ? b.path() : a.path());
+}
+
+// The first difference of a numeric item, "" when the same; adds the values compared to `count`.
+std::string numbers_difference(const File& a, const File& b, const Item& item, std::size_t& count) {
+  std::string missing = presence(a, b, item.name, item.dataset);
+  if (!missing.empty() || !has(a.id(), item.name, item.dataset)) return missing;
+  std::vector<double> x, y;
+  if (!read_numbers(a.id(), item, x) || !read_numbers(b.id(), item, y))
+    return std::string(item.name) + ": cannot be read as numbers";
+  if (x.size() != y.size())
+    return std::string(item.name) + ": " + std::to_string(x.size()) + " values against " + std::to_string(y.size());
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (std::memcmp(&x[i], &y[i], sizeof(double)) != 0) {
+      char text[128];
+      std::snprintf(text, sizeof text, "[%zu]: %.17g against %.17g", i, x[i], y[i]);
+      return item.name + std::string(text);
+    }
+  count += x.size();
+  return "";
+}
+
+std::string text_difference(const File& a, const File& b, const char* name, std::size_t& count) {
+  std::string missing = presence(a, b, name, false);
+  if (!missing.empty() || !has(a.id(), name, false)) return missing;
+  std::string x, y;
+  if (!read_text(a.id(), name, x) || !read_text(b.id(), name, y)) return std::string(name) + ": cannot be read as text";
+  if (x != y) return std::string(name) + ": '" + x + "' against '" + y + "'";
+  ++count;
+  return "";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: h5compare A.h5 B.h5 (exit 0: the same values, 1: a difference, 2: bad input)\n");
+    return 2;
+  }
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // a file that cannot be read is said in one line
+  const File a(argv[1]), b(argv[2]);
+  for (const File* f : {&a, &b})
+    if (!f->fault().empty()) {
+      std::fprintf(stderr, "h5compare: cannot read '%s': %s\n", f->path().c_str(), f->fault().c_str());
+      return 2;
+    }
+  std::size_t count = 0;
+  std::string difference;
+  for (const Item& item : kNumbers)
+    if (difference.empty()) difference = numbers_difference(a, b, item, count);
+  for (const char* name : kTexts)
+    if (difference.empty()) difference = text_difference(a, b, name, count);
+  if (!difference.empty()) {
+    std::printf("%s\n", difference.c_str());
+    return 1;
+  }
+  std::printf("identical: %zu values\n", count);
+  return 0;
+}
