@@ -21,6 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from check_verdict import verdict
+
 EXTRA = {"git"}  # beyond the Makefile's packages, and why: the commit that --version names
 
 
@@ -80,10 +82,7 @@ CHECKS = {"InstallsTheMakefilesPackages": installs_the_makefiles_packages,
 def main():
     check, src = sys.argv[1], Path(sys.argv[2])
     failures = CHECKS[check](src, instructions(src / "packaging" / "container" / "Dockerfile"))
-    for line in failures:
-        print("FAIL:", line)
-    print(f"{check}: {'ok' if not failures else f'{len(failures)} failure(s)'}")
-    return 1 if failures else 0
+    return verdict(check, failures)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 
+from check_verdict import verdict
+
 try:
     import matplotlib
 
@@ -130,10 +132,7 @@ def main():
     plot = load_plot(src)
     with tempfile.TemporaryDirectory() as work:
         failures = CHECKS[check](plot, binary, src, work)
-    for line in failures:
-        print("FAIL:", line)
-    print(f"{check}: {'ok' if not failures else f'{len(failures)} failure(s)'}")
-    return 1 if failures else 0
+    return verdict(check, failures)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ import tempfile
 import types
 from pathlib import Path
 
+from check_verdict import verdict
+
 
 def calls_in(body, name):
     """The calls of `name` (a directive) in a class body, loops included."""
@@ -208,10 +210,7 @@ CHECKS = {"CompilesWithItsClassVariantsAndDependencies": compiles_with_its_class
 def main():
     check, src = sys.argv[1], Path(sys.argv[2])
     failures = CHECKS[check](src / "packaging" / "spack" / "package.py", src)
-    for line in failures:
-        print("FAIL:", line)
-    print(f"{check}: {'ok' if not failures else f'{len(failures)} failure(s)'}")
-    return 1 if failures else 0
+    return verdict(check, failures)
 
 
 if __name__ == "__main__":
