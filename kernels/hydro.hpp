@@ -163,24 +163,46 @@ HC_INLINE Real limited_slope(Real a, Real b, Limiter lim) {
   }
 }
 
+// The states at the low and high faces of one cell along a direction (second-order MUSCL
+// in primitive variables): the cell's state minus and plus half its limited slope, each
+// value's slope made once from the cell (q) and its neighbours below (qm) and above (qp).
+// Safety net: TVD limiters cannot produce a non-positive face density or pressure from
+// positive cells, but rounding at near-vacuum states could; a face state that has one falls
+// back to the cell's own state (first order).
+template <class Real>
+struct FaceStates {
+  Prim<Real> low, high;
+};
+
+template <class Real>
+HC_INLINE FaceStates<Real> muscl_cell(const Prim<Real>& qm, const Prim<Real>& q, const Prim<Real>& qp, Limiter lim) {
+  const Real half = Real(0.5);
+  FaceStates<Real> s;
+  Real slope = limited_slope(q.rho - qm.rho, qp.rho - q.rho, lim);
+  s.low.rho = mul_add(-half, slope, q.rho);
+  s.high.rho = mul_add(half, slope, q.rho);
+  for (int c = 0; c < 3; ++c) {
+    slope = limited_slope(q.u[c] - qm.u[c], qp.u[c] - q.u[c], lim);
+    s.low.u[c] = mul_add(-half, slope, q.u[c]);
+    s.high.u[c] = mul_add(half, slope, q.u[c]);
+  }
+  slope = limited_slope(q.p - qm.p, qp.p - q.p, lim);
+  s.low.p = mul_add(-half, slope, q.p);
+  s.high.p = mul_add(half, slope, q.p);
+  if (!(s.low.rho > Real(0)) || !(s.low.p > Real(0))) s.low = q;
+  if (!(s.high.rho > Real(0)) || !(s.high.p > Real(0))) s.high = q;
+  return s;
+}
+
 // Face states at the face between cells i-1 and i, from the primitive states of cells
-// i-2, i-1, i, i+1 along the face normal (second-order MUSCL in primitive variables).
+// i-2, i-1, i, i+1 along the face normal: the high face of cell i-1 on the left, the low
+// face of cell i on the right. (A kernel that reconstructs each cell once, muscl_cell,
+// gets the same bits: the fused stage.)
 template <class Real>
 HC_INLINE void muscl_face(const Prim<Real>& qm2, const Prim<Real>& qm1, const Prim<Real>& q0, const Prim<Real>& qp1,
                           Limiter lim, Prim<Real>& left, Prim<Real>& right) {
-  const Real half = Real(0.5);
-  left.rho = mul_add(half, limited_slope(qm1.rho - qm2.rho, q0.rho - qm1.rho, lim), qm1.rho);
-  right.rho = mul_add(-half, limited_slope(q0.rho - qm1.rho, qp1.rho - q0.rho, lim), q0.rho);
-  for (int c = 0; c < 3; ++c) {
-    left.u[c] = mul_add(half, limited_slope(qm1.u[c] - qm2.u[c], q0.u[c] - qm1.u[c], lim), qm1.u[c]);
-    right.u[c] = mul_add(-half, limited_slope(q0.u[c] - qm1.u[c], qp1.u[c] - q0.u[c], lim), q0.u[c]);
-  }
-  left.p = mul_add(half, limited_slope(qm1.p - qm2.p, q0.p - qm1.p, lim), qm1.p);
-  right.p = mul_add(-half, limited_slope(q0.p - qm1.p, qp1.p - q0.p, lim), q0.p);
-  // Safety net: TVD limiters cannot produce a non-positive face density or pressure from
-  // positive cells, but rounding at near-vacuum states could; fall back to first order.
-  if (!(left.rho > Real(0)) || !(left.p > Real(0))) left = qm1;
-  if (!(right.rho > Real(0)) || !(right.p > Real(0))) right = q0;
+  left = muscl_cell(qm2, qm1, q0, lim).high;
+  right = muscl_cell(qm1, q0, qp1, lim).low;
 }
 
 // Physical flux of state s through a face normal to velocity component 0.

@@ -233,6 +233,40 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
     EXPECT_EQ(seen.size(), 1u) << config;
     EXPECT_EQ(before.at(config).count(*seen.begin()), 0u) << config << ": the new arithmetic changed no bit?";
   }
+  // The same arithmetic, the fused kernels changed: the HIP one reconstructs each cell once
+  // (8 SoA rows at 256^3 and 512^3, 12 at 512^3 over the layouts), and one run of both
+  // backends (16 SoA rows) before that change. Every checksum is the one above.
+  rows = 0;
+  const auto recon = recorded_fused_checksums(
+      {"bench_recon_soa.json", "bench_recon_512_layouts.json", "bench_fma_final_soa_hip_kokkos.json"}, rows);
+  EXPECT_EQ(rows, 36u);
+  EXPECT_EQ(recon, after);
+  // The fourth form's work moved into kernels/fused_tile.hpp, run beside a Kokkos fused stage
+  // on that tile: HIP's rows have the same checksums; Kokkos refused the tile's scratch (a CUDA
+  // team gets 40,936 bytes), so the Kokkos fused stage kept its third form.
+  std::ifstream tile_in(std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/h200/fused/bench_tile_soa_hip_kokkos.json");
+  const nlohmann::json tile = nlohmann::json::parse(tile_in);
+  EXPECT_EQ(hc::test::schema_violation(tile, hc::test::load_schema("bench")), "");
+  std::size_t refused = 0;
+  for (const auto& row : tile["rows"]) {
+    const auto& v = row["values"];
+    const std::string config = v["grid.n"].get<std::string>() + " " + v["precision"].get<std::string>();
+    if (row.contains("skipped")) {
+      EXPECT_EQ(v["backend"], "kokkos");
+      EXPECT_EQ(v["kernels"], "fused");
+      EXPECT_NE(row["skipped"].get<std::string>().find("Cuda gives 40936"), std::string::npos);
+      ++refused;
+    } else {
+      EXPECT_EQ(after.at(config).count(row["checksum"].get<std::string>()), 1u) << row["name"];
+    }
+  }
+  EXPECT_EQ(refused, 4u);
+  // 1024^3 fp64 with the fused kernel ran on one H200 (the memory bar of issue 17).
+  rows = 0;
+  const auto big = recorded_fused_checksums({"bench_recon_1024_fp64.json"}, rows);
+  EXPECT_EQ(rows, 1u);
+  EXPECT_EQ(big.begin()->second.size(), 1u);
+  EXPECT_NE(*big.begin()->second.begin(), "");
 }
 
 // What runs cost outside their step loop on the H200 (tests/data/h200/outside_loop/,

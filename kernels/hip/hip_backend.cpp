@@ -343,7 +343,16 @@ class HipBackend final : public Backend {
   void fused_stage(int stage, const CellBox& cells) override {
     if (cells.empty()) return;
     const Box box = hip::box_of(cells);
-    hip::fused_stage_kernel<<<hip::fused_blocks(box), hip::fused_threads(), 0, compute_>>>(
+    // The kernel's shared memory is over the default 48 KiB: allowed once per kernel.
+    const auto kernel = hip::fused_stage_kernel<Real, L>;
+    constexpr int shared = static_cast<int>(hip::fused_shared_bytes<Real>());
+    static const bool allowed = [&] {
+      HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel), hipFuncAttributeMaxDynamicSharedMemorySize,
+                                    shared));
+      return true;
+    }();
+    (void)allowed;
+    kernel<<<hip::fused_blocks(box), hip::fused_threads(), shared, compute_>>>(
         grid_, box, state(stage == 1 ? Slot::U0 : Slot::U1), state(Slot::U0),
         stage == 1 ? state(Slot::U1) : next_solution(), gas(), physics_.limiter, physics_.riemann, stage, control(),
         max_bits());

@@ -38,6 +38,13 @@ inline hipError_t hipSetDevice(int d) { return cudaSetDevice(d); }
 inline hipError_t hipGetDevice(int* d) { return cudaGetDevice(d); }
 inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* p, int d) { return cudaGetDeviceProperties(p, d); }
 inline hipError_t hipDeviceSynchronize() { return cudaDeviceSynchronize(); }
+
+// Kernels: dynamic shared memory beyond the default 48 KiB must be allowed per kernel.
+using hipFuncAttribute = cudaFuncAttribute;
+constexpr hipFuncAttribute hipFuncAttributeMaxDynamicSharedMemorySize = cudaFuncAttributeMaxDynamicSharedMemorySize;
+inline hipError_t hipFuncSetAttribute(const void* kernel, hipFuncAttribute attr, int value) {
+  return cudaFuncSetAttribute(kernel, attr, value);
+}
 inline hipError_t hipRuntimeGetVersion(int* v) { return cudaRuntimeGetVersion(v); }
 inline hipError_t hipDriverGetVersion(int* v) { return cudaDriverGetVersion(v); }
 inline hipError_t hipMemGetInfo(std::size_t* free_bytes, std::size_t* total) {

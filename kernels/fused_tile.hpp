@@ -1,0 +1,208 @@
+// The fused stage's work on one tile, written once for every backend (kernels/hip/fused.hpp,
+// kernels/kokkos/fused.hpp): each backend only hands the items below to its threads and puts
+// its barriers between the phases.
+//
+// A tile is Tile::kNx x Tile::kNy columns of cells; a block (a team) marches along z through
+// a chunk of planes. Per plane, four phases, each reading only what the one before wrote:
+//   fill:   the plane with two cells of halo in x and y (a cross: no corners), converted once
+//           to primitive variables (x and y frames), kFill items;
+//   recon:  the low and high x face states of the tile's cells and one more on each side in
+//           x, then the y ones (muscl_cell: each slope made once; the split kernels make each
+//           twice, once for each face it touches), kReconX + kReconY items;
+//   faces:  the x and y face fluxes from those states (kFaceX + kFaceY items); and each
+//           column reconstructs its next cell along z and makes the z face above its cell;
+//   update: each column applies the stage to its cell and converts the z frame of the cell
+//           three planes up into its slots of a ring of three planes.
+// A column's z state (the flux below its cell, its cell's high z face state) is its own: one
+// thread's registers on a GPU. The ring's slots are the column's too: no barrier guards them.
+//
+// The arithmetic is the split kernels' (muscl_face is two muscl_cell halves, then
+// riemann_flux; update_cell's sum in x, y, z order): the same bits in the strict-FP build.
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/stencil.hpp"
+
+namespace halocline {
+
+// A tile of Nx x Ny columns: what each phase's list holds.
+template <int Nx, int Ny>
+struct FusedTile {
+  static constexpr int kNx = Nx, kNy = Ny, kHalo = kGhostLayers;
+  static constexpr int kPitch = kNx + 2 * kHalo, kRows = kNy + 2 * kHalo;  // the filled plane
+  static constexpr int kFill = kPitch * kRows;                             // its slots (corners unused)
+  static constexpr int kReconX = (kNx + 2) * kNy, kReconY = kNx * (kNy + 2), kRecon = kReconX + kReconY;
+  static constexpr int kFaceX = (kNx + 1) * kNy, kFaceY = kNx * (kNy + 1), kFaces = kFaceX + kFaceY;
+  static constexpr int kColumns = kNx * kNy;
+};
+
+// A list of primitive states, one array per value (consecutive items, consecutive addresses).
+template <class Real, int N>
+struct PrimList {
+  Real rho[N], u[3][N], p[N];
+  HC_INLINE void put(int i, const Prim<Real>& q) {
+    rho[i] = q.rho;
+    for (int c = 0; c < 3; ++c) u[c][i] = q.u[c];
+    p[i] = q.p;
+  }
+  HC_INLINE Prim<Real> get(int i) const {
+    Prim<Real> q;
+    q.rho = rho[i];
+    for (int c = 0; c < 3; ++c) q.u[c] = u[c][i];
+    q.p = p[i];
+    return q;
+  }
+};
+
+// What a tile keeps in a block's shared memory (a team's scratch).
+template <class Real, class Tile>
+struct FusedScratch {
+  // The filled plane, slot (b + 2) * kPitch + a + 2 for cell (a, b) of the tile: density,
+  // velocities in x, y, z order, and the pressures of the x and y frames.
+  Real rho[Tile::kFill], u[3][Tile::kFill], p[2][Tile::kFill];
+  // The x face states of cell (a, b), a = -1 .. kNx, at slot b * (kNx + 2) + a + 1; then the
+  // y ones, b = -1 .. kNy, at kReconX + (b + 1) * kNx + a.
+  PrimList<Real, Tile::kRecon> low, high;
+  // The flux through the low x face of cell (a, b), a = 0 .. kNx, at slot b * (kNx + 1) + a;
+  // then the low y faces, b = 0 .. kNy, at kFaceX + b * kNx + a (in x, y, z order).
+  Real flux[kNumVars][Tile::kFaces];
+  // The z frame of each column's planes k, k + 1, k + 2, in ring[k % 3].
+  PrimList<Real, Tile::kColumns> ring[3];
+
+  // The primitive state of frame d (0: x, 1: y) of plane slot i.
+  HC_INLINE Prim<Real> frame(int d, int i) const {
+    Prim<Real> q;
+    q.rho = rho[i];
+    for (int c = 0; c < 3; ++c) q.u[c] = u[rotated(d, c)][i];
+    q.p = p[d][i];
+    return q;
+  }
+};
+
+// A column's own z state across planes: the flux through the low z face of its cell (in x, y,
+// z order) and the high z face state of its cell.
+template <class Real>
+struct ColumnZ {
+  Cons<Real> below;
+  Prim<Real> high;
+};
+
+// One tile of one stage: the stage's inputs and where the tile lies.
+template <class Real, class L, class Tile>
+struct FusedTileStage {
+  using Scratch = FusedScratch<Real, Tile>;
+  Grid g;
+  StateRef<Real, L> in, u0, out;  // in: u0 (stage 1) or u1 (stage 2); out: u1 or unew
+  StageUpdate st;
+  IdealGas<Real> gas;
+  Limiter lim;
+  RiemannSolver solver;
+  RateScale<Real> scale;
+  int x0, y0, nx, ny;  // the tile's first cell, and the cells it updates along x and y
+
+  // Column `col` (a = col % kNx, b = col / kNx) is one of the cells the tile updates.
+  HC_INLINE bool owns(int col) const { return col < Tile::kColumns && col % Tile::kNx < nx && col / Tile::kNx < ny; }
+  HC_INLINE std::size_t cell(int col, int k) const { return g.index(x0 + col % Tile::kNx, y0 + col / Tile::kNx, k); }
+  HC_INLINE Prim<Real> z_prims(int col, int k) const {
+    return in_frame(cell_prims(load_cell(in, cell(col, k)), gas), 2);
+  }
+
+  // Fill item i: slot i of plane k, if the x or y stencils read it.
+  HC_INLINE void fill(Scratch& s, int k, int i) const {
+    const int a = i % Tile::kPitch - Tile::kHalo, b = i / Tile::kPitch - Tile::kHalo;
+    const bool in_x = a >= 0 && a < nx, in_y = b >= 0 && b < ny;
+    if (!((in_y && a >= -g.ng[0] && a < nx + g.ng[0]) || (in_x && b >= -g.ng[1] && b < ny + g.ng[1]))) return;
+    const CellPrims<Real> q = cell_prims(load_cell(in, g.index(x0 + a, y0 + b, k)), gas);
+    s.rho[i] = q.rho;
+    for (int c = 0; c < 3; ++c) s.u[c][i] = q.u[c];
+    s.p[0][i] = q.p[0];
+    s.p[1][i] = q.p[1];
+  }
+
+  // Recon item i: the face states of cell a = -1 .. nx along x, then of b = -1 .. ny along y.
+  HC_INLINE void recon(Scratch& s, int i) const {
+    const bool along_x = i < Tile::kReconX;
+    const int j = along_x ? i : i - Tile::kReconX;
+    const int a = along_x ? j % (Tile::kNx + 2) - 1 : j % Tile::kNx;
+    const int b = along_x ? j / (Tile::kNx + 2) : j / Tile::kNx - 1;
+    if (!(along_x ? st.active[0] && b < ny && a <= nx : st.active[1] && a < nx && b <= ny)) return;
+    const int d = along_x ? 0 : 1, at = (b + Tile::kHalo) * Tile::kPitch + a + Tile::kHalo;
+    const int step = along_x ? 1 : Tile::kPitch;
+    const FaceStates<Real> fs = muscl_cell(s.frame(d, at - step), s.frame(d, at), s.frame(d, at + step), lim);
+    s.low.put(i, fs.low);
+    s.high.put(i, fs.high);
+  }
+
+  // Face item i: the low x face of cell a = 0 .. nx (the last, the high face of the tile's
+  // last cell), then the low y face of b = 0 .. ny: from the high state of the cell below the
+  // face and the low state of the cell above it.
+  HC_INLINE void face(Scratch& s, int i) const {
+    const bool along_x = i < Tile::kFaceX;
+    const int j = along_x ? i : i - Tile::kFaceX;
+    const int a = along_x ? j % (Tile::kNx + 1) : j % Tile::kNx, b = along_x ? j / (Tile::kNx + 1) : j / Tile::kNx;
+    if (!(along_x ? st.active[0] && b < ny && a <= nx : st.active[1] && a < nx && b <= ny)) return;
+    const int below = along_x ? b * (Tile::kNx + 2) + a : Tile::kReconX + b * Tile::kNx + a;
+    const int above = below + (along_x ? 1 : Tile::kNx);
+    const Cons<Real> f = from_frame(riemann_flux(s.high.get(below), s.low.get(above), gas, solver), along_x ? 0 : 1);
+    for (int v = 0; v < kNumVars; ++v) s.flux[v][i] = f.q[v];
+  }
+
+  // Before plane k0 (z active): the column's z state at k0, and the ring's planes k0 .. k0 + 2.
+  HC_INLINE void column_start(Scratch& s, int col, int k0, ColumnZ<Real>& z) const {
+    const Prim<Real> qm2 = z_prims(col, k0 - 2), qm1 = z_prims(col, k0 - 1), q0 = z_prims(col, k0),
+                     qp1 = z_prims(col, k0 + 1), qp2 = z_prims(col, k0 + 2);
+    const FaceStates<Real> here = muscl_cell(qm1, q0, qp1, lim);
+    z.below = from_frame(riemann_flux(muscl_cell(qm2, qm1, q0, lim).high, here.low, gas, solver), 2);
+    z.high = here.high;
+    s.ring[k0 % 3].put(col, q0);
+    s.ring[(k0 + 1) % 3].put(col, qp1);
+    s.ring[(k0 + 2) % 3].put(col, qp2);
+  }
+
+  // The flux through the z face above the column's cell k (in x, y, z order): the cell above
+  // reconstructed from the ring (planes k .. k + 2), its low state against this cell's high.
+  HC_INLINE Cons<Real> column_face_above(const Scratch& s, int col, int k, ColumnZ<Real>& z) const {
+    const FaceStates<Real> next =
+        muscl_cell(s.ring[k % 3].get(col), s.ring[(k + 1) % 3].get(col), s.ring[(k + 2) % 3].get(col), lim);
+    const Cons<Real> above = from_frame(riemann_flux(z.high, next.low, gas, solver), 2);
+    z.high = next.high;
+    return above;
+  }
+
+  // The stage applied to the column's cell k: dt div F summed over x, y, z in that order (as
+  // update_cell), with `above` the z face made for it; the face above becomes the one below.
+  // Stage 2 keeps the largest signal rate written in `most`. Then (k + 1 < k1) the cell three
+  // planes up takes plane k's place in the ring.
+  HC_INLINE void column_update(Scratch& s, int col, int k, int k1, const Cons<Real>& above, ColumnZ<Real>& z,
+                               Real& most) const {
+    const std::size_t c = cell(col, k);
+    // The cell's old values, all read before the first store below (which may alias them, so
+    // the compiler would otherwise wait for each load in turn).
+    Real in0[kNumVars], in1[kNumVars];
+    for (int v = 0; v < kNumVars; ++v) {
+      in0[v] = u0(v, c);
+      in1[v] = st.stage == 1 ? Real(0) : in(v, c);
+    }
+    const int a = col % Tile::kNx, b = col / Tile::kNx;
+    const int fx = b * (Tile::kNx + 1) + a, fy = Tile::kFaceX + b * Tile::kNx + a;
+    Cons<Real> w;
+    for (int v = 0; v < kNumVars; ++v) {
+      Real div = Real(0);
+      if (st.active[0]) div = add_flux_difference(div, st.dt_over_dx[0], s.flux[v][fx + 1], s.flux[v][fx]);
+      if (st.active[1]) div = add_flux_difference(div, st.dt_over_dx[1], s.flux[v][fy + Tile::kNx], s.flux[v][fy]);
+      if (st.active[2]) div = add_flux_difference(div, st.dt_over_dx[2], above.q[v], z.below.q[v]);
+      w.q[v] = stage_value(st, in0[v], in1[v], div);
+      out(v, c) = w.q[v];
+    }
+    if (st.stage == 2) {
+      const Real rate = state_signal_rate(w, gas, scale);
+      if (rate > most) most = rate;
+    }
+    if (!st.active[2]) return;
+    z.below = above;
+    if (k + 1 < k1) s.ring[k % 3].put(col, z_prims(col, k + 3));
+  }
+};
+
+}  // namespace halocline
