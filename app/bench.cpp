@@ -239,6 +239,48 @@ void check_bench_options(const BenchOptions& o) {
   }
 }
 
+MeasuredRun measure_run(Config c, int repeat, long steps, const Provenance& provenance) {
+  // One run: the warm-up, the traced step and the one after it, then `repeat` blocks of
+  // `steps` steps, each block one repetition. The set-up and the final checks (seconds at
+  // 256^3) are paid once, not once per repetition.
+  c.max_steps = kWarmupSteps + kTracedStepsUnsampled + repeat * steps;
+  c.checkpoint.every_steps = 0;
+  c.checkpoint.every_seconds = 0;
+  validate(c);
+  RunOptions options;
+  options.write_output = false;
+  options.keep_final_state = false;
+  options.provenance = provenance;
+  const auto started = std::chrono::steady_clock::now();
+  const RunResult r = run_simulation(c, options);  // the backend is freed on return
+  MeasuredRun m;
+  m.run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  m.report = make_report(c, r);
+  // The step-time samples after the warm-up, in order, cut into the blocks.
+  const std::vector<double> samples(r.step_times.begin() + std::min<std::size_t>(kWarmupSteps, r.step_times.size()),
+                                    r.step_times.end());
+  if (r.steps < c.max_steps || samples.size() < static_cast<std::size_t>(repeat * steps))
+    throw DeckError("the deck ended the run at step " + std::to_string(r.steps) + " of " + std::to_string(c.max_steps) +
+                    " (t_end): raise time.t_end to benchmark it");
+  for (int rep = 0; rep < repeat; ++rep) {
+    const auto first = samples.begin() + static_cast<std::ptrdiff_t>(rep) * steps;
+    m.step_s.push_back(median_of(std::vector<double>(first, first + steps)));
+  }
+  for (double t : samples) m.timed_s += t;
+  m.cells = static_cast<double>(r.grid.ninterior);
+  m.bytes_per_step = m.report["traffic"].value("bytes_per_step", 0.0);
+  // Where a step's time goes: each timed phase's seconds per timed step.
+  if (r.timed_steps > 0)
+    for (const PhaseStats& p : r.timers)
+      if (p.name != "output") m.phases_per_step_s[p.name] = p.total_s / static_cast<double>(r.timed_steps);
+  m.checksum = r.checksum;
+  m.provenance = r.provenance;
+  m.device = r.device;
+  m.rank = r.rank;
+  m.ranks = r.ranks;
+  return m;
+}
+
 BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
                       const std::function<void(const BenchResult&)>& after_each) {
   BenchResult result;
@@ -252,47 +294,23 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
     row.name = row_name(o, row.values);
     try {
       Config c = row_config(o, row.values);
-      // One run per configuration: the warm-up, the traced step and the one after it,
-      // then `repeat` blocks of `steps` steps, each block one repetition. The set-up and
-      // the final checks (seconds at 256^3) are paid once, not once per repetition.
       c.max_steps = kWarmupSteps + kTracedStepsUnsampled + o.repeat * o.steps;
       c.out_dir = o.out_dir + "/runs/" + std::to_string(index);  // a signal's checkpoint goes here
-      c.checkpoint.every_steps = 0;
-      c.checkpoint.every_seconds = 0;
       validate(c);
       row.skipped = not_applicable(c, row.values);
       if (row.skipped.empty()) {
         if (progress) *progress << "bench: " << row.name << '\n' << std::flush;
-        RunOptions options;
-        options.write_output = false;
-        options.keep_final_state = false;
-        options.provenance = o.provenance;
-        const auto started = std::chrono::steady_clock::now();
-        const RunResult r = run_simulation(c, options);  // the backend is freed on return
-        row.run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        const nlohmann::json report = make_report(c, r);
-        if (r.rank == 0) write_report(report, o.out_dir + "/runs/" + std::to_string(index) + "/report.json");
-        // The step-time samples after the warm-up, in order, cut into the blocks.
-        const std::vector<double> samples(
-            r.step_times.begin() + std::min<std::size_t>(kWarmupSteps, r.step_times.size()), r.step_times.end());
-        if (r.steps < c.max_steps || samples.size() < static_cast<std::size_t>(o.repeat * o.steps))
-          throw DeckError("the deck ended the run at step " + std::to_string(r.steps) + " of " +
-                          std::to_string(c.max_steps) + " (t_end): raise time.t_end to benchmark it");
-        for (int rep = 0; rep < o.repeat; ++rep) {
-          const auto first = samples.begin() + static_cast<std::ptrdiff_t>(rep) * o.steps;
-          const double step = median_of(std::vector<double>(first, first + o.steps));
-          row.step_s.push_back(step);
-          row.fom.push_back(step > 0 ? static_cast<double>(r.grid.ninterior) / step : 0.0);
-        }
-        row.cells = static_cast<double>(r.grid.ninterior);
-        row.bytes_per_step = report["traffic"].value("bytes_per_step", 0.0);
-        // Where a step's time goes: each timed phase's seconds per timed step.
-        if (r.timed_steps > 0)
-          for (const PhaseStats& p : r.timers)
-            if (p.name != "output") row.phases_per_step_s[p.name] = p.total_s / static_cast<double>(r.timed_steps);
-        row.checksum = r.checksum;
+        const MeasuredRun m = measure_run(c, o.repeat, o.steps, o.provenance);
+        if (m.rank == 0) write_report(m.report, o.out_dir + "/runs/" + std::to_string(index) + "/report.json");
+        row.step_s = m.step_s;
+        for (double step : m.step_s) row.fom.push_back(step > 0 ? m.cells / step : 0.0);
+        row.run_s = m.run_s;
+        row.cells = m.cells;
+        row.bytes_per_step = m.bytes_per_step;
+        row.phases_per_step_s = m.phases_per_step_s;
+        row.checksum = m.checksum;
         // Rank 0's record, with the GPU of the first configuration that ran on one.
-        if (result.provenance.gpu == "none") result.provenance = r.provenance;
+        if (result.provenance.gpu == "none") result.provenance = m.provenance;
       }
     } catch (const DeckError& e) {
       row.skipped = e.what();

@@ -15,6 +15,7 @@
 
 #include "io/config.hpp"
 #include "io/provenance.hpp"
+#include "kernels/contract/backend.hpp"  // DeviceInfo
 
 namespace halocline {
 
@@ -61,6 +62,25 @@ void check_bench_options(const BenchOptions& options);
 // Everything a sweep runs, one "key = value" per line: every rank of an MPI bench must
 // have the same (app/failures.hpp check_same_lines).
 std::string bench_lines(const BenchOptions& options);
+
+// One run of `config` as bench and benchmark measure it: the warm-up and the traced step
+// with the one after it untimed, then `repeat` blocks of `steps` steps, each block one
+// repetition (its median step time). No snapshots, no checkpoints. DeckError when the deck
+// ends the run early (t_end).
+struct MeasuredRun {
+  std::vector<double> step_s;                       // the median step time of each block
+  double timed_s = 0;                               // the sum of the blocks' step times
+  double run_s = 0;                                 // the whole run, set-up to memory freed
+  double cells = 0;                                 // interior cells
+  double bytes_per_step = 0;                        // the traffic a step must move (report)
+  std::string checksum;                             // of the final state
+  std::map<std::string, double> phases_per_step_s;  // timed phase -> seconds per timed step
+  nlohmann::json report;                            // the run's report (app/report.hpp)
+  Provenance provenance;                            // the run's (with its GPU), rank 0's
+  DeviceInfo device;
+  int rank = 0, ranks = 1;
+};
+MeasuredRun measure_run(Config config, int repeat, long steps, const Provenance& provenance);
 
 // One configuration of the sweep and its runs.
 struct BenchRow {
