@@ -66,14 +66,13 @@ std::string compliance_text(const nlohmann::json& result) {
   return text;
 }
 
-// A Markdown table cell: no line breaks, no unescaped bar.
-std::string cell(std::string text) {
+}  // namespace
+
+std::string markdown_cell(const std::string& text) {
   std::string out;
   for (char ch : text) out += ch == '|' ? std::string("\\|") : ch == '\n' ? std::string(" ") : std::string(1, ch);
   return out;
 }
-
-}  // namespace
 
 std::string cell_rate_text(double rate) {
   return rate >= 1e9 ? number("%.3g Gcell/s", rate / 1e9) : number("%.3g Mcell/s", rate / 1e6);
@@ -178,7 +177,8 @@ std::string benchmark_markdown(const nlohmann::json& j) {
                                        : "**NON-COMPLIANT**: a run rule of docs/procurement.md was broken on purpose "
                                          "(`--non-compliant`); see below.\n\n")
      << "| figure | value |\n| --- | --- |\n";
-  for (const auto& [what, value] : benchmark_figures(j)) md << "| " << cell(what) << " | " << cell(value) << " |\n";
+  for (const auto& [what, value] : benchmark_figures(j))
+    md << "| " << markdown_cell(what) << " | " << markdown_cell(value) << " |\n";
   md << "\nThe FOM is interior cells / median step time (docs/report.md); the fraction of copy bandwidth is the "
         "bytes a step must move over the median step time, against the probed copy bandwidth.\n";
   return md.str();

@@ -23,6 +23,7 @@
 #include "app/build_info.hpp"
 #include "app/checkpoints.hpp"
 #include "app/comm.hpp"
+#include "app/compare.hpp"
 #include "app/driver.hpp"
 #include "app/failures.hpp"
 #include "app/info.hpp"
@@ -418,6 +419,38 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
   return run;
 }
 
+struct CompareArgs {
+  std::vector<std::string> files;
+  std::string plot;  // a directory for compare.png; empty: no plot
+};
+
+// `halocline compare A.json B.json ...`: every file read and recognised before anything is
+// printed (exit 2, one line, for one that is not a result); the table on stdout.
+int do_compare(const CompareArgs& a) {
+  std::vector<nlohmann::json> results;
+  std::string plot;
+  hc::agreed([&] {
+    for (const std::string& f : a.files) results.push_back(hc::read_benchmark_result(f));
+    if (!a.plot.empty()) plot = plot_command();
+  });
+  if (hc::world_rank() != 0) return 0;
+  std::cout << hc::compare_markdown(a.files, results);
+  if (a.plot.empty()) return 0;
+  std::string command = plot + " --out '" + a.plot + "'";
+  for (const std::string& f : a.files) command += " --compare '" + f + "'";
+  if (std::system((command + " >/dev/null").c_str()) != 0) throw std::runtime_error("--plot: tools/plot.py failed");
+  std::cout << "\nplot " << (std::filesystem::path(a.plot) / "compare.png").string() << '\n';
+  return 0;
+}
+
+CLI::App* add_compare_command(CLI::App& app, CompareArgs& a) {
+  CLI::App* c = app.add_subcommand("compare", "benchmark results (benchmark.json) side by side, as a Markdown table");
+  c->add_option("files", a.files, "result files of `halocline benchmark`")->required()->check(non_empty());
+  c->add_option("--plot", a.plot, "also draw their figures of merit into DIR/compare.png (tools/plot.py)")
+      ->check(non_empty());
+  return c;
+}
+
 // `halocline benchmark [options]`: the options it takes, into `a`.
 CLI::App* add_benchmark_command(CLI::App& app, BenchmarkArgs& a) {
   hc::BenchmarkOptions& o = a.options;
@@ -494,6 +527,8 @@ int main(int argc, char** argv) {
   CLI::App* bench = add_bench_command(app, bench_args);
   BenchmarkArgs benchmark_args;
   CLI::App* benchmark = add_benchmark_command(app, benchmark_args);
+  CompareArgs compare_args;
+  CLI::App* compare = add_compare_command(app, compare_args);
 
   ProbeArgs probe_args;
   CLI::App* probe = app.add_subcommand("probe",
@@ -525,9 +560,9 @@ int main(int argc, char** argv) {
     // required.
     if (argc > 1 && argv[1][0] != '-' &&
         app.get_subcommands([&](CLI::App* s) { return s->get_name() == argv[1]; }).empty())
-      throw CLI::ParseError(
-          std::string("unknown command '") + argv[1] + "' (the commands: run, verify, bench, benchmark, probe, info)",
-          CLI::ExitCodes::ExtrasError);
+      throw CLI::ParseError(std::string("unknown command '") + argv[1] +
+                                "' (the commands: run, verify, bench, benchmark, compare, probe, info)",
+                            CLI::ExitCodes::ExtrasError);
     app.parse(argc, argv);
     for (CLI::App* sub : app.get_subcommands()) command = sub->get_name();
   } catch (const CLI::CallForHelp& e) {
@@ -560,6 +595,7 @@ int main(int argc, char** argv) {
       if (probe->parsed()) return do_probe(probe_args, provenance);
       if (bench->parsed()) return do_bench(bench_args, provenance);
       if (benchmark->parsed()) return do_benchmark(benchmark_args, provenance);
+      if (compare->parsed()) return do_compare(compare_args);
       if (info->parsed()) return do_info(info_backend, info_json_flag, provenance);
     } catch (...) {
       const hc::ExitStatus status = hc::classify(std::current_exception());

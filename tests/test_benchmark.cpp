@@ -210,3 +210,73 @@ TEST_F(BenchmarkCommand, NonCompliantRunSaysSoEverywhere) {
 }
 
 }  // namespace
+
+namespace {
+
+// A result as benchmark_json makes it, without running anything: fp64 at 2 ms, fp32 at 1 ms.
+nlohmann::json made_result(const std::string& host, bool compliant) {
+  hc::BenchmarkResult r;
+  r.provenance = hc::make_provenance({"halocline", "benchmark"});
+  r.provenance.host = host;
+  r.size = 32, r.size_reason = "given (--size)";
+  r.copy_Bps = 1e10, r.triad_Bps = 1e10, r.probe.copy_Bps = 5e9, r.probe.array_bytes = 1 << 20;
+  r.device.kind = "cpu", r.device.name = "Serial", r.verify_checks = 19;
+  if (!compliant) r.broken_rules = {"run rule 4: --repeat 1 is below the 3 repetitions the rule asks"};
+  for (const char* precision : {"fp64", "fp32"}) {
+    hc::BenchmarkConfiguration c;
+    c.precision = precision, c.name = std::string("soa ") + precision, c.runs = 1;
+    const double step = precision == std::string("fp64") ? 2e-3 : 1e-3;
+    c.step_s = {step, step, step}, c.min_s = c.median_s = c.max_s = step;
+    c.timed_s = 36 * step, c.cells = 32768, c.bytes_per_step = 1e6;
+    c.checksum = c.reference = "0123456789abcdef";
+    c.config = {{"backend", "kokkos"},  {"layout", "soa"}, {"precision", precision},
+                {"grid", {32, 32, 32}}, {"ranks", 2},      {"kernels", "split"}};
+    r.configurations.push_back(c);
+  }
+  return hc::benchmark_json(r);
+}
+
+TEST(Benchmark, ResultJsonFollowsItsSchema) {
+  const nlohmann::json j = made_result("a", true);
+  EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("benchmark")), "");
+  EXPECT_DOUBLE_EQ(j.at("fom").at("cell_updates_per_s").get<double>(), 32768 / 2e-3);
+  EXPECT_DOUBLE_EQ(j.at("configurations").at(1).at("fraction_of_copy_bandwidth").get<double>(), 1e6 / 1e-3 / 1e10);
+  nlohmann::json broken = j;
+  broken["non_compliant_reasons"] = {"no rule named"};
+  EXPECT_NE(hc::test::schema_violation(broken, hc::test::load_schema("benchmark")), "");
+}
+
+TEST_F(BenchmarkCommand, CompareSetsResultsSideBySide) {
+  std::ofstream(dir_ / "a.json") << made_result("alpha", true).dump(2);
+  std::ofstream(dir_ / "b.json") << made_result("beta", false).dump(2);
+  auto run_compare = [&](const std::string& args) {
+    const int status = std::system(
+        ("cd '" + dir_.string() + "' && '" + HALOCLINE_BINARY + "' compare " + args + " > stdout.txt 2> stderr.txt")
+            .c_str());
+    out_ = read_text(dir_ / "stdout.txt"), err_ = read_text(dir_ / "stderr.txt");
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  ASSERT_EQ(run_compare("a.json b.json"), 0) << err_;
+  EXPECT_EQ(out_.rfind("| figure | a.json | b.json |\n| --- | --- | --- |\n", 0), 0u) << out_;
+  EXPECT_NE(out_.find("| FOM, fp64 (cell updates/s) | 16.4 Mcell/s | 16.4 Mcell/s |"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("| compliance | compliant | NON-COMPLIANT; run rule 4: --repeat 1"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("| OS, host | "), std::string::npos) << out_;
+  // Anything else: exit 2, one line naming the file, nothing on stdout.
+  std::ofstream(dir_ / "report.json") << R"({"checksum": "0123456789abcdef"})";
+  std::ofstream(dir_ / "text.json") << "not json";
+  for (const auto& [file, says] : std::vector<std::pair<std::string, std::string>>{
+           {"report.json", "halocline: error: compare: 'report.json' is not a halocline benchmark result"},
+           {"text.json", "halocline: error: compare: 'text.json' is not JSON"},
+           {"missing.json", "halocline: error: compare: cannot read 'missing.json'"}}) {
+    EXPECT_EQ(run_compare("a.json " + file), 2) << file;
+    EXPECT_EQ(err_.rfind(says, 0), 0u) << err_;
+    EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+    EXPECT_EQ(out_, "") << file;
+  }
+  if (std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") != 0)
+    GTEST_SKIP() << "the plot needs /usr/bin/python3 with matplotlib (apt-get install python3-matplotlib)";
+  ASSERT_EQ(run_compare("a.json b.json --plot plots"), 0) << err_;
+  EXPECT_GT(fs::file_size(dir_ / "plots/compare.png"), 1000u);
+}
+
+}  // namespace
