@@ -392,7 +392,8 @@ nlohmann::json bench_json(const BenchResult& r) {
              "one run per configuration: after the warm-up (2 steps) and the traced step "
              "with the one after it, `repeat` blocks of `steps` steps; per block (repetition) "
              "the median step time; min, median and max over the repetitions"},
-            {"fom_cell_updates_per_s", "interior cells / median step time"},
+            {"fom_cell_updates_per_s", std::string("the figure of merit, ") + kFomDefinition +
+                                           "; here the median over the repetitions of each block's median"},
             {"effective_bandwidth_Bps", "the bytes a step must move (report traffic) / median step time"},
             {"speedup", "the baseline's median step time / this configuration's"},
             {"run_s", "the configuration's whole run: set-up, steps, final checks, memory freed"},

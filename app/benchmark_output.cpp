@@ -74,10 +74,6 @@ std::string markdown_cell(const std::string& text) {
   return out;
 }
 
-std::string cell_rate_text(double rate) {
-  return rate >= 1e9 ? number("%.3g Gcell/s", rate / 1e9) : number("%.3g Mcell/s", rate / 1e6);
-}
-
 nlohmann::json benchmark_json(const BenchmarkResult& r) {
   nlohmann::json configurations = nlohmann::json::array();
   for (const BenchmarkConfiguration& c : r.configurations) configurations.push_back(configuration_json(c, r.copy_Bps));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/benchmark.hpp"
+#include "app/report.hpp"  // cell_rate_text
 
 namespace halocline {
 
@@ -28,9 +29,5 @@ std::string benchmark_terminal(const nlohmann::json& result);
 
 // `text` as one Markdown table cell: no line break, every '|' escaped.
 std::string markdown_cell(const std::string& text);
-
-// A cell-update rate in the unit it needs: "2.42 Gcell/s" on a GPU, "2.79 Mcell/s" on a
-// CPU core (whose million or so a second would read 0.00 Gcell/s).
-std::string cell_rate_text(double cell_updates_per_s);
 
 }  // namespace halocline
