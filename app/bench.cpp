@@ -423,10 +423,17 @@ std::string bench_csv(const BenchResult& r) {
 
 void print_bench(std::ostream& os, const BenchResult& r) {
   std::size_t width = 13;
-  for (const BenchRow& row : r.rows) width = std::max(width, row.name.size() + 2);
+  // Rates and bandwidths in the unit the largest needs (as tools/plot.py): a CPU's million
+  // cell updates a second would read 0.001 Gcell/s.
+  double fastest = 0, widest = 0;
+  for (const BenchRow& row : r.rows) {
+    width = std::max(width, row.name.size() + 2);
+    if (row.ran()) fastest = std::max(fastest, row.cells / row.median_s), widest = std::max(widest, row.effective_Bps);
+  }
+  const bool giga = fastest >= 1e9, tera = widest >= 1e12;
   os << std::left << std::setw(static_cast<int>(width)) << "configuration" << std::right << std::setw(11) << "median ms"
-     << std::setw(10) << "min ms" << std::setw(10) << "max ms" << std::setw(12) << "Gcell/s" << std::setw(9) << "TB/s"
-     << std::setw(9) << "speedup" << '\n';
+     << std::setw(10) << "min ms" << std::setw(10) << "max ms" << std::setw(12) << (giga ? "Gcell/s" : "Mcell/s")
+     << std::setw(9) << (tera ? "TB/s" : "GB/s") << std::setw(9) << "speedup" << '\n';
   for (const BenchRow& row : r.rows) {
     os << std::left << std::setw(static_cast<int>(width)) << row.name << std::right;
     if (!row.ran()) {
@@ -434,8 +441,9 @@ void print_bench(std::ostream& os, const BenchResult& r) {
       continue;
     }
     os << std::fixed << std::setprecision(3) << std::setw(11) << row.median_s * 1e3 << std::setw(10) << row.min_s * 1e3
-       << std::setw(10) << row.max_s * 1e3 << std::setw(12) << row.cells / row.median_s / 1e9 << std::setw(9)
-       << row.effective_Bps / 1e12 << std::setprecision(2) << std::setw(9) << row.speedup << '\n';
+       << std::setw(10) << row.max_s * 1e3 << std::setw(12) << row.cells / row.median_s / (giga ? 1e9 : 1e6)
+       << std::setw(9) << row.effective_Bps / (tera ? 1e12 : 1e9) << std::setprecision(2) << std::setw(9) << row.speedup
+       << '\n';
   }
   auto count = [](long n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
   os << std::defaultfloat << std::setprecision(6)

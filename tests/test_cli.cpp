@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "app/bench.hpp"
 #include "app/probe.hpp"
 #include "app/provenance.hpp"
 #include "io/config.hpp"
@@ -688,6 +689,33 @@ TEST_F(Cli, BenchRefusesBadSweepsBeforeAnyRun) {
     EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(dir_ / "b" / "bench.json"));
   }
+}
+
+}  // namespace
+
+namespace {
+
+// bench's table gives rates and bandwidths in the unit the largest needs: a CPU's rows in
+// Mcell/s and GB/s (they read 0.001 Gcell/s and 0.000 TB/s before), a GPU's in G and T.
+std::string bench_table(double cells, double step_s, double bytes_per_s) {
+  hc::BenchResult r;
+  r.options.repeat = 3, r.options.steps = 12;
+  hc::BenchRow row;
+  row.name = "layout=soa";
+  row.cells = cells, row.min_s = row.median_s = row.max_s = step_s, row.effective_Bps = bytes_per_s;
+  r.rows.push_back(row);
+  std::ostringstream os;
+  hc::print_bench(os, r);
+  return os.str();
+}
+
+TEST(CliBenchTable, ScalesItsUnits) {
+  const std::string cpu = bench_table(32768, 0.02, 2.4e9);  // 1.64 Mcell/s, 2.4 GB/s
+  EXPECT_NE(cpu.find("Mcell/s     GB/s"), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find("      1.638    2.400"), std::string::npos) << cpu;
+  const std::string gpu = bench_table(16777216, 0.00693, 2.36e12);  // 2.42 Gcell/s, 2.36 TB/s
+  EXPECT_NE(gpu.find("Gcell/s     TB/s"), std::string::npos) << gpu;
+  EXPECT_NE(gpu.find("      2.421    2.360"), std::string::npos) << gpu;
 }
 
 }  // namespace
