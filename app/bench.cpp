@@ -8,6 +8,7 @@
 
 #include "app/driver.hpp"
 #include "app/failures.hpp"
+#include "app/probe.hpp"
 #include "app/provenance.hpp"
 #include "app/report.hpp"
 #include "app/select.hpp"
@@ -300,8 +301,16 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
       row.skipped = not_applicable(c, row.values);
       if (row.skipped.empty()) {
         if (progress) *progress << "bench: " << row.name << '\n' << std::flush;
-        const MeasuredRun m = measure_run(c, o.repeat, o.steps, o.provenance);
-        if (m.rank == 0) write_report(m.report, o.out_dir + "/runs/" + std::to_string(index) + "/report.json");
+        MeasuredRun m = measure_run(c, o.repeat, o.steps, o.provenance);
+        if (m.rank == 0) {
+          // The device's copy bandwidth, probed once per backend and kept in the output
+          // directory (as a run's), puts every row's bandwidth in proportion.
+          std::string source;
+          const ProbeResult probe = cached_probe(o.out_dir, backend_name(c.backend), 0, source, o.provenance);
+          add_probe_to_report(m.report, probe, source);
+          row.fraction_of_copy_bandwidth = m.report["fom"].value("fraction_of_copy_bandwidth", 0.0);
+          write_report(m.report, o.out_dir + "/runs/" + std::to_string(index) + "/report.json");
+        }
         row.step_s = m.step_s;
         for (double step : m.step_s) row.fom.push_back(step > 0 ? m.cells / step : 0.0);
         row.run_s = m.run_s;
@@ -369,6 +378,7 @@ nlohmann::json bench_json(const BenchResult& r) {
       j["step_s"] = {{"min", row.min_s}, {"median", row.median_s}, {"max", row.max_s}, {"repetitions", row.step_s}};
       j["fom_cell_updates_per_s"] = row.cells / row.median_s;
       j["effective_bandwidth_Bps"] = row.effective_Bps;
+      j["fraction_of_copy_bandwidth"] = row.fraction_of_copy_bandwidth;
       j["speedup"] = r.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.speedup);
       j["checksum"] = row.checksum;
       j["run_s"] = row.run_s;
@@ -395,6 +405,8 @@ nlohmann::json bench_json(const BenchResult& r) {
             {"fom_cell_updates_per_s", std::string("the figure of merit, ") + kFomDefinition +
                                            "; here the median over the repetitions of each block's median"},
             {"effective_bandwidth_Bps", "the bytes a step must move (report traffic) / median step time"},
+            {"fraction_of_copy_bandwidth",
+             "the run's report's: traffic.effective_bandwidth_Bps / the probed copy bandwidth (OUT/probe-*.json)"},
             {"speedup", "the baseline's median step time / this configuration's"},
             {"run_s", "the configuration's whole run: set-up, steps, final checks, memory freed"},
             {"phases_per_step_s",
@@ -405,17 +417,18 @@ nlohmann::json bench_json(const BenchResult& r) {
 std::string bench_csv(const BenchResult& r) {
   std::ostringstream os;
   for (const SweepAxis& a : r.options.sweeps) os << a.key << ',';
-  os << "status,min_step_s,median_step_s,max_step_s,fom_cell_updates_per_s,effective_bandwidth_Bps,speedup,reason\n";
+  os << "status,min_step_s,median_step_s,max_step_s,fom_cell_updates_per_s,effective_bandwidth_Bps,"
+        "fraction_of_copy_bandwidth,speedup,reason\n";
   os << std::setprecision(9);
   for (const BenchRow& row : r.rows) {
     for (const SweepAxis& a : r.options.sweeps) os << row.values.at(a.key) << ',';
     if (!row.ran()) {
       std::string reason = row.failed.empty() ? row.skipped : row.failed;
       std::replace(reason.begin(), reason.end(), '"', '\'');
-      os << (row.failed.empty() ? "skipped" : "failed") << ",,,,,,,\"" << reason << "\"\n";
+      os << (row.failed.empty() ? "skipped" : "failed") << ",,,,,,,,\"" << reason << "\"\n";
     } else {
       os << "ran," << row.min_s << ',' << row.median_s << ',' << row.max_s << ',' << row.cells / row.median_s << ','
-         << row.effective_Bps << ',' << row.speedup << ",\n";
+         << row.effective_Bps << ',' << row.fraction_of_copy_bandwidth << ',' << row.speedup << ",\n";
     }
   }
   return os.str();

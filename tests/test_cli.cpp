@@ -598,6 +598,8 @@ TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
     EXPECT_LE(t["median"].get<double>(), t["max"].get<double>());
     EXPECT_NEAR(row["speedup"].get<double>(),
                 j["rows"][5]["step_s"]["median"].get<double>() / t["median"].get<double>(), 1e-12);
+    // Every row carries the probe, as a run's report does: its report's fraction.
+    EXPECT_GT(row["fraction_of_copy_bandwidth"].get<double>(), 0.0) << row.dump();
   }
   EXPECT_EQ(ran + skipped, 8);
   EXPECT_GE(ran, 4);  // owner=device runs on every backend
@@ -614,6 +616,9 @@ TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
   // One run per configuration: its report has every step (4 untimed, then 3 x 5).
   const nlohmann::json report = read_json(out / "runs" / "0" / "report.json");
   EXPECT_EQ(report["steps"], 19) << report.dump();
+  EXPECT_EQ(j["rows"][0]["fraction_of_copy_bandwidth"], report["fom"]["fraction_of_copy_bandwidth"]);
+  // The probe was measured once, into the bench's directory, and read back by the later runs.
+  EXPECT_EQ(read_json(out / "runs" / "4" / "report.json")["probe"]["source"].get<std::string>().find(out.string()), 0u);
   EXPECT_NE(r.out.find("speedup"), std::string::npos) << r.out;
 }
 
