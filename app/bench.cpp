@@ -26,12 +26,6 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return parts;
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // Why this build cannot run configuration `c` as asked, beyond what the deck's own checks
 // and the backend's construction say; empty when it can.
 std::string not_applicable(const Config& c, const std::map<std::string, std::string>& values) {
@@ -70,6 +64,12 @@ std::string not_applicable(const Config& c, const std::map<std::string, std::str
 }
 
 }  // namespace
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
 
 bool apply_strategy_key(Config& c, const std::string& key, const std::string& value) {
   const std::string option = "--" + key;

@@ -63,6 +63,9 @@ void check_bench_options(const BenchOptions& options);
 // have the same (app/failures.hpp check_same_lines).
 std::string bench_lines(const BenchOptions& options);
 
+// The median of `values` (the mean of the middle two for an even count; 0 for none).
+double median_of(std::vector<double> values);
+
 // One run of `config` as bench and benchmark measure it: the warm-up and the traced step
 // with the one after it untimed, then `repeat` blocks of `steps` steps, each block one
 // repetition (its median step time). No snapshots, no checkpoints. DeckError when the deck

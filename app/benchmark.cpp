@@ -35,12 +35,6 @@ Config benchmark_config(int size, const std::string& precision, const std::strin
   return c;
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 std::string percent(double fraction) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f%%", 100 * fraction);

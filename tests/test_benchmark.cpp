@@ -3,7 +3,6 @@
 // compliant, matching the references; refused in one line when a rule is broken; marked
 // non-compliant everywhere when asked to run anyway.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +17,7 @@
 #include "app/references.hpp"
 #include "io/deck.hpp"
 #include "schema_check.hpp"
+#include "test_support.hpp"
 
 namespace hc = halocline;
 namespace fs = std::filesystem;
@@ -119,15 +119,7 @@ TEST(Benchmark, ChoosesTheLargestSizeInAQuarterOfTheMemory) {
 // The command as a user runs it: the binary, in a fresh directory, stdout and stderr kept.
 class BenchmarkCommand : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "halocline_benchmark_XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  void SetUp() override { fs::create_directories(dir_); }
   // Exit status of `[LAUNCHER] halocline benchmark ARGS` run from dir_.
   int run(const std::string& args, const std::string& launcher = "") {
     // This test process has started MPI (test_main.cpp): an mpirun started from it must not
@@ -140,7 +132,8 @@ class BenchmarkCommand : public ::testing::Test {
     out_ = read_text(dir_ / "stdout.txt"), err_ = read_text(dir_ / "stderr.txt");
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
-  fs::path dir_;
+  hc::test::TempDir temp_{"benchmark_command"};  // removed with the test
+  const fs::path dir_ = temp_.path();
   std::string out_, err_;
 };
 
