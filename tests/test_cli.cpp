@@ -252,8 +252,9 @@ TEST_F(Cli, NoSubcommandIsBadInput) {
 TEST_F(Cli, UnknownCommandIsNamedAndVersionWorksAfterACommand) {
   const Result r = run({"frobnicate"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("unknown command 'frobnicate' (the commands: run, verify, bench, probe, info)"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("unknown command 'frobnicate' (the commands: run, verify, bench, benchmark, compare, probe, info)"),
+      std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
   for (const char* command : {"run", "bench", "probe", "info", "verify"}) {
@@ -294,7 +295,8 @@ TEST(CliDocs, EveryDocumentedCommandLineNamesACommand) {
         continue;
       ++lines;
       EXPECT_TRUE(command == "run" || command == "bench" || command == "verify" || command == "probe" ||
-                  command == "info" || command == "--version" || command == "--help")
+                  command == "info" || command == "benchmark" || command == "compare" || command == "--version" ||
+                  command == "--help")
           << page.filename().string() << ":" << number << ": " << line;
     }
   }
@@ -313,7 +315,7 @@ TEST_F(Cli, OutWinsOverASetOutputDir) {
 
 // Every option that takes a value says what it is when not given.
 TEST_F(Cli, HelpShowsEveryDefault) {
-  for (const char* command : {"run", "bench", "probe", "info"}) {
+  for (const char* command : {"run", "bench", "benchmark", "compare", "probe", "info"}) {
     const Result r = run({command, "--help"});
     ASSERT_EQ(r.code, 0) << command;
     std::istringstream lines(r.out);
