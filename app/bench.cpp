@@ -8,6 +8,7 @@
 
 #include "app/driver.hpp"
 #include "app/failures.hpp"
+#include "app/probe.hpp"
 #include "app/provenance.hpp"
 #include "app/report.hpp"
 #include "app/select.hpp"
@@ -23,12 +24,6 @@ std::vector<std::string> split(const std::string& text, char sep) {
   std::string part;
   while (std::getline(ss, part, sep)) parts.push_back(part);
   return parts;
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // Why this build cannot run configuration `c` as asked, beyond what the deck's own checks
@@ -69,6 +64,12 @@ std::string not_applicable(const Config& c, const std::map<std::string, std::str
 }
 
 }  // namespace
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
 
 bool apply_strategy_key(Config& c, const std::string& key, const std::string& value) {
   const std::string option = "--" + key;
@@ -239,6 +240,48 @@ void check_bench_options(const BenchOptions& o) {
   }
 }
 
+MeasuredRun measure_run(Config c, int repeat, long steps, const Provenance& provenance) {
+  // One run: the warm-up, the traced step and the one after it, then `repeat` blocks of
+  // `steps` steps, each block one repetition. The set-up and the final checks (seconds at
+  // 256^3) are paid once, not once per repetition.
+  c.max_steps = kWarmupSteps + kTracedStepsUnsampled + repeat * steps;
+  c.checkpoint.every_steps = 0;
+  c.checkpoint.every_seconds = 0;
+  validate(c);
+  RunOptions options;
+  options.write_output = false;
+  options.keep_final_state = false;
+  options.provenance = provenance;
+  const auto started = std::chrono::steady_clock::now();
+  const RunResult r = run_simulation(c, options);  // the backend is freed on return
+  MeasuredRun m;
+  m.run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  m.report = make_report(c, r);
+  // The step-time samples after the warm-up, in order, cut into the blocks.
+  const std::vector<double> samples(r.step_times.begin() + std::min<std::size_t>(kWarmupSteps, r.step_times.size()),
+                                    r.step_times.end());
+  if (r.steps < c.max_steps || samples.size() < static_cast<std::size_t>(repeat * steps))
+    throw DeckError("the deck ended the run at step " + std::to_string(r.steps) + " of " + std::to_string(c.max_steps) +
+                    " (t_end): raise time.t_end to benchmark it");
+  for (int rep = 0; rep < repeat; ++rep) {
+    const auto first = samples.begin() + static_cast<std::ptrdiff_t>(rep) * steps;
+    m.step_s.push_back(median_of(std::vector<double>(first, first + steps)));
+  }
+  for (double t : samples) m.timed_s += t;
+  m.cells = static_cast<double>(r.grid.ninterior);
+  m.bytes_per_step = m.report["traffic"].value("bytes_per_step", 0.0);
+  // Where a step's time goes: each timed phase's seconds per timed step.
+  if (r.timed_steps > 0)
+    for (const PhaseStats& p : r.timers)
+      if (p.name != "output") m.phases_per_step_s[p.name] = p.total_s / static_cast<double>(r.timed_steps);
+  m.checksum = r.checksum;
+  m.provenance = r.provenance;
+  m.device = r.device;
+  m.rank = r.rank;
+  m.ranks = r.ranks;
+  return m;
+}
+
 BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
                       const std::function<void(const BenchResult&)>& after_each) {
   BenchResult result;
@@ -252,47 +295,31 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
     row.name = row_name(o, row.values);
     try {
       Config c = row_config(o, row.values);
-      // One run per configuration: the warm-up, the traced step and the one after it,
-      // then `repeat` blocks of `steps` steps, each block one repetition. The set-up and
-      // the final checks (seconds at 256^3) are paid once, not once per repetition.
       c.max_steps = kWarmupSteps + kTracedStepsUnsampled + o.repeat * o.steps;
       c.out_dir = o.out_dir + "/runs/" + std::to_string(index);  // a signal's checkpoint goes here
-      c.checkpoint.every_steps = 0;
-      c.checkpoint.every_seconds = 0;
       validate(c);
       row.skipped = not_applicable(c, row.values);
       if (row.skipped.empty()) {
         if (progress) *progress << "bench: " << row.name << '\n' << std::flush;
-        RunOptions options;
-        options.write_output = false;
-        options.keep_final_state = false;
-        options.provenance = o.provenance;
-        const auto started = std::chrono::steady_clock::now();
-        const RunResult r = run_simulation(c, options);  // the backend is freed on return
-        row.run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        const nlohmann::json report = make_report(c, r);
-        if (r.rank == 0) write_report(report, o.out_dir + "/runs/" + std::to_string(index) + "/report.json");
-        // The step-time samples after the warm-up, in order, cut into the blocks.
-        const std::vector<double> samples(
-            r.step_times.begin() + std::min<std::size_t>(kWarmupSteps, r.step_times.size()), r.step_times.end());
-        if (r.steps < c.max_steps || samples.size() < static_cast<std::size_t>(o.repeat * o.steps))
-          throw DeckError("the deck ended the run at step " + std::to_string(r.steps) + " of " +
-                          std::to_string(c.max_steps) + " (t_end): raise time.t_end to benchmark it");
-        for (int rep = 0; rep < o.repeat; ++rep) {
-          const auto first = samples.begin() + static_cast<std::ptrdiff_t>(rep) * o.steps;
-          const double step = median_of(std::vector<double>(first, first + o.steps));
-          row.step_s.push_back(step);
-          row.fom.push_back(step > 0 ? static_cast<double>(r.grid.ninterior) / step : 0.0);
+        MeasuredRun m = measure_run(c, o.repeat, o.steps, o.provenance);
+        if (m.rank == 0) {
+          // The device's copy bandwidth, probed once per backend and kept in the output
+          // directory (as a run's), puts every row's bandwidth in proportion.
+          std::string source;
+          const ProbeResult probe = cached_probe(o.out_dir, backend_name(c.backend), 0, source, o.provenance);
+          add_probe_to_report(m.report, probe, source);
+          row.fraction_of_copy_bandwidth = m.report["fom"].value("fraction_of_copy_bandwidth", 0.0);
+          write_report(m.report, o.out_dir + "/runs/" + std::to_string(index) + "/report.json");
         }
-        row.cells = static_cast<double>(r.grid.ninterior);
-        row.bytes_per_step = report["traffic"].value("bytes_per_step", 0.0);
-        // Where a step's time goes: each timed phase's seconds per timed step.
-        if (r.timed_steps > 0)
-          for (const PhaseStats& p : r.timers)
-            if (p.name != "output") row.phases_per_step_s[p.name] = p.total_s / static_cast<double>(r.timed_steps);
-        row.checksum = r.checksum;
+        row.step_s = m.step_s;
+        for (double step : m.step_s) row.fom.push_back(step > 0 ? m.cells / step : 0.0);
+        row.run_s = m.run_s;
+        row.cells = m.cells;
+        row.bytes_per_step = m.bytes_per_step;
+        row.phases_per_step_s = m.phases_per_step_s;
+        row.checksum = m.checksum;
         // Rank 0's record, with the GPU of the first configuration that ran on one.
-        if (result.provenance.gpu == "none") result.provenance = r.provenance;
+        if (result.provenance.gpu == "none") result.provenance = m.provenance;
       }
     } catch (const DeckError& e) {
       row.skipped = e.what();
@@ -351,6 +378,7 @@ nlohmann::json bench_json(const BenchResult& r) {
       j["step_s"] = {{"min", row.min_s}, {"median", row.median_s}, {"max", row.max_s}, {"repetitions", row.step_s}};
       j["fom_cell_updates_per_s"] = row.cells / row.median_s;
       j["effective_bandwidth_Bps"] = row.effective_Bps;
+      j["fraction_of_copy_bandwidth"] = row.fraction_of_copy_bandwidth;
       j["speedup"] = r.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.speedup);
       j["checksum"] = row.checksum;
       j["run_s"] = row.run_s;
@@ -374,8 +402,11 @@ nlohmann::json bench_json(const BenchResult& r) {
              "one run per configuration: after the warm-up (2 steps) and the traced step "
              "with the one after it, `repeat` blocks of `steps` steps; per block (repetition) "
              "the median step time; min, median and max over the repetitions"},
-            {"fom_cell_updates_per_s", "interior cells / median step time"},
+            {"fom_cell_updates_per_s", std::string("the figure of merit, ") + kFomDefinition +
+                                           "; here the median over the repetitions of each block's median"},
             {"effective_bandwidth_Bps", "the bytes a step must move (report traffic) / median step time"},
+            {"fraction_of_copy_bandwidth",
+             "the run's report's: traffic.effective_bandwidth_Bps / the probed copy bandwidth (OUT/probe-*.json)"},
             {"speedup", "the baseline's median step time / this configuration's"},
             {"run_s", "the configuration's whole run: set-up, steps, final checks, memory freed"},
             {"phases_per_step_s",
@@ -386,17 +417,18 @@ nlohmann::json bench_json(const BenchResult& r) {
 std::string bench_csv(const BenchResult& r) {
   std::ostringstream os;
   for (const SweepAxis& a : r.options.sweeps) os << a.key << ',';
-  os << "status,min_step_s,median_step_s,max_step_s,fom_cell_updates_per_s,effective_bandwidth_Bps,speedup,reason\n";
+  os << "status,min_step_s,median_step_s,max_step_s,fom_cell_updates_per_s,effective_bandwidth_Bps,"
+        "fraction_of_copy_bandwidth,speedup,reason\n";
   os << std::setprecision(9);
   for (const BenchRow& row : r.rows) {
     for (const SweepAxis& a : r.options.sweeps) os << row.values.at(a.key) << ',';
     if (!row.ran()) {
       std::string reason = row.failed.empty() ? row.skipped : row.failed;
       std::replace(reason.begin(), reason.end(), '"', '\'');
-      os << (row.failed.empty() ? "skipped" : "failed") << ",,,,,,,\"" << reason << "\"\n";
+      os << (row.failed.empty() ? "skipped" : "failed") << ",,,,,,,,\"" << reason << "\"\n";
     } else {
       os << "ran," << row.min_s << ',' << row.median_s << ',' << row.max_s << ',' << row.cells / row.median_s << ','
-         << row.effective_Bps << ',' << row.speedup << ",\n";
+         << row.effective_Bps << ',' << row.fraction_of_copy_bandwidth << ',' << row.speedup << ",\n";
     }
   }
   return os.str();
@@ -404,10 +436,17 @@ std::string bench_csv(const BenchResult& r) {
 
 void print_bench(std::ostream& os, const BenchResult& r) {
   std::size_t width = 13;
-  for (const BenchRow& row : r.rows) width = std::max(width, row.name.size() + 2);
+  // Rates and bandwidths in the unit the largest needs (as tools/plot.py): a CPU's million
+  // cell updates a second would read 0.001 Gcell/s.
+  double fastest = 0, widest = 0;
+  for (const BenchRow& row : r.rows) {
+    width = std::max(width, row.name.size() + 2);
+    if (row.ran()) fastest = std::max(fastest, row.cells / row.median_s), widest = std::max(widest, row.effective_Bps);
+  }
+  const bool giga = fastest >= 1e9, tera = widest >= 1e12;
   os << std::left << std::setw(static_cast<int>(width)) << "configuration" << std::right << std::setw(11) << "median ms"
-     << std::setw(10) << "min ms" << std::setw(10) << "max ms" << std::setw(12) << "Gcell/s" << std::setw(9) << "TB/s"
-     << std::setw(9) << "speedup" << '\n';
+     << std::setw(10) << "min ms" << std::setw(10) << "max ms" << std::setw(12) << (giga ? "Gcell/s" : "Mcell/s")
+     << std::setw(9) << (tera ? "TB/s" : "GB/s") << std::setw(9) << "speedup" << '\n';
   for (const BenchRow& row : r.rows) {
     os << std::left << std::setw(static_cast<int>(width)) << row.name << std::right;
     if (!row.ran()) {
@@ -415,8 +454,9 @@ void print_bench(std::ostream& os, const BenchResult& r) {
       continue;
     }
     os << std::fixed << std::setprecision(3) << std::setw(11) << row.median_s * 1e3 << std::setw(10) << row.min_s * 1e3
-       << std::setw(10) << row.max_s * 1e3 << std::setw(12) << row.cells / row.median_s / 1e9 << std::setw(9)
-       << row.effective_Bps / 1e12 << std::setprecision(2) << std::setw(9) << row.speedup << '\n';
+       << std::setw(10) << row.max_s * 1e3 << std::setw(12) << row.cells / row.median_s / (giga ? 1e9 : 1e6)
+       << std::setw(9) << row.effective_Bps / (tera ? 1e12 : 1e9) << std::setprecision(2) << std::setw(9) << row.speedup
+       << '\n';
   }
   auto count = [](long n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
   os << std::defaultfloat << std::setprecision(6)

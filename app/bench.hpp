@@ -15,6 +15,7 @@
 
 #include "io/config.hpp"
 #include "io/provenance.hpp"
+#include "kernels/contract/backend.hpp"  // DeviceInfo
 
 namespace halocline {
 
@@ -62,6 +63,28 @@ void check_bench_options(const BenchOptions& options);
 // have the same (app/failures.hpp check_same_lines).
 std::string bench_lines(const BenchOptions& options);
 
+// The median of `values` (the mean of the middle two for an even count; 0 for none).
+double median_of(std::vector<double> values);
+
+// One run of `config` as bench and benchmark measure it: the warm-up and the traced step
+// with the one after it untimed, then `repeat` blocks of `steps` steps, each block one
+// repetition (its median step time). No snapshots, no checkpoints. DeckError when the deck
+// ends the run early (t_end).
+struct MeasuredRun {
+  std::vector<double> step_s;                       // the median step time of each block
+  double timed_s = 0;                               // the sum of the blocks' step times
+  double run_s = 0;                                 // the whole run, set-up to memory freed
+  double cells = 0;                                 // interior cells
+  double bytes_per_step = 0;                        // the traffic a step must move (report)
+  std::string checksum;                             // of the final state
+  std::map<std::string, double> phases_per_step_s;  // timed phase -> seconds per timed step
+  nlohmann::json report;                            // the run's report (app/report.hpp)
+  Provenance provenance;                            // the run's (with its GPU), rank 0's
+  DeviceInfo device;
+  int rank = 0, ranks = 1;
+};
+MeasuredRun measure_run(Config config, int repeat, long steps, const Provenance& provenance);
+
 // One configuration of the sweep and its runs.
 struct BenchRow {
   std::map<std::string, std::string> values;  // the swept key -> value of this configuration
@@ -76,6 +99,7 @@ struct BenchRow {
   double cells = 0;                                 // interior cells
   double bytes_per_step = 0;                        // the traffic a step must move (report)
   double effective_Bps = 0;                         // bytes_per_step / median step time
+  double fraction_of_copy_bandwidth = 0;            // the run's report's (the probe's copy bandwidth)
   double speedup = 0;                               // baseline median / this median (0: no baseline)
   std::string checksum;                             // of the final state
   std::map<std::string, double> phases_per_step_s;  // timed phase -> seconds per timed step

@@ -140,6 +140,14 @@ AgreedStatus agree_over_ranks(int code) {
   return s;
 }
 
+double sum_over_ranks(double x) {
+  double sum = x;
+#if defined(HALOCLINE_HAVE_MPI)
+  if (world_size() > 1) MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+#endif
+  return sum;
+}
+
 std::string broadcast_from(int root, const std::string& s) {
 #if defined(HALOCLINE_HAVE_MPI)
   if (world_size() > 1) {

@@ -59,6 +59,8 @@ struct AgreedStatus {
 AgreedStatus agree_over_ranks(int code);
 // Rank `root`'s string on every rank of the job (a collective over all ranks).
 std::string broadcast_from(int root, const std::string& s);
+// The sum of every rank's `x` on every rank (a collective over all ranks).
+double sum_over_ranks(double x);
 
 // The ranks per direction of a run of `ranks` ranks over a domain of n cells per direction:
 // `requested` when it is not all 0 (--ranks-grid), otherwise MPI's balanced choice (most

@@ -545,7 +545,7 @@ void Simulation::finish() {
   r_.timed_steps = asked_ - r_.timed_steps_from;
   r_.sim_time = t;
   r_.loop_s = loop_s;
-  r_.cell_updates_per_s = loop_s > 0 ? static_cast<double>(r_.grid.ninterior) * step / loop_s : 0.0;
+  r_.loop_cell_updates_per_s = loop_s > 0 ? static_cast<double>(r_.grid.ninterior) * step / loop_s : 0.0;
   if (options_.keep_final_state) r_.final_state = gather_state();
   laps_("final_state");  // checksum, totals, and where asked the copy, the gather, the snapshot
   reduce_timers();

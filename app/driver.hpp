@@ -86,7 +86,8 @@ struct RunResult {
   // (compute, halo, host), from an idle device: see app/timers.hpp.
   long traced_step = -1;
   std::vector<TraceEvent> timeline;
-  double cell_updates_per_s = 0;
+  // interior cells x steps / loop_s: the loop's rate (the FOM is per median step: report).
+  double loop_cell_updates_per_s = 0;
   // Conserved, canonical order (see Backend), of the whole domain, when the options keep it:
   // with several ranks on rank 0 only.
   std::vector<double> final_state;

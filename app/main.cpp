@@ -1,4 +1,4 @@
-// The command line: `halocline run DECK ...`, `bench`, `probe`, `info` and `verify`.
+// The command line: `halocline run DECK ...`, `bench`, `benchmark`, `probe`, `info` and `verify`.
 // Exit codes (app/failures.hpp): 0 success, 1 a verification FAIL or an unexpected error,
 // 2 bad input (command line, deck, output path, a checkpoint that cannot be used, memory
 // the machine lacks), 3 a numerical failure during the run, 4 a file that could not be
@@ -15,11 +15,15 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <sstream>
 
 #include "app/bench.hpp"
+#include "app/benchmark.hpp"
+#include "app/benchmark_output.hpp"
 #include "app/build_info.hpp"
 #include "app/checkpoints.hpp"
 #include "app/comm.hpp"
+#include "app/compare.hpp"
 #include "app/driver.hpp"
 #include "app/failures.hpp"
 #include "app/info.hpp"
@@ -239,6 +243,37 @@ int do_bench(const BenchArgs& a, const hc::Provenance& provenance) {
   return 0;
 }
 
+struct BenchmarkArgs {
+  hc::BenchmarkOptions options;
+  bool quiet = false;
+};
+
+// `halocline benchmark`: the rules checked before anything is made on disk, then the
+// output directory, then the work (app/benchmark.hpp); rank 0 writes the result and its
+// summary. Exit code 1 when verification or a checksum fails (said by app/benchmark.cpp).
+int do_benchmark(BenchmarkArgs a, const hc::Provenance& provenance) {
+  hc::install_stop_signals();
+  a.options.provenance = provenance;
+  const bool root = hc::world_rank() == 0;
+  const std::filesystem::path out(a.options.out_dir);
+  hc::BenchmarkResult result = hc::plan_benchmark(a.options);
+  hc::OutputDirectory out_dir;
+  hc::agreed([&] {
+    if (!root) return;
+    hc::check_output_file((out / "benchmark.json").string(), "benchmark result", {});
+    hc::check_output_file((out / "benchmark.md").string(), "benchmark summary", {}, false);
+    out_dir.open(a.options.out_dir);
+  });
+  hc::measure_benchmark(result, root && !a.quiet ? &std::cerr : nullptr);
+  if (!root) return 0;
+  const nlohmann::json j = hc::benchmark_json(result);
+  hc::write_report(j, (out / "benchmark.json").string(), "benchmark result");
+  hc::write_file_atomically((out / "benchmark.md").string(), hc::benchmark_markdown(j), "benchmark summary");
+  std::cout << hc::benchmark_terminal(j) << "benchmark " << (out / "benchmark.json").string() << ", "
+            << (out / "benchmark.md").string() << '\n';
+  return 0;
+}
+
 struct ProbeArgs {
   std::string backend = hc::backend_name(hc::default_backend()), out, json;  // the build's first
   int device = 0;
@@ -292,10 +327,13 @@ int do_info(const std::string& backend, bool json, hc::Provenance provenance) {
 }
 
 int do_verify() {
-  const std::vector<hc::Check> checks = hc::run_verification(std::cout);
+  // Every rank runs every check (the runs are collective); rank 0 speaks.
+  std::ostringstream elsewhere;
+  std::ostream& os = hc::world_rank() == 0 ? std::cout : elsewhere;
+  const std::vector<hc::Check> checks = hc::run_verification(os);
   int failed = 0;
   for (const hc::Check& c : checks) failed += !c.pass;
-  std::cout << (checks.size() - failed) << " passed, " << failed << " failed\n";
+  os << (checks.size() - failed) << " passed, " << failed << " failed\n";
   return failed ? 1 : 0;
 }
 
@@ -381,6 +419,71 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
   return run;
 }
 
+struct CompareArgs {
+  std::vector<std::string> files;
+  std::string plot;  // a directory for compare.png; empty: no plot
+};
+
+// `halocline compare A.json B.json ...`: every file read and recognised before anything is
+// printed (exit 2, one line, for one that is not a result); the table on stdout.
+int do_compare(const CompareArgs& a) {
+  std::vector<nlohmann::json> results;
+  std::string plot;
+  hc::agreed([&] {
+    for (const std::string& f : a.files) results.push_back(hc::read_benchmark_result(f));
+    if (!a.plot.empty()) plot = plot_command();
+  });
+  if (hc::world_rank() != 0) return 0;
+  std::cout << hc::compare_markdown(a.files, results);
+  if (a.plot.empty()) return 0;
+  std::string command = plot + " --out '" + a.plot + "'";
+  for (const std::string& f : a.files) command += " --compare '" + f + "'";
+  if (std::system((command + " >/dev/null").c_str()) != 0) throw std::runtime_error("--plot: tools/plot.py failed");
+  std::cout << "\nplot " << (std::filesystem::path(a.plot) / "compare.png").string() << '\n';
+  return 0;
+}
+
+CLI::App* add_compare_command(CLI::App& app, CompareArgs& a) {
+  CLI::App* c = app.add_subcommand("compare", "benchmark results (benchmark.json) side by side, as a Markdown table");
+  c->add_option("files", a.files, "result files of `halocline benchmark`")->required()->check(non_empty());
+  c->add_option("--plot", a.plot,
+                "also draw their figures of merit into DIR/compare.png (tools/plot.py; default: no plot)")
+      ->check(non_empty());
+  return c;
+}
+
+// `halocline benchmark [options]`: the options it takes, into `a`.
+CLI::App* add_benchmark_command(CLI::App& app, BenchmarkArgs& a) {
+  hc::BenchmarkOptions& o = a.options;
+  CLI::App* b = app.add_subcommand(
+      "benchmark",
+      "benchmark this node by the run rules of docs/procurement.md: verify, probe, bench.toml in fp64 "
+      "and fp32, checksums against the references; one result JSON and Markdown summary");
+  b->add_option("--size", o.size, "cells per direction (default: chosen from the memory per device)")
+      ->check(in_range(1, 1 << 20));
+  b->add_option("--repeat", o.repeat, "repetitions per run (run rule 4: at least 3)")
+      ->capture_default_str()
+      ->check(in_range(1, 1000));
+  b->add_option("--steps", o.steps, "timed steps per repetition (run rule 4: at least 12)")
+      ->capture_default_str()
+      ->check(in_range(1, 1000000));
+  b->add_option("--min-time", o.min_time_s, "seconds of timed steps per configuration (run rule 4: at least 5)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e6));
+  b->add_option("--spread-warning", o.spread_warning, "warn when the repetitions' (max - min) / median is above this")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e3));
+  b->add_option("--backend", o.backend, "kokkos | hip (default: the first built in)")
+      ->check(CLI::IsMember({"kokkos", "hip"}));
+  b->add_option("--out", o.out_dir, "where benchmark.json, benchmark.md and the runs' reports go")
+      ->capture_default_str()
+      ->check(non_empty());
+  b->add_flag("--non-compliant", o.non_compliant,
+              "run even when a run rule is broken; the result then says NON-COMPLIANT everywhere");
+  b->add_flag("--quiet", a.quiet, "no progress lines");
+  return b;
+}
+
 // `halocline bench DECK --sweep ...`: the options a sweep takes, into `a`.
 CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
   CLI::App* bench = app.add_subcommand("bench", "run a deck over a matrix of strategies, N repetitions each");
@@ -423,6 +526,10 @@ int main(int argc, char** argv) {
 
   BenchArgs bench_args;
   CLI::App* bench = add_bench_command(app, bench_args);
+  BenchmarkArgs benchmark_args;
+  CLI::App* benchmark = add_benchmark_command(app, benchmark_args);
+  CompareArgs compare_args;
+  CLI::App* compare = add_compare_command(app, compare_args);
 
   ProbeArgs probe_args;
   CLI::App* probe = app.add_subcommand("probe",
@@ -454,9 +561,9 @@ int main(int argc, char** argv) {
     // required.
     if (argc > 1 && argv[1][0] != '-' &&
         app.get_subcommands([&](CLI::App* s) { return s->get_name() == argv[1]; }).empty())
-      throw CLI::ParseError(
-          std::string("unknown command '") + argv[1] + "' (the commands: run, verify, bench, probe, info)",
-          CLI::ExitCodes::ExtrasError);
+      throw CLI::ParseError(std::string("unknown command '") + argv[1] +
+                                "' (the commands: run, verify, bench, benchmark, compare, probe, info)",
+                            CLI::ExitCodes::ExtrasError);
     app.parse(argc, argv);
     for (CLI::App* sub : app.get_subcommands()) command = sub->get_name();
   } catch (const CLI::CallForHelp& e) {
@@ -488,6 +595,8 @@ int main(int argc, char** argv) {
       if (verify->parsed()) return do_verify();
       if (probe->parsed()) return do_probe(probe_args, provenance);
       if (bench->parsed()) return do_bench(bench_args, provenance);
+      if (benchmark->parsed()) return do_benchmark(benchmark_args, provenance);
+      if (compare->parsed()) return do_compare(compare_args);
       if (info->parsed()) return do_info(info_backend, info_json_flag, provenance);
     } catch (...) {
       const hc::ExitStatus status = hc::classify(std::current_exception());

@@ -12,7 +12,16 @@
 
 namespace halocline {
 
+// The figure of merit, in every JSON that has one (report, bench, benchmark): docs/report.md.
+constexpr const char* kFomDefinition =
+    "interior cells / median step time (of the timed steps: the warm-up and the traced step with the one "
+    "after it left out; a step is both RK stages)";
+
 nlohmann::json make_report(const Config& config, const RunResult& result);
+
+// A cell-update rate in the unit it needs: "2.42 Gcell/s" on a GPU, "2.79 Mcell/s" on a
+// CPU core (whose million or so a second would read 0.00 Gcell/s), as tools/plot.py does.
+std::string cell_rate_text(double cell_updates_per_s);
 
 // Adds the device's measured copy and triad bandwidth (`source`: the cache file, or
 // "measured") and the run's effective bandwidth as a fraction of the copy bandwidth.

@@ -5,8 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <iomanip>
 
+#include "app/comm.hpp"
 #include "app/problems.hpp"
 #include "io/deck.hpp"
 #include "kernels/exact_riemann.hpp"
@@ -127,6 +131,21 @@ SedovMeasure measure_sedov(const Config& c, const RunResult& r) {
 
 namespace {
 
+// Under MPI a run's final state is gathered on rank 0 alone: the measure is made there and
+// every rank takes its value (exactly: as a hexadecimal float), so that every rank reports
+// the same checks.
+double on_rank0(const std::function<double()>& measure) {
+  char text[64] = "";
+  if (world_rank() == 0) std::snprintf(text, sizeof text, "%a", measure());
+  return std::strtod(broadcast_from(0, text).c_str(), nullptr);
+}
+
+SedovMeasure sedov_on_rank0(const Config& c, const RunResult& r) {
+  return {on_rank0([&] { return measure_sedov(c, r).shock_radius; }),
+          on_rank0([&] { return measure_sedov(c, r).expected_radius; }),
+          on_rank0([&] { return measure_sedov(c, r).asymmetry; })};
+}
+
 void report(std::ostream& os, std::vector<Check>& checks, Check c) {
   os << std::left << std::setw(22) << c.problem << std::setw(44) << c.measure << std::right << std::setw(13)
      << std::setprecision(5) << c.value << "  " << std::left << std::setw(14) << c.limit << (c.pass ? "PASS" : "FAIL")
@@ -145,8 +164,8 @@ std::vector<Check> run_verification(std::ostream& os) {
   // Sod: error against the exact solution and its convergence (Athena++'s thresholds).
   const Config sod128 = sod_config(128), sod256 = sod_config(256);
   const RunResult r128 = run_quietly(sod128), r256 = run_quietly(sod256);
-  const double e128 = riemann_l1_density_error(sod128, r128);
-  const double e256 = riemann_l1_density_error(sod256, r256);
+  const double e128 = on_rank0([&] { return riemann_l1_density_error(sod128, r128); });
+  const double e256 = on_rank0([&] { return riemann_l1_density_error(sod256, r256); });
   report(os, checks, {"sod", "L1(rho) error, N=128", e128, "<= 0.011", e128 <= 0.011});
   report(os, checks, {"sod", "err(256)/err(128)", e256 / e128, "<= 0.6", e256 / e128 <= 0.6});
 
@@ -154,10 +173,14 @@ std::vector<Check> run_verification(std::ostream& os) {
   for (int d = 1; d < 3; ++d) {
     const RunResult rd = run_quietly(sod_config(128, d));
     const std::size_t n = r128.grid.ninterior;
-    bool same = rd.steps == r128.steps;
-    for (std::size_t i = 0; same && i < n; ++i)
-      same = rd.final_state[i] == r128.final_state[i] && rd.final_state[(1 + d) * n + i] == r128.final_state[n + i] &&
-             rd.final_state[4 * n + i] == r128.final_state[4 * n + i];
+    const bool same = on_rank0([&] {
+                        bool equal = rd.steps == r128.steps;
+                        for (std::size_t i = 0; equal && i < n; ++i)
+                          equal = rd.final_state[i] == r128.final_state[i] &&
+                                  rd.final_state[(1 + d) * n + i] == r128.final_state[n + i] &&
+                                  rd.final_state[4 * n + i] == r128.final_state[4 * n + i];
+                        return equal ? 1.0 : 0.0;
+                      }) == 1.0;
     report(os, checks,
            {"sod", std::string("profile along ") + "xyz"[d] + " == along x (bitwise)", same ? 1.0 : 0.0, "== 1", same});
   }
@@ -167,14 +190,20 @@ std::vector<Check> run_verification(std::ostream& os) {
     const Config c = riemann_preset_config(preset, 200);
     const RunResult r = run_quietly(c);
     const std::size_t n = r.grid.ninterior;
-    const std::vector<double> prim = primitives(r.final_state, n, c.physics.gamma);
-    double min_positive = prim[0];
-    for (std::size_t i = 0; i < n; ++i) min_positive = std::min({min_positive, prim[i], prim[4 * n + i]});
+    std::vector<double> prim;
+    if (world_rank() == 0) prim = primitives(r.final_state, n, c.physics.gamma);
+    const double min_positive = on_rank0([&] {
+      double least = prim[0];
+      for (std::size_t i = 0; i < n; ++i) least = std::min({least, prim[i], prim[4 * n + i]});
+      return least;
+    });
     report(os, checks,
            {preset, "min(rho, p) at t_end, N=200", min_positive, "> 0", min_positive > 0 && r.sim_time == c.t_end});
-    double rho_max = 0;
-    for (std::size_t i = 0; i < n; ++i) rho_max = std::max(rho_max, prim[i]);
-    const double rel = riemann_l1_density_error(c, r) / rho_max;
+    const double rel = on_rank0([&] {
+      double rho_max = 0;
+      for (std::size_t i = 0; i < n; ++i) rho_max = std::max(rho_max, prim[i]);
+      return riemann_l1_density_error(c, r) / rho_max;
+    });
     report(os, checks, {preset, "L1(rho) error / max(rho), N=200", rel, "<= 0.05", rel <= 0.05});
   }
 
@@ -183,7 +212,8 @@ std::vector<Check> run_verification(std::ostream& os) {
   const int sizes[3] = {32, 64, 128};
   for (int s = 0; s < 3; ++s) {
     const Config c = vortex_config(sizes[s]);
-    errors[s] = vortex_l1_density_error(c, run_quietly(c));
+    const RunResult r = run_quietly(c);
+    errors[s] = on_rank0([&] { return vortex_l1_density_error(c, r); });
   }
   for (int s = 0; s < 2; ++s) {
     const double order = std::log2(errors[s] / errors[s + 1]);
@@ -196,7 +226,7 @@ std::vector<Check> run_verification(std::ostream& os) {
   {
     const Config c = sedov_config(32);
     const RunResult r = run_quietly(c);
-    const SedovMeasure m = measure_sedov(c, r);
+    const SedovMeasure m = sedov_on_rank0(c, r);
     report(os, checks,
            {"sedov", "asymmetry (mirror/permutation) / max rho", m.asymmetry, "<= 1e-12", m.asymmetry <= 1e-12});
     const double ratio = m.shock_radius / m.expected_radius;
@@ -206,7 +236,7 @@ std::vector<Check> run_verification(std::ostream& os) {
     Config half = c;
     half.t_end = c.t_end / 2;
     const double exponent =
-        std::log(m.shock_radius / measure_sedov(half, run_quietly(half)).shock_radius) / std::log(2.0);
+        std::log(m.shock_radius / sedov_on_rank0(half, run_quietly(half)).shock_radius) / std::log(2.0);
     report(
         os, checks,
         {"sedov", "growth exponent of the shock radius", exponent, "0.4 +- 0.04", std::fabs(exponent - 0.4) <= 0.04});

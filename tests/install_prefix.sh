@@ -19,8 +19,9 @@ is_png() { [ "$(head -c 8 "$1" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504
 mv "$work/first" "$work/moved"
 prefix=$work/moved
 
-# What is installed: the program alone in bin/, plot.py, every deck, the documentation.
-[ "$(ls "$prefix/bin")" = halocline ] || fail "bin/ holds $(ls "$prefix/bin" | tr '\n' ' '), not halocline alone"
+# What is installed: the program and h5compare in bin/, plot.py, every deck, the documentation.
+[ "$(ls "$prefix/bin" | tr '\n' ' ')" = "h5compare halocline " ] ||
+  fail "bin/ holds $(ls "$prefix/bin" | tr '\n' ' '), not h5compare and halocline alone"
 [ -x "$prefix/share/halocline/plot.py" ] || fail "share/halocline/plot.py is not installed as a program"
 decks=$(cd "$src/inputs" && ls ./*.toml) installed=$(cd "$prefix/share/halocline/inputs" && ls ./*.toml)
 [ "$decks" = "$installed" ] || fail "decks installed: $installed; in inputs/: $decks"
@@ -34,6 +35,20 @@ done
 [ -s "$work/sod/report.json" ] || fail "the installed binary's run wrote no report.json"
 "$python" "$prefix/share/halocline/plot.py" --report "$work/sod/report.json" --out "$work/sod/plots" >/dev/null
 is_png "$work/sod/plots/timeline_soa_fp64_device_none.png" || fail "the installed plot.py drew no timeline"
+
+# The installed h5compare: another layout's snapshot holds the same values; another size's does not.
+"$prefix/bin/halocline" run "$prefix/share/halocline/inputs/sod.toml" --set grid.nx=64 --steps 5 --layout aos \
+  --out "$work/sod-aos" --quiet >/dev/null
+same=$("$prefix/bin/h5compare" "$work/sod/snapshot_0000.h5" "$work/sod-aos/snapshot_0000.h5") ||
+  fail "the installed h5compare found the aos snapshot different: $same"
+[ "$same" = "identical: 400 values" ] || fail "the installed h5compare said '$same', not 'identical: 400 values'"
+"$prefix/bin/halocline" run "$prefix/share/halocline/inputs/sod.toml" --set grid.nx=32 --steps 5 \
+  --out "$work/sod-32" --quiet >/dev/null
+set +e
+"$prefix/bin/h5compare" "$work/sod/snapshot_0000.h5" "$work/sod-32/snapshot_0000.h5" >/dev/null
+code=$?
+set -e
+[ "$code" = 1 ] || fail "the installed h5compare exited $code on snapshots of 64 and 32 cells, not 1"
 
 # bench --plot through the plot.py installed beside the binary.
 "$prefix/bin/halocline" bench "$prefix/share/halocline/inputs/bench.toml" --set grid.n=8 \

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "app/bench.hpp"
 #include "app/probe.hpp"
 #include "app/provenance.hpp"
 #include "io/config.hpp"
@@ -251,8 +252,9 @@ TEST_F(Cli, NoSubcommandIsBadInput) {
 TEST_F(Cli, UnknownCommandIsNamedAndVersionWorksAfterACommand) {
   const Result r = run({"frobnicate"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("unknown command 'frobnicate' (the commands: run, verify, bench, probe, info)"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("unknown command 'frobnicate' (the commands: run, verify, bench, benchmark, compare, probe, info)"),
+      std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
   for (const char* command : {"run", "bench", "probe", "info", "verify"}) {
@@ -293,7 +295,8 @@ TEST(CliDocs, EveryDocumentedCommandLineNamesACommand) {
         continue;
       ++lines;
       EXPECT_TRUE(command == "run" || command == "bench" || command == "verify" || command == "probe" ||
-                  command == "info" || command == "--version" || command == "--help")
+                  command == "info" || command == "benchmark" || command == "compare" || command == "--version" ||
+                  command == "--help")
           << page.filename().string() << ":" << number << ": " << line;
     }
   }
@@ -312,7 +315,7 @@ TEST_F(Cli, OutWinsOverASetOutputDir) {
 
 // Every option that takes a value says what it is when not given.
 TEST_F(Cli, HelpShowsEveryDefault) {
-  for (const char* command : {"run", "bench", "probe", "info"}) {
+  for (const char* command : {"run", "bench", "benchmark", "compare", "probe", "info"}) {
     const Result r = run({command, "--help"});
     ASSERT_EQ(r.code, 0) << command;
     std::istringstream lines(r.out);
@@ -384,7 +387,11 @@ TEST_F(Cli, SodRunWritesReportAndSnapshot) {
   EXPECT_GT(steps, 0);
   EXPECT_EQ(j.at("sim_time").get<double>(), 0.2);  // exact: the driver lands on t_end
   EXPECT_GT(j.at("wall_s").get<double>(), 0.0);
-  EXPECT_GT(j.at("fom").at("cell_updates_per_s").get<double>(), 0.0);
+  // The one FOM (docs/report.md): interior cells / median step time, as bench and benchmark;
+  // the loop's rate under its own name.
+  EXPECT_DOUBLE_EQ(j.at("fom").at("cell_updates_per_s").get<double>(),
+                   128.0 / j.at("step_time_s").at("median").get<double>());
+  EXPECT_DOUBLE_EQ(j.at("loop_cell_updates_per_s").get<double>(), 128.0 * steps / j.at("loop_s").get<double>());
 
   const auto& timers = j.at("timers");
   for (const char* name : {"dt_reduction", "stage1.reconstruct_flux", "stage2.update", "output"}) {
@@ -593,6 +600,8 @@ TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
     EXPECT_LE(t["median"].get<double>(), t["max"].get<double>());
     EXPECT_NEAR(row["speedup"].get<double>(),
                 j["rows"][5]["step_s"]["median"].get<double>() / t["median"].get<double>(), 1e-12);
+    // Every row carries the probe, as a run's report does: its report's fraction.
+    EXPECT_GT(row["fraction_of_copy_bandwidth"].get<double>(), 0.0) << row.dump();
   }
   EXPECT_EQ(ran + skipped, 8);
   EXPECT_GE(ran, 4);  // owner=device runs on every backend
@@ -609,6 +618,9 @@ TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
   // One run per configuration: its report has every step (4 untimed, then 3 x 5).
   const nlohmann::json report = read_json(out / "runs" / "0" / "report.json");
   EXPECT_EQ(report["steps"], 19) << report.dump();
+  EXPECT_EQ(j["rows"][0]["fraction_of_copy_bandwidth"], report["fom"]["fraction_of_copy_bandwidth"]);
+  // The probe was measured once, into the bench's directory, and read back by the later runs.
+  EXPECT_EQ(read_json(out / "runs" / "4" / "report.json")["probe"]["source"].get<std::string>().find(out.string()), 0u);
   EXPECT_NE(r.out.find("speedup"), std::string::npos) << r.out;
 }
 
@@ -684,6 +696,33 @@ TEST_F(Cli, BenchRefusesBadSweepsBeforeAnyRun) {
     EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(dir_ / "b" / "bench.json"));
   }
+}
+
+}  // namespace
+
+namespace {
+
+// bench's table gives rates and bandwidths in the unit the largest needs: a CPU's rows in
+// Mcell/s and GB/s (they read 0.001 Gcell/s and 0.000 TB/s before), a GPU's in G and T.
+std::string bench_table(double cells, double step_s, double bytes_per_s) {
+  hc::BenchResult r;
+  r.options.repeat = 3, r.options.steps = 12;
+  hc::BenchRow row;
+  row.name = "layout=soa";
+  row.cells = cells, row.min_s = row.median_s = row.max_s = step_s, row.effective_Bps = bytes_per_s;
+  r.rows.push_back(row);
+  std::ostringstream os;
+  hc::print_bench(os, r);
+  return os.str();
+}
+
+TEST(CliBenchTable, ScalesItsUnits) {
+  const std::string cpu = bench_table(32768, 0.02, 2.4e9);  // 1.64 Mcell/s, 2.4 GB/s
+  EXPECT_NE(cpu.find("Mcell/s     GB/s"), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find("      1.638    2.400"), std::string::npos) << cpu;
+  const std::string gpu = bench_table(16777216, 0.00693, 2.36e12);  // 2.42 Gcell/s, 2.36 TB/s
+  EXPECT_NE(gpu.find("Gcell/s     TB/s"), std::string::npos) << gpu;
+  EXPECT_NE(gpu.find("      2.421    2.360"), std::string::npos) << gpu;
 }
 
 }  // namespace

@@ -8,6 +8,9 @@
           ...), and one chart of every configuration that ran, fastest first.
 --probe   a `halocline probe`: host <-> device copy bandwidth against size, per memory kind
           and direction (pageable, pinned, managed).
+--compare `halocline benchmark` results (benchmark.json, repeatable): the figure of merit of
+          each, fp64 and fp32 side by side, the bars' whiskers the repetitions' min-max
+          (compare.png); `halocline compare --plot DIR` draws it.
 --report  a run's report.json: the timeline of its traced step, one row per stream (compute,
           halo, host), each backend call a bar, so that overlap can be seen. Several reports
           give several timelines (timeline_<name>.png, name from the report's config).
@@ -185,15 +188,40 @@ def timeline_figure(report):
     return fig, f"timeline_{name}.png"
 
 
+def compare_figure(results):
+    """Each result's FOM (fp64, fp32), whiskers from its slowest and fastest repetition."""
+    fig, ax = plt.subplots(figsize=(max(6.4, 1.6 * len(results) + 2), 4.2))
+    width = 0.38
+    rates = [c["fom_cell_updates_per_s"] for _, r in results for c in r["configurations"]]
+    scale, unit = (1e9, "Gcell/s") if max(rates) >= 1e9 else (1e6, "Mcell/s")
+    for k, (precision, color) in enumerate((("fp64", "tab:blue"), ("fp32", "tab:orange"))):
+        xs, ys, lo, hi = [], [], [], []
+        for i, (_, r) in enumerate(results):
+            c = next(c for c in r["configurations"] if c["precision"] == precision)
+            fom, cells = c["fom_cell_updates_per_s"] / scale, c["cells"] / scale
+            xs.append(i + (k - 0.5) * width)
+            ys.append(fom)
+            lo.append(fom - cells / c["step_s"]["max"])
+            hi.append(cells / c["step_s"]["min"] - fom)
+        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=4, color=color, label=f"SoA {precision}")
+    ax.set_xticks(range(len(results)))
+    ax.set_xticklabels([name + ("" if r["compliant"] else "\n(NON-COMPLIANT)") for name, r in results], fontsize=8)
+    ax.set_ylabel(f"figure of merit, {unit} (cell updates/s)")
+    ax.set_title("halocline benchmark: interior cells / median step time", fontsize=9)
+    ax.legend(fontsize=8)
+    return fig, "compare.png"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench")
     parser.add_argument("--probe")
     parser.add_argument("--report", action="append", default=[])
+    parser.add_argument("--compare", action="append", default=[])
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    if not (args.bench or args.probe or args.report):
-        parser.error("give at least one of --bench, --probe, --report")
+    if not (args.bench or args.probe or args.report or args.compare):
+        parser.error("give at least one of --bench, --probe, --report, --compare")
     os.makedirs(args.out, exist_ok=True)
 
     def load(path):
@@ -209,6 +237,10 @@ def main():
         probe_plot(load(args.probe), args.out)
     for path in args.report:
         timeline_plot(load(path), args.out)
+    if args.compare:
+        results = [(os.path.basename(os.path.dirname(os.path.abspath(p))) or p, load(p)) for p in args.compare]
+        fig, name = compare_figure(results)
+        save(fig, args.out, name)
 
 
 if __name__ == "__main__":

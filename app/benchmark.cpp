@@ -1,0 +1,250 @@
+#include "app/benchmark.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "app/bench.hpp"
+#include "app/benchmark_inputs.hpp"  // generated: the built-in bench.toml
+#include "app/build_info.hpp"
+#include "app/comm.hpp"
+#include "app/failures.hpp"
+#include "app/probe.hpp"
+#include "app/provenance.hpp"
+#include "app/references.hpp"
+#include "app/report.hpp"
+#include "app/resources.hpp"
+#include "app/select.hpp"
+#include "app/verify.hpp"
+#include "io/deck.hpp"
+
+namespace halocline {
+
+namespace {
+
+long run_steps(const BenchmarkOptions& o) { return kWarmupSteps + kTracedStepsUnsampled + o.repeat * o.steps; }
+
+// The defined configuration: the built-in bench.toml at `size`, SoA, `precision`, the
+// device owner (on a CPU backend the only one).
+Config benchmark_config(int size, const std::string& precision, const std::string& backend) {
+  Config c = parse_deck(build::kBenchDeck, "bench.toml (built in)", {"grid.n=" + std::to_string(size)});
+  apply_strategy_key(c, "layout", "soa");
+  apply_strategy_key(c, "precision", precision);
+  apply_strategy_key(c, "backend", backend);
+  apply_strategy_key(c, "owner", "device");
+  return c;
+}
+
+std::string percent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", 100 * fraction);
+  return text;
+}
+
+AgreedExit failed_everywhere(const std::string& message) { return AgreedExit(ExitStatus{1, "", message, true, -1}); }
+
+// Verification first (run rule 2): every check, or exit code 1 naming the first that failed.
+int verify_or_stop(std::ostream* progress) {
+  std::ostringstream lines;
+  const std::vector<Check> checks = run_verification(lines);
+  for (const Check& c : checks)
+    if (!c.pass) {
+      std::ostringstream value;
+      value << c.value;
+      throw failed_everywhere("benchmark: verify failed: " + c.problem + ", " + c.measure + " = " + value.str() +
+                              " (limit " + c.limit + "); nothing was measured (run rule 2)");
+    }
+  if (progress) *progress << "benchmark: verify: " << checks.size() << " checks passed\n" << std::flush;
+  return static_cast<int>(checks.size());
+}
+
+// The copy and triad bandwidth of the node (run rule 3): on a CPU every rank probes at once
+// and the sums are the node's; on GPUs rank 0 probes its device and each rank has one alike.
+void probe_node(const std::string& backend, BenchmarkResult& r, std::ostream* progress) {
+  ProbeOptions options;
+  options.quick = true;
+  agree_over_ranks(0);  // every rank starts together
+  if (r.device.kind != "gpu" || world_rank() == 0) r.probe = run_probe(backend, options);
+  const double ranks = static_cast<double>(world_size());
+  r.copy_Bps = r.device.kind == "gpu" ? ranks * r.probe.copy_Bps : sum_over_ranks(r.probe.copy_Bps);
+  r.triad_Bps = r.device.kind == "gpu" ? ranks * r.probe.triad_Bps : sum_over_ranks(r.probe.triad_Bps);
+  if (progress)
+    *progress << "benchmark: probe: copy " << r.copy_Bps / 1e9 << " GB/s, triad " << r.triad_Bps / 1e9 << " GB/s ("
+              << world_size() << (world_size() == 1 ? " rank" : " ranks") << ")\n"
+              << std::flush;
+}
+
+std::string execution_text(const BenchmarkResult& r, long cores, const std::string& backend) {
+  auto count = [](long n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
+  const std::string text = count(r.ranks, "MPI rank") + " x " + count(r.threads_per_rank, "thread") + " (" + backend +
+                           " on " + r.device.name + ")";
+  if (r.device.kind == "gpu") return text + ", one GPU per rank";
+  if (r.threads_per_rank == 1 && r.ranks == cores) return text + ": one MPI rank per core of " + std::to_string(cores);
+  if (r.ranks == 1 && r.threads_per_rank == cores) return text + ": one thread per core of " + std::to_string(cores);
+  return text + " on " + count(cores, "core");
+}
+
+// One configuration: runs of the rules' length until the timed steps add up to the minimum
+// measured time, each run's checksum against the reference.
+BenchmarkConfiguration measure_configuration(const BenchmarkOptions& o, const BenchmarkResult& r,
+                                             const std::string& precision, const std::string& backend,
+                                             std::ostream* progress, Provenance& provenance) {
+  BenchmarkConfiguration bc;
+  bc.precision = precision;
+  bc.name = "soa " + precision;
+  bc.reference = reference_checksum(r.size, precision, run_steps(o));
+  Config c = benchmark_config(r.size, precision, backend);
+  const std::string run_dir = o.out_dir + "/runs/" + precision;
+  c.out_dir = run_dir;  // a signal's checkpoint goes here
+  for (bool more = true; more;) {
+    const MeasuredRun m = measure_run(c, o.repeat, o.steps, o.provenance);
+    if (bc.runs++ == 0) {
+      nlohmann::json report = m.report;
+      add_probe_to_report(report, r.probe, "benchmark: every rank's copy bandwidth, summed");
+      report["probe"]["copy_Bps"] = r.copy_Bps;
+      report["fom"]["fraction_of_copy_bandwidth"] =
+          report["traffic"].value("effective_bandwidth_Bps", 0.0) / r.copy_Bps;
+      if (m.rank == 0) write_report(report, run_dir + "/report.json");
+      bc.config = m.report["config"];
+      provenance = m.provenance;
+    }
+    bc.step_s.insert(bc.step_s.end(), m.step_s.begin(), m.step_s.end());
+    bc.timed_s += m.timed_s;
+    bc.cells = m.cells;
+    bc.bytes_per_step = m.bytes_per_step;
+    bc.checksum = m.checksum;
+    if (!bc.reference.empty() && m.checksum != bc.reference)
+      throw failed_everywhere("benchmark: run rule 2: " + bc.name + " run " + std::to_string(bc.runs) +
+                              " ended with checksum " + m.checksum + ", not the reference " + bc.reference +
+                              ": this build or machine computes another answer");
+    if (progress)
+      *progress << "benchmark: " << bc.name << " run " << bc.runs << ": median step " << median_of(m.step_s) * 1e3
+                << " ms, " << bc.timed_s << " s timed of " << o.min_time_s << "\n"
+                << std::flush;
+    // Rank 0's clock decides for every rank: the ranks must run alike.
+    const bool again = bc.timed_s < o.min_time_s && bc.runs < kMaxRunsPerConfiguration;
+    more = broadcast_from(0, again ? "1" : "0") == "1";
+  }
+  bc.min_s = *std::min_element(bc.step_s.begin(), bc.step_s.end());
+  bc.max_s = *std::max_element(bc.step_s.begin(), bc.step_s.end());
+  bc.median_s = median_of(bc.step_s);
+  bc.spread = bc.median_s > 0 ? (bc.max_s - bc.min_s) / bc.median_s : 0.0;
+  return bc;
+}
+
+}  // namespace
+
+std::vector<std::string> broken_run_rules(const BenchmarkOptions& o, const BenchmarkSetting& s,
+                                          const std::string& command) {
+  std::vector<std::string> broken;
+  if (o.repeat < kRuleRepeat)
+    broken.push_back("run rule 4: --repeat " + std::to_string(o.repeat) + " is below the " +
+                     std::to_string(kRuleRepeat) + " repetitions the rule asks");
+  if (o.steps < kRuleSteps)
+    broken.push_back("run rule 4: --steps " + std::to_string(o.steps) + " is below the " + std::to_string(kRuleSteps) +
+                     " steps per repetition the rule asks");
+  if (o.min_time_s < kRuleMinTimeS) {
+    std::ostringstream text;
+    text << "run rule 4: --min-time " << o.min_time_s << " is below the " << kRuleMinTimeS
+         << " s of timed steps per configuration the rule asks";
+    broken.push_back(text.str());
+  }
+  const long used = static_cast<long>(s.ranks) * s.threads_per_rank;
+  if (!s.on_gpu && used != s.cpu_cores) {
+    std::string how = s.with_mpi && s.threads_per_rank == 1
+                          ? "run one rank per core: mpirun -n " + std::to_string(s.cpu_cores) + " " + command
+                          : "this build cannot: build with MPI (one rank per core) or with an OpenMP Kokkos";
+    if (used > s.cpu_cores) how = "run at most one rank per core";
+    broken.push_back("run rule 5: " + std::to_string(s.ranks) + " rank(s) x " + std::to_string(s.threads_per_rank) +
+                     " thread(s) on " + std::to_string(s.cpu_cores) + " cores; " + how);
+  }
+  if (s.cxx_flags.find("-ffp-contract=off") == std::string::npos)
+    broken.push_back(
+        "run rule 1: this binary was built without strict floating point (-ffp-contract=off; "
+        "HALOCLINE_STRICT_FP=ON, the default): its checksums cannot be compared");
+  if (std::find(s.reference_sizes.begin(), s.reference_sizes.end(), s.size) == s.reference_sizes.end()) {
+    std::string sizes;
+    for (int n : s.defined_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(n);
+    broken.push_back("run rule 2: no reference checksum for " + std::to_string(s.size) + "^3 after " +
+                     std::to_string(kWarmupSteps + kTracedStepsUnsampled + o.repeat * o.steps) +
+                     " steps (--size, --repeat, --steps); the references have sizes " +
+                     (sizes.empty() ? "none" : sizes) + " for --repeat " + std::to_string(kRuleRepeat) + " --steps " +
+                     std::to_string(kRuleSteps));
+  }
+  return broken;
+}
+
+int choose_size(const std::vector<int>& sizes, const std::string& backend, const DeviceInfo& device,
+                std::int64_t node_memory_bytes, int ranks, std::string& why) {
+  const bool gpu = device.kind == "gpu";
+  const double budget = 0.25 * static_cast<double>(gpu ? device.memory_bytes : node_memory_bytes);
+  int chosen = sizes.empty() ? 0 : sizes.front();
+  for (int n : sizes) {
+    try {
+      const Config c = benchmark_config(n, "fp64", backend);
+      const MemoryPlan plan = plan_memory(c, choose_process_grid(c.n, {0, 0, 0}, ranks), !gpu, ranks);
+      const double bytes = static_cast<double>(gpu ? plan.solver_bytes : plan.host_bytes());
+      if (bytes <= budget) chosen = n;
+    } catch (const DeckError&) {
+      // Too many ranks for this size: a larger one may do.
+    }
+  }
+  why = "the largest reference size whose fp64 run fits in a quarter of the " +
+        std::string(gpu ? "GPU's memory" : "node's memory") + " (" + std::to_string(static_cast<long long>(budget)) +
+        " bytes)";
+  return chosen;
+}
+
+BenchmarkResult plan_benchmark(const BenchmarkOptions& o) {
+  BenchmarkResult r;
+  r.options = o;
+  r.provenance = o.provenance;
+  const std::string backend = o.backend.empty() ? backend_name(default_backend()) : o.backend;
+  agreed([&] {
+    r.device = describe_device(backend, 0);
+    BenchmarkSetting s;
+    s.ranks = r.ranks = world_size();
+    s.threads_per_rank = r.threads_per_rank = r.device.kind == "gpu" ? 1 : std::max(1, r.device.compute_units);
+    s.cpu_cores = o.provenance.cpu_cores;
+    s.on_gpu = r.device.kind == "gpu";
+    s.with_mpi = comm_built_with_mpi();
+    s.cxx_flags = build::kCxxFlags;
+    s.reference_sizes = reference_sizes(run_steps(o));
+    s.defined_sizes = reference_sizes(kWarmupSteps + kTracedStepsUnsampled + kRuleRepeat * kRuleSteps);
+    const std::vector<int>& ladder = s.reference_sizes.empty() ? s.defined_sizes : s.reference_sizes;
+    if (o.size > 0) {
+      r.size = o.size, r.size_reason = "given (--size)";
+    } else {
+      r.size = choose_size(ladder, backend, r.device, o.provenance.memory_bytes, r.ranks, r.size_reason);
+    }
+    s.size = r.size;
+    benchmark_config(r.size, "fp64", backend);  // a size the deck refuses is refused here
+    r.broken_rules = broken_run_rules(o, s, o.provenance.command_line);
+    if (!r.broken_rules.empty() && !o.non_compliant)
+      throw DeckError(r.broken_rules.front() + " (docs/procurement.md); --non-compliant runs it anyway, marked so");
+  });
+  r.execution = execution_text(r, o.provenance.cpu_cores, backend);
+  r.backend = backend;
+  return r;
+}
+
+void measure_benchmark(BenchmarkResult& r, std::ostream* progress) {
+  const BenchmarkOptions& o = r.options;
+  const std::string& backend = r.backend;
+  if (progress) {
+    *progress << "benchmark: " << r.size << "^3 (" << r.size_reason << "), " << r.execution << '\n';
+    for (const std::string& rule : r.broken_rules) *progress << "benchmark: NON-COMPLIANT: " << rule << '\n';
+  }
+  r.verify_checks = verify_or_stop(progress);
+  probe_node(backend, r, progress);
+  for (const char* precision : {"fp64", "fp32"}) {
+    r.configurations.push_back(measure_configuration(o, r, precision, backend, progress, r.provenance));
+    const BenchmarkConfiguration& bc = r.configurations.back();
+    if (bc.spread > o.spread_warning)
+      r.warnings.push_back(bc.name + ": the repetitions spread " + percent(bc.spread) +
+                           " (max - min over the median), over the warning threshold of " + percent(o.spread_warning) +
+                           ": something else may have run on the machine (run rule 6)");
+  }
+}
+
+}  // namespace halocline

@@ -1,0 +1,48 @@
+#include "app/compare.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "app/benchmark_output.hpp"
+#include "io/deck.hpp"  // DeckError
+
+namespace halocline {
+
+nlohmann::json read_benchmark_result(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw DeckError("compare: cannot read '" + path + "'");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const std::exception&) {
+    throw DeckError("compare: '" + path + "' is not JSON, so not a halocline benchmark result");
+  }
+  if (!j.is_object() || j.value("kind", "") != kBenchmarkKind)
+    throw DeckError("compare: '" + path + "' is not a halocline benchmark result (no \"kind\": \"" + kBenchmarkKind +
+                    "\"; `halocline benchmark` writes OUT/benchmark.json)");
+  try {
+    benchmark_figures(j);
+  } catch (const std::exception& e) {
+    throw DeckError("compare: '" + path + "' is an incomplete benchmark result (" + e.what() + ")");
+  }
+  return j;
+}
+
+std::string compare_markdown(const std::vector<std::string>& paths, const std::vector<nlohmann::json>& results) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> columns;
+  for (const nlohmann::json& j : results) columns.push_back(benchmark_figures(j));
+  std::ostringstream md;
+  md << "| figure |";
+  for (const std::string& p : paths) md << " " << markdown_cell(p) << " |";
+  md << "\n| --- |";
+  for (std::size_t i = 0; i < paths.size(); ++i) md << " --- |";
+  md << '\n';
+  for (std::size_t row = 0; !columns.empty() && row < columns[0].size(); ++row) {
+    md << "| " << columns[0][row].first << " |";
+    for (const auto& column : columns) md << " " << markdown_cell(column[row].second) << " |";
+    md << '\n';
+  }
+  return md.str();
+}
+
+}  // namespace halocline

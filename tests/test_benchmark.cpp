@@ -1,0 +1,275 @@
+// `halocline benchmark` (app/benchmark.cpp): the run rules it checks, the reference table it
+// carries, the size it chooses, and the command itself as a vendor runs it: on every core,
+// compliant, matching the references; refused in one line when a rule is broken; marked
+// non-compliant everywhere when asked to run anyway.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "app/benchmark.hpp"
+#include "app/benchmark_output.hpp"
+#include "app/provenance.hpp"
+#include "app/references.hpp"
+#include "io/deck.hpp"
+#include "schema_check.hpp"
+#include "test_support.hpp"
+
+namespace hc = halocline;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A setting that keeps every rule: 2 ranks of 1 thread on 2 cores, a defined size.
+hc::BenchmarkSetting good_setting() {
+  hc::BenchmarkSetting s;
+  s.ranks = 2, s.threads_per_rank = 1, s.cpu_cores = 2, s.with_mpi = true;
+  s.cxx_flags = "-O3 -ffp-contract=off";
+  s.size = 32;
+  s.reference_sizes = s.defined_sizes = {32, 64};
+  return s;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const std::string& l : lines) text += l + "\n";
+  return text;
+}
+
+TEST(Benchmark, KeepsEveryRuleWithDefaults) {
+  EXPECT_EQ(joined(hc::broken_run_rules(hc::BenchmarkOptions{}, good_setting(), "halocline benchmark")), "");
+}
+
+TEST(Benchmark, NamesEachBrokenRule) {
+  hc::BenchmarkOptions o;
+  o.repeat = 1, o.steps = 1, o.min_time_s = 0.5;
+  hc::BenchmarkSetting s = good_setting();
+  s.ranks = 1, s.cxx_flags = "-O3", s.size = 48, s.reference_sizes = {};
+  const std::vector<std::string> broken = hc::broken_run_rules(o, s, "halocline benchmark --size 48");
+  ASSERT_EQ(broken.size(), 6u) << joined(broken);
+  EXPECT_EQ(broken[0], "run rule 4: --repeat 1 is below the 3 repetitions the rule asks");
+  EXPECT_EQ(broken[1], "run rule 4: --steps 1 is below the 12 steps per repetition the rule asks");
+  EXPECT_EQ(broken[2], "run rule 4: --min-time 0.5 is below the 5 s of timed steps per configuration the rule asks");
+  EXPECT_EQ(broken[3],
+            "run rule 5: 1 rank(s) x 1 thread(s) on 2 cores; run one rank per core: mpirun -n 2 halocline "
+            "benchmark --size 48");
+  EXPECT_EQ(broken[4].rfind("run rule 1: this binary was built without strict floating point", 0), 0u);
+  EXPECT_EQ(broken[5],
+            "run rule 2: no reference checksum for 48^3 after 5 steps (--size, --repeat, --steps); the "
+            "references have sizes 32, 64 for --repeat 3 --steps 12");
+}
+
+TEST(Benchmark, RuleFiveWantsEveryCoreOnceOnACpuOnly) {
+  hc::BenchmarkSetting s = good_setting();
+  s.ranks = 4;  // oversubscribed
+  EXPECT_EQ(joined(hc::broken_run_rules({}, s, "x")),
+            "run rule 5: 4 rank(s) x 1 thread(s) on 2 cores; run at most one rank per core\n");
+  s.ranks = 1, s.threads_per_rank = 2;  // an OpenMP Kokkos: threads on every core
+  EXPECT_EQ(joined(hc::broken_run_rules({}, s, "x")), "");
+  s.on_gpu = true, s.threads_per_rank = 1;  // one rank per GPU: the cores are not the rule
+  EXPECT_EQ(joined(hc::broken_run_rules({}, s, "x")), "");
+}
+
+TEST(Benchmark, ReferenceTableHasTheDefinedSizesInBothPrecisions) {
+  const std::vector<int> sizes = hc::reference_sizes(40);
+  ASSERT_GE(sizes.size(), 3u);
+  EXPECT_EQ(sizes[0], 32);
+  EXPECT_EQ(sizes[1], 64);
+  EXPECT_EQ(sizes[2], 128);
+  EXPECT_EQ(hc::reference_checksum(32, "fp64", 40), "186d9c937f28959f");
+  EXPECT_EQ(hc::reference_checksum(32, "fp32", 40), "9f29849311a5a53c");
+  EXPECT_EQ(hc::reference_checksum(32, "fp64", 41), "");
+  EXPECT_TRUE(hc::reference_sizes(41).empty());
+}
+
+TEST(Benchmark, ReferenceTableRefusesAMalformedLine) {
+  EXPECT_EQ(hc::parse_reference_checksums("# comment\n\nbench.toml 8 fp64 40 0123456789abcdef\n").size(), 1u);
+  try {
+    hc::parse_reference_checksums("bench.toml 8 fp64 40 0123456789abcdef\nbench.toml 8 fp64 40\n");
+    FAIL() << "a line without its checksum was accepted";
+  } catch (const hc::DeckError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "reference checksums, line 2: expected 'deck size precision steps checksum', got 'bench.toml 8 fp64 40'");
+  }
+}
+
+TEST(Benchmark, ChoosesTheLargestSizeInAQuarterOfTheMemory) {
+  hc::DeviceInfo cpu;
+  cpu.kind = "cpu";
+  std::string why;
+  // bench.toml's fp64 state at 64^3 with its copies is some tens of MB; 128^3 several
+  // hundred: 1 GiB of memory (a quarter: 256 MiB) holds the first only.
+  EXPECT_EQ(hc::choose_size({32, 64, 128}, "kokkos", cpu, std::int64_t(1) << 30, 1, why), 64);
+  EXPECT_EQ(why, "the largest reference size whose fp64 run fits in a quarter of the node's memory (268435456 bytes)");
+  EXPECT_EQ(hc::choose_size({32, 64, 128}, "kokkos", cpu, std::int64_t(64) << 30, 1, why), 128);
+  EXPECT_EQ(hc::choose_size({32, 64, 128}, "kokkos", cpu, 1000, 1, why), 32);  // none fits: the smallest
+}
+
+// The command as a user runs it: the binary, in a fresh directory, stdout and stderr kept.
+class BenchmarkCommand : public ::testing::Test {
+ protected:
+  void SetUp() override { fs::create_directories(dir_); }
+  // Exit status of `[LAUNCHER] halocline benchmark ARGS` run from dir_.
+  int run(const std::string& args, const std::string& launcher = "") {
+    // This test process has started MPI (test_main.cpp): an mpirun started from it must not
+    // see its job's variables, or it takes itself for a part of that job.
+    const std::string command =
+        "for v in $(env | sed -n 's/^\\(OMPI_[^=]*\\|PMIX_[^=]*\\)=.*/\\1/p'); do unset $v; done; cd '" +
+        dir_.string() + "' && " + launcher + " '" + HALOCLINE_BINARY + "' benchmark " + args +
+        " > stdout.txt 2> stderr.txt";
+    const int status = std::system(command.c_str());
+    out_ = read_text(dir_ / "stdout.txt"), err_ = read_text(dir_ / "stderr.txt");
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  hc::test::TempDir temp_{"benchmark_command"};  // removed with the test
+  const fs::path dir_ = temp_.path();
+  std::string out_, err_;
+};
+
+long cores() { return hc::make_provenance({"halocline"}).cpu_cores; }
+
+TEST_F(BenchmarkCommand, RunsCompliantlyOnEveryCoreAndMatchesTheReferences) {
+  const std::string mpiexec = HALOCLINE_MPIEXEC;
+  if (mpiexec.empty()) GTEST_SKIP() << "built without MPI: one rank per core needs mpirun";
+  const std::string launcher = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '" + mpiexec +
+                               "' --oversubscribe -n " + std::to_string(cores());
+  ASSERT_EQ(run("--size 32 --out result", launcher), 0) << out_ << err_;
+  const nlohmann::json j = nlohmann::json::parse(read_text(dir_ / "result/benchmark.json"));
+  EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("benchmark")), "");
+  EXPECT_TRUE(j.at("compliant").get<bool>()) << j.at("non_compliant_reasons").dump();
+  EXPECT_EQ(j.at("execution").at("ranks").get<long>(), cores());
+  const std::string checksums[2] = {"186d9c937f28959f", "9f29849311a5a53c"};
+  for (int i = 0; i < 2; ++i) {
+    const nlohmann::json& c = j.at("configurations").at(i);
+    EXPECT_EQ(c.at("checksum"), checksums[i]);
+    EXPECT_EQ(c.at("checksum_matches"), true);
+    EXPECT_GE(c.at("timed_s").get<double>(), hc::kRuleMinTimeS);
+    EXPECT_EQ(c.at("repetitions_s").size(), 3u * c.at("runs").get<std::size_t>());
+    // The FOM's one definition: interior cells / median step time.
+    EXPECT_DOUBLE_EQ(c.at("fom_cell_updates_per_s").get<double>(),
+                     32.0 * 32 * 32 / c.at("step_s").at("median").get<double>());
+  }
+  EXPECT_EQ(j.at("fom").at("cell_updates_per_s"), j.at("configurations").at(0).at("fom_cell_updates_per_s"));
+  const std::string md = read_text(dir_ / "result/benchmark.md");
+  EXPECT_NE(md.find("**Compliant**"), std::string::npos) << md;
+  EXPECT_NE(md.find("| checksum fp64 | 186d9c937f28959f = reference |"), std::string::npos) << md;
+  EXPECT_NE(md.find(j.at("provenance").at("command_line").get<std::string>()), std::string::npos) << md;
+  EXPECT_NE(out_.find("benchmark: FOM "), std::string::npos) << out_;
+  EXPECT_NE(out_.find("(soa fp64): compliant"), std::string::npos) << out_;
+}
+
+TEST_F(BenchmarkCommand, RefusesABrokenRuleInOneLineBeforeAnyWork) {
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--repeat 1", "run rule 4: --repeat 1 is below the 3 repetitions the rule asks"},
+           {"--steps 1", "run rule 4: --steps 1 is below the 12 steps per repetition the rule asks"}}) {
+    EXPECT_EQ(run(args + " --out refused"), 2) << args;
+    EXPECT_EQ(err_.rfind("halocline: error: run rule ", 0), 0u) << err_;
+    EXPECT_NE(err_.find(says), std::string::npos) << err_;
+    EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+    EXPECT_NE(err_.find("--non-compliant runs it anyway"), std::string::npos) << err_;
+    EXPECT_FALSE(fs::exists(dir_ / "refused")) << args;
+  }
+  if (cores() > 1) {  // one rank of a Serial Kokkos on a machine of several cores
+    EXPECT_EQ(run("--size 32 --out refused"), 2);
+    EXPECT_NE(err_.find("run rule 5: 1 rank(s) x 1 thread(s) on " + std::to_string(cores()) +
+                        " cores; run one rank per core: mpirun -n " + std::to_string(cores())),
+              std::string::npos)
+        << err_;
+  }
+}
+
+TEST_F(BenchmarkCommand, NonCompliantRunSaysSoEverywhere) {
+  ASSERT_EQ(run("--size 32 --repeat 1 --min-time 0 --non-compliant --quiet --out result"), 0) << err_;
+  const nlohmann::json j = nlohmann::json::parse(read_text(dir_ / "result/benchmark.json"));
+  EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("benchmark")), "");
+  EXPECT_FALSE(j.at("compliant").get<bool>());
+  EXPECT_EQ(j.at("non_compliant_reasons").at(0), "run rule 4: --repeat 1 is below the 3 repetitions the rule asks");
+  // 4 + 1 x 12 steps: no reference, so the checksum is not compared.
+  EXPECT_EQ(j.at("configurations").at(0).at("reference_checksum"), nullptr);
+  EXPECT_EQ(j.at("configurations").at(0).at("runs"), 1);
+  EXPECT_NE(read_text(dir_ / "result/benchmark.md").find("**NON-COMPLIANT**"), std::string::npos);
+  EXPECT_NE(out_.find("(soa fp64): NON-COMPLIANT; run rule 4: --repeat 1"), std::string::npos) << out_;
+}
+
+}  // namespace
+
+namespace {
+
+// A result as benchmark_json makes it, without running anything: fp64 at 2 ms, fp32 at 1 ms.
+nlohmann::json made_result(const std::string& host, bool compliant) {
+  hc::BenchmarkResult r;
+  r.provenance = hc::make_provenance({"halocline", "benchmark"});
+  r.provenance.host = host;
+  r.size = 32, r.size_reason = "given (--size)";
+  r.copy_Bps = 1e10, r.triad_Bps = 1e10, r.probe.copy_Bps = 5e9, r.probe.array_bytes = 1 << 20;
+  r.device.kind = "cpu", r.device.name = "Serial", r.verify_checks = 19;
+  if (!compliant) r.broken_rules = {"run rule 4: --repeat 1 is below the 3 repetitions the rule asks"};
+  for (const char* precision : {"fp64", "fp32"}) {
+    hc::BenchmarkConfiguration c;
+    c.precision = precision, c.name = std::string("soa ") + precision, c.runs = 1;
+    const double step = precision == std::string("fp64") ? 2e-3 : 1e-3;
+    c.step_s = {step, step, step}, c.min_s = c.median_s = c.max_s = step;
+    c.timed_s = 36 * step, c.cells = 32768, c.bytes_per_step = 1e6;
+    c.checksum = c.reference = "0123456789abcdef";
+    c.config = {{"backend", "kokkos"},  {"layout", "soa"}, {"precision", precision},
+                {"grid", {32, 32, 32}}, {"ranks", 2},      {"kernels", "split"}};
+    r.configurations.push_back(c);
+  }
+  return hc::benchmark_json(r);
+}
+
+TEST(Benchmark, ResultJsonFollowsItsSchema) {
+  const nlohmann::json j = made_result("a", true);
+  EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("benchmark")), "");
+  EXPECT_DOUBLE_EQ(j.at("fom").at("cell_updates_per_s").get<double>(), 32768 / 2e-3);
+  EXPECT_DOUBLE_EQ(j.at("configurations").at(1).at("fraction_of_copy_bandwidth").get<double>(), 1e6 / 1e-3 / 1e10);
+  nlohmann::json broken = j;
+  broken["non_compliant_reasons"] = {"no rule named"};
+  EXPECT_NE(hc::test::schema_violation(broken, hc::test::load_schema("benchmark")), "");
+}
+
+TEST_F(BenchmarkCommand, CompareSetsResultsSideBySide) {
+  std::ofstream(dir_ / "a.json") << made_result("alpha", true).dump(2);
+  std::ofstream(dir_ / "b.json") << made_result("beta", false).dump(2);
+  auto run_compare = [&](const std::string& args) {
+    const int status = std::system(
+        ("cd '" + dir_.string() + "' && '" + HALOCLINE_BINARY + "' compare " + args + " > stdout.txt 2> stderr.txt")
+            .c_str());
+    out_ = read_text(dir_ / "stdout.txt"), err_ = read_text(dir_ / "stderr.txt");
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  ASSERT_EQ(run_compare("a.json b.json"), 0) << err_;
+  EXPECT_EQ(out_.rfind("| figure | a.json | b.json |\n| --- | --- | --- |\n", 0), 0u) << out_;
+  EXPECT_NE(out_.find("| FOM, fp64 (cell updates/s) | 16.4 Mcell/s | 16.4 Mcell/s |"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("| compliance | compliant | NON-COMPLIANT; run rule 4: --repeat 1"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("| OS, host | "), std::string::npos) << out_;
+  // Anything else: exit 2, one line naming the file, nothing on stdout.
+  std::ofstream(dir_ / "report.json") << R"({"checksum": "0123456789abcdef"})";
+  std::ofstream(dir_ / "text.json") << "not json";
+  for (const auto& [file, says] : std::vector<std::pair<std::string, std::string>>{
+           {"report.json", "halocline: error: compare: 'report.json' is not a halocline benchmark result"},
+           {"text.json", "halocline: error: compare: 'text.json' is not JSON"},
+           {"missing.json", "halocline: error: compare: cannot read 'missing.json'"}}) {
+    EXPECT_EQ(run_compare("a.json " + file), 2) << file;
+    EXPECT_EQ(err_.rfind(says, 0), 0u) << err_;
+    EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+    EXPECT_EQ(out_, "") << file;
+  }
+  if (std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") != 0)
+    GTEST_SKIP() << "the plot needs /usr/bin/python3 with matplotlib (apt-get install python3-matplotlib)";
+  ASSERT_EQ(run_compare("a.json b.json --plot plots"), 0) << err_;
+  EXPECT_GT(fs::file_size(dir_ / "plots/compare.png"), 1000u);
+}
+
+}  // namespace
