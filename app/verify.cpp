@@ -140,10 +140,12 @@ double on_rank0(const std::function<double()>& measure) {
   return std::strtod(broadcast_from(0, text).c_str(), nullptr);
 }
 
+// The Sedov measures made once, on rank 0, and every rank given them.
 SedovMeasure sedov_on_rank0(const Config& c, const RunResult& r) {
-  return {on_rank0([&] { return measure_sedov(c, r).shock_radius; }),
-          on_rank0([&] { return measure_sedov(c, r).expected_radius; }),
-          on_rank0([&] { return measure_sedov(c, r).asymmetry; })};
+  SedovMeasure m{};
+  if (world_rank() == 0) m = measure_sedov(c, r);
+  return {on_rank0([&] { return m.shock_radius; }), on_rank0([&] { return m.expected_radius; }),
+          on_rank0([&] { return m.asymmetry; })};
 }
 
 void report(std::ostream& os, std::vector<Check>& checks, Check c) {
