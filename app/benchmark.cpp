@@ -158,6 +158,14 @@ std::vector<std::string> broken_run_rules(const BenchmarkOptions& o, const Bench
     broken.push_back("run rule 5: " + std::to_string(s.ranks) + " rank(s) x " + std::to_string(s.threads_per_rank) +
                      " thread(s) on " + std::to_string(s.cpu_cores) + " cores; " + how);
   }
+  if (s.on_gpu && s.node_ranks != s.node_gpus) {
+    // Every GPU of the node, each driven by one rank: fewer leaves GPUs idle, more shares them.
+    std::string how = s.node_ranks == s.ranks ? "mpirun -n " + std::to_string(s.node_gpus) + " " + command
+                                              : std::to_string(s.node_gpus) + " ranks on each node";
+    if (!s.with_mpi && s.node_gpus > 1) how = "this build has no MPI (configure it with MPI)";
+    broken.push_back("run rule 5: " + std::to_string(s.node_ranks) + " rank(s) on a node with " +
+                     std::to_string(s.node_gpus) + " GPU(s); run one rank per GPU: " + how);
+  }
   if (s.cxx_flags.find("-ffp-contract=off") == std::string::npos)
     broken.push_back(
         "run rule 1: this binary was built without strict floating point (-ffp-contract=off; "
@@ -207,6 +215,8 @@ BenchmarkResult plan_benchmark(const BenchmarkOptions& o) {
     s.threads_per_rank = r.threads_per_rank = r.device.kind == "gpu" ? 1 : std::max(1, r.device.compute_units);
     s.cpu_cores = o.provenance.cpu_cores;
     s.on_gpu = r.device.kind == "gpu";
+    s.node_ranks = ranks_on_this_node();
+    s.node_gpus = r.device.devices_visible;
     s.with_mpi = comm_built_with_mpi();
     s.cxx_flags = build::kCxxFlags;
     s.reference_sizes = reference_sizes(run_steps(o));

@@ -43,6 +43,8 @@ struct BenchmarkSetting {
   int threads_per_rank = 1;  // the execution space's concurrency (a CPU backend)
   long cpu_cores = 1;        // physical cores of the node
   bool on_gpu = false;
+  int node_ranks = 1;                // the job's ranks on this rank's node
+  int node_gpus = 1;                 // the GPUs the runtime shows this rank (on_gpu)
   bool with_mpi = false;             // built with MPI
   std::string cxx_flags;             // the build's (rule 1: -ffp-contract=off)
   int size = 0;                      // as chosen

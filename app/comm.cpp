@@ -118,6 +118,19 @@ int world_size() {
   return size;
 }
 
+int ranks_on_this_node() {
+  int size = 1;
+#if defined(HALOCLINE_HAVE_MPI)
+  if (world_size() > 1) {
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank(), MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &size);
+    MPI_Comm_free(&node);
+  }
+#endif
+  return size;
+}
+
 AgreedStatus agree_over_ranks(int code) {
   AgreedStatus s;
   s.code = code;

@@ -45,6 +45,8 @@ void abort_comm(int code);
 // This process's rank in the whole job, and how many there are (0 and 1 without MPI).
 int world_rank();
 int world_size();
+// The ranks of MPI_COMM_WORLD on this rank's node (sharing its memory); 1 without MPI.
+int ranks_on_this_node();
 
 // Where a set-up step left every rank: the highest exit code any rank reported (0: all went
 // well) and the lowest rank that reported it (-1 when all went well).

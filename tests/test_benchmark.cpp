@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -15,6 +16,7 @@
 #include "app/benchmark_output.hpp"
 #include "app/provenance.hpp"
 #include "app/references.hpp"
+#include "app/select.hpp"
 #include "io/deck.hpp"
 #include "schema_check.hpp"
 #include "test_support.hpp"
@@ -70,7 +72,7 @@ TEST(Benchmark, NamesEachBrokenRule) {
             "references have sizes 32, 64 for --repeat 3 --steps 12");
 }
 
-TEST(Benchmark, RuleFiveWantsEveryCoreOnceOnACpuOnly) {
+TEST(Benchmark, RuleFiveWantsEveryCoreOnceOnACpuAndOneRankPerGpu) {
   hc::BenchmarkSetting s = good_setting();
   s.ranks = 4;  // oversubscribed
   EXPECT_EQ(joined(hc::broken_run_rules({}, s, "x")),
@@ -78,6 +80,18 @@ TEST(Benchmark, RuleFiveWantsEveryCoreOnceOnACpuOnly) {
   s.ranks = 1, s.threads_per_rank = 2;  // an OpenMP Kokkos: threads on every core
   EXPECT_EQ(joined(hc::broken_run_rules({}, s, "x")), "");
   s.on_gpu = true, s.threads_per_rank = 1;  // one rank per GPU: the cores are not the rule
+  EXPECT_EQ(joined(hc::broken_run_rules({}, s, "x")), "");
+  s.node_ranks = s.ranks = 2;  // two ranks share the node's one GPU
+  EXPECT_EQ(joined(hc::broken_run_rules({}, s, "x")),
+            "run rule 5: 2 rank(s) on a node with 1 GPU(s); run one rank per GPU: mpirun -n 1 x\n");
+  s.node_gpus = 4, s.ranks = 4;  // two nodes of 4 GPUs, 2 ranks on each: half the GPUs idle
+  EXPECT_EQ(joined(hc::broken_run_rules({}, s, "x")),
+            "run rule 5: 2 rank(s) on a node with 4 GPU(s); run one rank per GPU: 4 ranks on each node\n");
+  s.node_ranks = s.ranks = 1, s.with_mpi = false;
+  EXPECT_EQ(joined(hc::broken_run_rules({}, s, "x")),
+            "run rule 5: 1 rank(s) on a node with 4 GPU(s); run one rank per GPU: this build has no MPI (configure it "
+            "with MPI)\n");
+  s.node_ranks = s.ranks = 4, s.with_mpi = true;
   EXPECT_EQ(joined(hc::broken_run_rules({}, s, "x")), "");
 }
 
@@ -116,18 +130,45 @@ TEST(Benchmark, ChoosesTheLargestSizeInAQuarterOfTheMemory) {
   EXPECT_EQ(hc::choose_size({32, 64, 128}, "kokkos", cpu, 1000, 1, why), 32);  // none fits: the smallest
 }
 
+// The Open MPI and PMIx variables of this process's environment, as name=value lines.
+std::set<std::string> mpi_variables() {
+  std::set<std::string> found;
+  for (char** e = environ; *e; ++e) {
+    const std::string entry = *e;
+    if (entry.rfind("OMPI_", 0) == 0 || entry.rfind("PMIX_", 0) == 0) found.insert(entry);
+  }
+  return found;
+}
+
+// Those the user's environment had, taken before main() starts MPI (test_main.cpp): the
+// machine's own settings (e.g. OMPI_MCA_plm_rsh_agent where there is no ssh) stay set for
+// the commands the tests run.
+const std::set<std::string> kMpiVariablesBeforeInit = mpi_variables();
+
+// `unset` for each variable that MPI's initialisation of this process added: an mpirun or
+// a singleton started from here must not see this job's variables, or it takes itself for
+// a part of that job.
+std::string unset_this_jobs_mpi_variables() {
+  std::string command;
+  for (const std::string& entry : mpi_variables())
+    if (!kMpiVariablesBeforeInit.count(entry)) command += "unset " + entry.substr(0, entry.find('=')) + "; ";
+  return command;
+}
+
+// The ranks run rule 5 asks of the default backend here: one per core on a CPU, one per GPU.
+long rule_five_ranks() {
+  const hc::DeviceInfo d = hc::describe_device(hc::backend_name(hc::default_backend()), 0);
+  return d.kind == "gpu" ? d.devices_visible : hc::make_provenance({"halocline"}).cpu_cores;
+}
+
 // The command as a user runs it: the binary, in a fresh directory, stdout and stderr kept.
 class BenchmarkCommand : public ::testing::Test {
  protected:
   void SetUp() override { fs::create_directories(dir_); }
   // Exit status of `[LAUNCHER] halocline benchmark ARGS` run from dir_.
   int run(const std::string& args, const std::string& launcher = "") {
-    // This test process has started MPI (test_main.cpp): an mpirun started from it must not
-    // see its job's variables, or it takes itself for a part of that job.
-    const std::string command =
-        "for v in $(env | sed -n 's/^\\(OMPI_[^=]*\\|PMIX_[^=]*\\)=.*/\\1/p'); do unset $v; done; cd '" +
-        dir_.string() + "' && " + launcher + " '" + HALOCLINE_BINARY + "' benchmark " + args +
-        " > stdout.txt 2> stderr.txt";
+    const std::string command = unset_this_jobs_mpi_variables() + "cd '" + dir_.string() + "' && " + launcher + " '" +
+                                HALOCLINE_BINARY + "' benchmark " + args + " > stdout.txt 2> stderr.txt";
     const int status = std::system(command.c_str());
     out_ = read_text(dir_ / "stdout.txt"), err_ = read_text(dir_ / "stderr.txt");
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -139,16 +180,24 @@ class BenchmarkCommand : public ::testing::Test {
 
 long cores() { return hc::make_provenance({"halocline"}).cpu_cores; }
 
-TEST_F(BenchmarkCommand, RunsCompliantlyOnEveryCoreAndMatchesTheReferences) {
+// `mpirun -n N` as this build's tests launch it; empty without MPI.
+std::string mpirun(long ranks) {
   const std::string mpiexec = HALOCLINE_MPIEXEC;
-  if (mpiexec.empty()) GTEST_SKIP() << "built without MPI: one rank per core needs mpirun";
-  const std::string launcher = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '" + mpiexec +
-                               "' --oversubscribe -n " + std::to_string(cores());
+  if (mpiexec.empty()) return "";
+  return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '" + mpiexec + "' --oversubscribe -n " +
+         std::to_string(ranks);
+}
+
+// One rank per core of the CPU, or per GPU with a GPU backend: what the vendor launches.
+TEST_F(BenchmarkCommand, RunsCompliantlyOnTheWholeNodeAndMatchesTheReferences) {
+  const long ranks = rule_five_ranks();
+  const std::string launcher = mpirun(ranks);
+  if (launcher.empty()) GTEST_SKIP() << "built without MPI: one rank per core needs mpirun";
   ASSERT_EQ(run("--size 32 --out result", launcher), 0) << out_ << err_;
   const nlohmann::json j = nlohmann::json::parse(read_text(dir_ / "result/benchmark.json"));
   EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("benchmark")), "");
   EXPECT_TRUE(j.at("compliant").get<bool>()) << j.at("non_compliant_reasons").dump();
-  EXPECT_EQ(j.at("execution").at("ranks").get<long>(), cores());
+  EXPECT_EQ(j.at("execution").at("ranks").get<long>(), ranks);
   const std::string checksums[2] = {"186d9c937f28959f", "9f29849311a5a53c"};
   for (int i = 0; i < 2; ++i) {
     const nlohmann::json& c = j.at("configurations").at(i);
@@ -180,7 +229,15 @@ TEST_F(BenchmarkCommand, RefusesABrokenRuleInOneLineBeforeAnyWork) {
     EXPECT_NE(err_.find("--non-compliant runs it anyway"), std::string::npos) << err_;
     EXPECT_FALSE(fs::exists(dir_ / "refused")) << args;
   }
-  if (cores() > 1) {  // one rank of a Serial Kokkos on a machine of several cores
+  const hc::DeviceInfo device = hc::describe_device(hc::backend_name(hc::default_backend()), 0);
+  if (device.kind == "gpu" && !mpirun(2).empty()) {  // one rank more than the node has GPUs
+    const int gpus = device.devices_visible;
+    EXPECT_EQ(run("--size 32 --out refused", mpirun(gpus + 1)), 2);
+    EXPECT_NE(err_.find("run rule 5: " + std::to_string(gpus + 1) + " rank(s) on a node with " + std::to_string(gpus) +
+                        " GPU(s); run one rank per GPU: mpirun -n " + std::to_string(gpus)),
+              std::string::npos)
+        << err_;
+  } else if (device.kind != "gpu" && cores() > 1) {  // one rank of a Serial Kokkos on several cores
     EXPECT_EQ(run("--size 32 --out refused"), 2);
     EXPECT_NE(err_.find("run rule 5: 1 rank(s) x 1 thread(s) on " + std::to_string(cores()) +
                         " cores; run one rank per core: mpirun -n " + std::to_string(cores())),

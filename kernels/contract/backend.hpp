@@ -37,6 +37,7 @@ struct DeviceInfo {
   std::string name;              // device or execution-space name
   std::size_t memory_bytes = 0;  // device memory (0: host memory)
   int compute_units = 0;         // SMs / CUs, or host threads
+  int devices_visible = 1;       // GPUs of this kind the runtime shows this process (1 on the host)
   std::string runtime_version, driver_version;
   // Where the runtime tells (GPUs; 0 or empty where not): peak clocks, memory bus, the
   // last-level cache, and the PCI address (app/info.cpp reads the link and NUMA node of
