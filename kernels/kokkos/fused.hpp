@@ -45,11 +45,18 @@ constexpr FusedTileShape kFusedTiles[] = {{28, 8, 256}, {28, 4, 128}, {16, 4, 12
 constexpr int kFusedTileCount = sizeof(kFusedTiles) / sizeof(kFusedTiles[0]);
 constexpr int kFusedChunkZ = 32;  // planes per team along z
 
-// Teams per SM asked of the compiler on a GPU: the HIP kernel's threads per SM (2 blocks of
-// 256 in fp64, 4 in fp32), so the same cap on registers per thread (128 in fp64, 64 in fp32).
+// Teams per SM asked of the compiler on a GPU, which caps its registers per thread: the HIP
+// kernel's threads per SM (2 blocks of 256 in fp64, 4 in fp32: at most 128 and 64 registers),
+// or fewer where no more teams fit the SM's shared memory anyway (228 KiB on the H200, sm_90;
+// each team takes its scratch, Kokkos' team-reduction space of 8 bytes a thread and a little
+// more, and the SM's 1 KiB per block). So 28 x 4 in fp32 asks for 7 teams of 128 threads, not 8,
+// and gets 72 registers instead of 64.
+constexpr std::size_t kSharedMemoryPerSM = 228 * 1024;
 template <class Real>
-constexpr unsigned kFusedTeamsPerSM(int threads) {
-  return (sizeof(Real) == 8 ? 512 : 1024) / threads;
+constexpr unsigned fused_teams_per_sm(int threads, std::size_t scratch_bytes) {
+  const std::size_t by_registers = (sizeof(Real) == 8 ? 512 : 1024) / threads;
+  const std::size_t by_scratch = kSharedMemoryPerSM / (scratch_bytes + 8 * threads + 2048);
+  return static_cast<unsigned>(by_scratch < 1 ? 1 : by_scratch < by_registers ? by_scratch : by_registers);
 }
 
 // The z state a column keeps from plane to plane, and the flux through the z face above its
@@ -67,7 +74,9 @@ struct FusedStage {
   using Tile = FusedTile<kShape.nx, kShape.ny>;
   using Work = FusedTileStage<Real, L, Tile>;
   using Scratch = FusedScratch<Real, Tile>;
-  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<kShape.threads, kFusedTeamsPerSM<Real>(kShape.threads)>>;
+  using Policy = Kokkos::TeamPolicy<
+      Exec,
+      Kokkos::LaunchBounds<kShape.threads, fused_teams_per_sm<Real>(kShape.threads, sizeof(Scratch) + sizeof(Real))>>;
   using Team = typename Policy::member_type;
   using Reals = Kokkos::View<Real*, Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using MaxRate = Kokkos::View<Real, Exec::memory_space>;
