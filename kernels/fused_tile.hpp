@@ -26,6 +26,14 @@
 
 namespace halocline {
 
+// The items of a phase's list (count of them) that thread `rank` of a team of `threads` makes:
+// its place counted from the last thread, so that a list longer than the team ends on the last
+// warps, which own no column (or the fewest). A team of one thread makes them all, in order.
+template <class F>
+HC_INLINE void for_team_items(int rank, int threads, int count, const F& f) {
+  for (int i = threads - 1 - rank; i < count; i += threads) f(i);
+}
+
 // A tile of Nx x Ny columns: what each phase's list holds.
 template <int Nx, int Ny>
 struct FusedTile {

@@ -43,11 +43,10 @@ constexpr std::size_t fused_shared_bytes() {
   return sizeof(FusedScratch<Real, Tile>);
 }
 
-// The items of a phase's list that thread t makes: t's place counted from the last thread, so
-// that a list longer than the block ends on the last warps, which own no column (or the fewest).
+// The items of a phase's list that this thread makes (for_team_items: from the last thread).
 template <class F>
 __device__ inline void for_items(int count, const F& f) {
-  for (int i = kFusedThreads - 1 - static_cast<int>(threadIdx.x); i < count; i += kFusedThreads) f(i);
+  for_team_items(static_cast<int>(threadIdx.x), kFusedThreads, count, f);
 }
 
 // Stage `stage` over the cells of `box`: reads `in` (u0 in stage 1, u1 in stage 2) and u0,
