@@ -152,7 +152,7 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
   }
   hc::write_report(report, config.report_path);
   if (!a.quiet) {
-    hc::print_summary(std::cout, config, result);
+    hc::print_summary(std::cout, config, result, report);
     std::cout << "report " << config.report_path << '\n';
   }
   return 0;
