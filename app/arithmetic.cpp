@@ -269,7 +269,7 @@ double arithmetic_limit(const ArithmeticCount& c, const ArithmeticRates& rates) 
 
 nlohmann::json arithmetic_json(const ArithmeticCount& c, ArithmeticPath path, RiemannSolver solver) {
   return {{"path", arithmetic_path_name(path)},
-          {"riemann_solver", solver == RiemannSolver::HLLC ? "hllc" : "rusanov"},
+          {"riemann_solver", riemann_name(solver)},
           {"per_cell_update",
            {{"add", c.add},
             {"mul", c.mul},

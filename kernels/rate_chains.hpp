@@ -12,29 +12,33 @@ namespace halocline {
 
 enum class RateOp : int { Fma = 0, Div = 1, Sqrt = 2 };
 
-constexpr int kRateChains = 32;  // 8 vectors of 4 doubles: enough to fill two FMA pipes of a CPU core
+// 256 bytes of chains per thread: 8 vectors of 32 bytes (4 doubles, 8 floats), which keep a
+// CPU core's two FMA pipes of 4 cycles' latency busy (4 vectors of floats would fill half).
+template <class Real>
+constexpr int kRateChains = 256 / sizeof(Real);
 
 // `iterations` rounds of the operation on every chain of thread `thread`, with the run-time
 // constants `factor` and `term` (the compiler knows neither): x = x factor + term, x = term / x
 // or x = sqrt(x), each of which keeps x near 1 (no overflow, no subnormal slow path).
 template <class Real, RateOp Op>
 HC_INLINE Real rate_chains(int thread, int iterations, Real factor, Real term) {
-  Real x[kRateChains];
-  for (int c = 0; c < kRateChains; ++c) x[c] = Real(1) + Real(0.01) * Real(c + thread % 3);
+  Real x[kRateChains<Real>];
+  for (int c = 0; c < kRateChains<Real>; ++c) x[c] = Real(1) + Real(0.01) * Real(c + thread % 3);
   for (int n = 0; n < iterations; ++n)
-    for (int c = 0; c < kRateChains; ++c) {
+    for (int c = 0; c < kRateChains<Real>; ++c) {
       if (Op == RateOp::Fma) x[c] = mul_add(x[c], factor, term);
       if (Op == RateOp::Div) x[c] = term / x[c];
       if (Op == RateOp::Sqrt) x[c] = square_root(x[c]);
     }
   Real sum = Real(0);
-  for (int c = 0; c < kRateChains; ++c) sum = sum + x[c];
+  for (int c = 0; c < kRateChains<Real>; ++c) sum = sum + x[c];
   return sum;
 }
 
-// The operations rate_chains makes on `threads` threads.
-inline double rate_operations(long threads, int iterations) {
-  return static_cast<double>(threads) * iterations * kRateChains;
+// The operations rate_chains<Real, ...> makes on `threads` threads.
+template <class Real>
+double rate_operations(long threads, int iterations) {
+  return static_cast<double>(threads) * iterations * kRateChains<Real>;
 }
 
 // factor and term of each operation: x factor + term has its fixed point at 1; term / x

@@ -108,7 +108,7 @@ double rate_of(Stopwatch& watch, hipStream_t stream, int compute_units, int reps
   HIP_CHECK(hipMemcpy(host.data(), out, n * sizeof(Real), hipMemcpyDeviceToHost));
   for (Real x : host)
     if (!(x > 0) || !(x < Real(1e30))) throw std::runtime_error("probe: an arithmetic rate's chains broke");
-  return rate_operations(static_cast<long>(n), iterations) / best;
+  return rate_operations<Real>(static_cast<long>(n), iterations) / best;
 }
 
 template <class Real>

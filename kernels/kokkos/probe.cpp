@@ -69,9 +69,9 @@ template <class Real, RateOp Op>
 double rate_of(int reps) {
   using kokkos::kHostExecution;
   const int threads = kHostExecution ? 4 * Kokkos::DefaultExecutionSpace::concurrency() : 1 << 18;
-  // A few ms per run: on one CPU core 2^18 rounds of 32 multiply-adds on each of 4 threads,
-  // on a GPU 8192 on each of 2^18 threads; divisions and square roots 8 times fewer on a CPU
-  // and 16 times fewer on a GPU.
+  // A few ms per run: on one CPU core 2^18 rounds of multiply-adds (32 chains of doubles, 64
+  // of floats) on each of 4 threads, on a GPU 8192 on each of 2^18 threads; divisions and
+  // square roots 8 times fewer rounds on a CPU and 16 times fewer on a GPU.
   const int rounds = kHostExecution ? 1 << 18 : 8192;
   const int iterations = Op == RateOp::Fma ? rounds : rounds / (kHostExecution ? 8 : 16);
   const RateLoop<Real, Op> loop{Kokkos::View<Real*>("probe_rate_sums", threads), iterations, Real(kRateFactor),
@@ -82,7 +82,7 @@ double rate_of(int reps) {
   const auto sums = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), loop.sums);
   for (int i = 0; i < threads; ++i)
     if (!(sums(i) > 0) || !(sums(i) < 1e30)) throw std::runtime_error("probe: an arithmetic rate's chains broke");
-  return rate_operations(threads, iterations) / best;
+  return rate_operations<Real>(threads, iterations) / best;
 }
 
 template <class Real>
