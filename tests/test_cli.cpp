@@ -612,6 +612,7 @@ TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
                 j["rows"][5]["step_s"]["median"].get<double>() / t["median"].get<double>(), 1e-12);
     // Every row carries the probe, as a run's report does: its report's fraction.
     EXPECT_GT(row["fraction_of_copy_bandwidth"].get<double>(), 0.0) << row.dump();
+    EXPECT_GT(row["fraction_of_arithmetic_limit"].get<double>(), 0.0) << row.dump();
   }
   EXPECT_EQ(ran + skipped, 8);
   EXPECT_GE(ran, 4);  // owner=device runs on every backend
