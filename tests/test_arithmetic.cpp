@@ -104,6 +104,12 @@ TEST(Arithmetic, CellUpdateFollowsEachKernelStructure) {
     // The tile reconstructs each cell once per direction, the split kernels twice (less the
     // face states they do not use): fewer slots.
     EXPECT_LT(tile.fma_slots(), split.fma_slots());
+    // Every slope limited but not zero (MC: a sign test, 3 absolute values and 3 comparisons
+    // for each of 5 values) and the 4 fallback tests of each muscl_cell; HLLC's 6 comparisons
+    // (Rusanov: 2 absolute values and the max); the signal rate's 3 absolute values, 2 positivity tests, its NaN test
+    // and the max.
+    const int face_compares = solver == hc::RiemannSolver::HLLC ? 6 : 3;
+    EXPECT_EQ(tile.compare, 2 * 3 * (5 * 7 + 4 + face_compares) + 3 + 2 + 1 + 1);
     for (const auto& [name, c] : {std::pair{"split", split}, std::pair{"fused-tile", tile}, {"fused-plane", plane}})
       std::printf("%s %s: add %g mul %g fma %g div %g sqrt %g compare %g (fma slots %g)\n",
                   solver == hc::RiemannSolver::HLLC ? "hllc" : "rusanov", name, c.add, c.mul, c.fma, c.div, c.sqrt,

@@ -68,7 +68,7 @@ struct RateLoop {
 template <class Real, RateOp Op>
 double rate_of(int reps) {
   using kokkos::kHostExecution;
-  const int threads = kHostExecution ? 4 * Kokkos::DefaultExecutionSpace::concurrency() : 1 << 18;
+  const int threads = kHostExecution ? 4 * Kokkos::DefaultExecutionSpace().concurrency() : 1 << 18;
   // A few ms per run: on one CPU core 2^18 rounds of multiply-adds (32 chains of doubles, 64
   // of floats) on each of 4 threads, on a GPU 8192 on each of 2^18 threads; divisions and
   // square roots 8 times fewer rounds on a CPU and 16 times fewer on a GPU.
