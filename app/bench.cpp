@@ -309,6 +309,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
           const ProbeResult probe = cached_probe(o.out_dir, backend_name(c.backend), 0, source, o.provenance);
           add_probe_to_report(m.report, probe, source);
           row.fraction_of_copy_bandwidth = m.report["fom"].value("fraction_of_copy_bandwidth", 0.0);
+          row.fraction_of_arithmetic_limit = m.report["fom"].value("fraction_of_arithmetic_limit", 0.0);
           write_report(m.report, o.out_dir + "/runs/" + std::to_string(index) + "/report.json");
         }
         row.step_s = m.step_s;
@@ -379,6 +380,7 @@ nlohmann::json bench_json(const BenchResult& r) {
       j["fom_cell_updates_per_s"] = row.cells / row.median_s;
       j["effective_bandwidth_Bps"] = row.effective_Bps;
       j["fraction_of_copy_bandwidth"] = row.fraction_of_copy_bandwidth;
+      j["fraction_of_arithmetic_limit"] = row.fraction_of_arithmetic_limit;
       j["speedup"] = r.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.speedup);
       j["checksum"] = row.checksum;
       j["run_s"] = row.run_s;
@@ -407,6 +409,8 @@ nlohmann::json bench_json(const BenchResult& r) {
             {"effective_bandwidth_Bps", "the bytes a step must move (report traffic) / median step time"},
             {"fraction_of_copy_bandwidth",
              "the run's report's: traffic.effective_bandwidth_Bps / the probed copy bandwidth (OUT/probe-*.json)"},
+            {"fraction_of_arithmetic_limit",
+             "the run's report's: fom.cell_updates_per_s / arithmetic.limit_cell_updates_per_s (docs/report.md)"},
             {"speedup", "the baseline's median step time / this configuration's"},
             {"run_s", "the configuration's whole run: set-up, steps, final checks, memory freed"},
             {"phases_per_step_s",

@@ -100,6 +100,7 @@ struct BenchRow {
   double bytes_per_step = 0;                        // the traffic a step must move (report)
   double effective_Bps = 0;                         // bytes_per_step / median step time
   double fraction_of_copy_bandwidth = 0;            // the run's report's (the probe's copy bandwidth)
+  double fraction_of_arithmetic_limit = 0;          // the run's report's (the probe's arithmetic rates)
   double speedup = 0;                               // baseline median / this median (0: no baseline)
   std::string checksum;                             // of the final state
   std::map<std::string, double> phases_per_step_s;  // timed phase -> seconds per timed step

@@ -68,6 +68,9 @@ void probe_node(const std::string& backend, BenchmarkResult& r, std::ostream* pr
   const double ranks = static_cast<double>(world_size());
   r.copy_Bps = r.device.kind == "gpu" ? ranks * r.probe.copy_Bps : sum_over_ranks(r.probe.copy_Bps);
   r.triad_Bps = r.device.kind == "gpu" ? ranks * r.probe.triad_Bps : sum_over_ranks(r.probe.triad_Bps);
+  auto node = [&](double rate) { return r.device.kind == "gpu" ? ranks * rate : sum_over_ranks(rate); };
+  for (auto [mine, probed] : {std::pair{&r.fp64, &r.probe.fp64}, std::pair{&r.fp32, &r.probe.fp32}})
+    *mine = {node(probed->fma_per_s), node(probed->div_per_s), node(probed->sqrt_per_s)};
   if (progress)
     *progress << "benchmark: probe: copy " << r.copy_Bps / 1e9 << " GB/s, triad " << r.triad_Bps / 1e9 << " GB/s ("
               << world_size() << (world_size() == 1 ? " rank" : " ranks") << ")\n"
@@ -104,6 +107,7 @@ BenchmarkConfiguration measure_configuration(const BenchmarkOptions& o, const Be
       report["probe"]["copy_Bps"] = r.copy_Bps;
       report["fom"]["fraction_of_copy_bandwidth"] =
           report["traffic"].value("effective_bandwidth_Bps", 0.0) / r.copy_Bps;
+      add_arithmetic_limit(report, precision == "fp32" ? r.fp32 : r.fp64);
       if (m.rank == 0) write_report(report, run_dir + "/report.json");
       bc.config = m.report["config"];
       provenance = m.provenance;

@@ -87,6 +87,7 @@ struct BenchmarkResult {
   int verify_checks = 0;
   ProbeResult probe;                   // rank 0's
   double copy_Bps = 0, triad_Bps = 0;  // summed over the ranks, probed at once
+  ArithmeticRates fp64, fp32;          // the same: the node's arithmetic rates
   int ranks = 1, threads_per_rank = 1;
   std::string execution;  // "2 MPI ranks x 1 thread (kokkos on Serial): one MPI rank per core of 2"
   std::string backend;

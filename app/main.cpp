@@ -152,7 +152,7 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
   }
   hc::write_report(report, config.report_path);
   if (!a.quiet) {
-    hc::print_summary(std::cout, config, result);
+    hc::print_summary(std::cout, config, result, report);
     std::cout << "report " << config.report_path << '\n';
   }
   return 0;
@@ -541,7 +541,7 @@ int main(int argc, char** argv) {
   probe->add_option("--out", probe_args.out, "also write it where runs into this directory find it (default: none)")
       ->check(non_empty());
   probe->add_option("--json", probe_args.json, "also write the JSON here (default: none)")->check(non_empty());
-  probe->add_flag("--quick", probe_args.quick, "copy and triad only");
+  probe->add_flag("--quick", probe_args.quick, "copy, triad and the arithmetic rates only");
 
   std::string info_backend = hc::backend_name(hc::default_backend());
   bool info_json_flag = false;

@@ -20,6 +20,9 @@ nlohmann::json probe_json(const ProbeResult& r, const Provenance& provenance) {
     transfers.push_back(
         {{"memory", p.memory}, {"direction", p.direction}, {"bytes", p.bytes}, {"best_s", p.best_s}, {"Bps", p.Bps()}});
   auto or_null = [](double v) { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v); };
+  auto rates = [](const ArithmeticRates& a) {
+    return nlohmann::json{{"fma_per_s", a.fma_per_s}, {"div_per_s", a.div_per_s}, {"sqrt_per_s", a.sqrt_per_s}};
+  };
   return {
       {"halocline_version", HALOCLINE_VERSION},
       {"provenance", provenance_json(provenance)},
@@ -38,6 +41,7 @@ nlohmann::json probe_json(const ProbeResult& r, const Provenance& provenance) {
       {"launch_sync_s", or_null(r.launch_sync_s)},
       {"timer_resolution_s", or_null(r.timer_resolution_s)},
       {"timer", r.timer},
+      {"arithmetic", {{"fp64", rates(r.fp64)}, {"fp32", rates(r.fp32)}}},
       {"definitions",
        {{"copy_Bps",
          "c[i] = a[i] over arrays of array_bytes: 2 x array_bytes / fastest of the "
@@ -49,7 +53,11 @@ nlohmann::json probe_json(const ProbeResult& r, const Provenance& provenance) {
          "resident on the other side"},
         {"launch_s", "wall time per empty kernel, 1000 launched back to back"},
         {"launch_sync_s", "median wall time of one empty kernel launched and waited for"},
-        {"timer_resolution_s", "smallest non-zero interval the phase timers' clock reads"}}},
+        {"timer_resolution_s", "smallest non-zero interval the phase timers' clock reads"},
+        {"arithmetic",
+         "operations per second of each precision on the whole device (a CPU backend: its threads), "
+         "fastest of 3 or more runs: 32 independent chains per thread of mul_add (fma_per_s), of "
+         "divisions (div_per_s) or of square roots (sqrt_per_s), kernels/rate_chains.hpp"}}},
   };
 }
 
@@ -73,6 +81,13 @@ ProbeResult probe_from_json(const nlohmann::json& j) {
   r.launch_sync_s = value("launch_sync_s");
   r.timer_resolution_s = value("timer_resolution_s");
   r.timer = j.at("timer").get<std::string>();
+  // A probe from before the rates has none: at() throws, and cached_probe measures again.
+  auto rates = [](const nlohmann::json& a) {
+    return ArithmeticRates{a.at("fma_per_s").get<double>(), a.at("div_per_s").get<double>(),
+                           a.at("sqrt_per_s").get<double>()};
+  };
+  r.fp64 = rates(j.at("arithmetic").at("fp64"));
+  r.fp32 = rates(j.at("arithmetic").at("fp32"));
   return r;
 }
 
@@ -83,6 +98,9 @@ void print_probe(std::ostream& os, const ProbeResult& r) {
      << gbs(r.copy_median_Bps) << " median (arrays of " << (r.array_bytes >> 20) << " MiB, " << r.repetitions
      << " repetitions)\n"
      << "  triad  " << std::setw(9) << gbs(r.triad_Bps) << " GB/s best, " << gbs(r.triad_median_Bps) << " median\n";
+  for (const auto& [name, a] : {std::pair{"fp64", r.fp64}, std::pair{"fp32", r.fp32}})
+    os << std::setprecision(1) << "  " << name << "   " << std::setw(9) << a.fma_per_s / 1e9 << " G fma/s, "
+       << a.div_per_s / 1e9 << " G div/s, " << a.sqrt_per_s / 1e9 << " G sqrt/s\n";
   if (r.launch_s >= 0)
     os << std::setprecision(2) << "  kernel launch " << r.launch_s * 1e6 << " us back to back, "
        << r.launch_sync_s * 1e6 << " us launched and waited for\n"

@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include "app/arithmetic.hpp"
 #include "app/info.hpp"
 #include "app/outputs.hpp"
 #include "app/provenance.hpp"
@@ -193,6 +194,10 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
               {"definition", kFomDefinition}};
   j["loop_cell_updates_per_s"] = r.loop_cell_updates_per_s;
   j["traffic"] = traffic_json(c, r, median_step);
+  const bool active[3] = {r.grid.active(0), r.grid.active(1), r.grid.active(2)};
+  const ArithmeticPath path = arithmetic_path(c.backend, r.kernels);
+  j["arithmetic"] = arithmetic_json(cell_update_operations(path, c.physics.riemann, c.physics.limiter, active), path,
+                                    c.physics.riemann);
   double sum = 0;  // device phases per step: what the kernels take, without gaps
   for (const PhaseStats& p : r.timers)
     if (p.name != "output") sum += r.timed_steps ? p.total_s / r.timed_steps : 0.0;
@@ -238,6 +243,25 @@ void add_probe_to_report(nlohmann::json& j, const ProbeResult& probe, const std:
   j["fom"]["fraction_definition"] =
       "traffic.effective_bandwidth_Bps / probe.copy_Bps: the bytes this strategy's step must move "
       "through device memory, at the measured step time, against the device's own copy bandwidth";
+  add_arithmetic_limit(j, j["config"].value("precision", "fp64") == "fp32" ? probe.fp32 : probe.fp64);
+}
+
+void add_arithmetic_limit(nlohmann::json& j, const ArithmeticRates& rates) {
+  if (!j.contains("arithmetic")) return;
+  nlohmann::json& a = j["arithmetic"];
+  const double limit = arithmetic_limit(arithmetic_count_from_json(a.at("per_cell_update")), rates);
+  a["rates"] = {{"precision", j["config"].value("precision", "fp64")},
+                {"fma_per_s", rates.fma_per_s},
+                {"div_per_s", rates.div_per_s},
+                {"sqrt_per_s", rates.sqrt_per_s}};
+  a["limit_cell_updates_per_s"] = limit;
+  a["definition"] =
+      "per_cell_update: the operations of one interior cell-update (both RK stages) of `path`, counted "
+      "from the physics on HLLC's star-region path; limit = 1 / (fma_slots / fma_per_s + div / div_per_s "
+      "+ sqrt / sqrt_per_s), every add, mul, fma and compare one slot of the FMA pipe: an optimistic "
+      "bound that ignores integer work, loads and latency (docs/report.md)";
+  const double fom = j["fom"].value("cell_updates_per_s", 0.0);
+  j["fom"]["fraction_of_arithmetic_limit"] = limit > 0 ? fom / limit : 0.0;
 }
 
 void write_report(const nlohmann::json& report, const std::string& path, const std::string& what) {
@@ -253,7 +277,25 @@ std::string cell_rate_text(double rate) {
   return text;
 }
 
-void print_summary(std::ostream& os, const Config& c, const RunResult& r) {
+namespace {
+
+// The report's fractions of the device's ceilings, where the probe gave them.
+void print_ceilings(std::ostream& os, const nlohmann::json& report) {
+  const nlohmann::json& fom = report.at("fom");
+  if (!fom.contains("fraction_of_copy_bandwidth")) return;
+  char text[160];
+  std::snprintf(text, sizeof text, "%.3f of the copy bandwidth, %.3f of the arithmetic limit",
+                fom.at("fraction_of_copy_bandwidth").get<double>(), fom.value("fraction_of_arithmetic_limit", 0.0));
+  os << text;
+  const double limit =
+      report.contains("arithmetic") ? report["arithmetic"].value("limit_cell_updates_per_s", 0.0) : 0.0;
+  if (limit > 0) os << " (" << cell_rate_text(limit) << ", " << report["arithmetic"]["path"].get<std::string>() << ")";
+  os << '\n';
+}
+
+}  // namespace
+
+void print_summary(std::ostream& os, const Config& c, const RunResult& r, const nlohmann::json& report) {
   os << "halocline " << HALOCLINE_VERSION << ": " << problem_name(c.problem) << " on " << c.n[0] << " x " << c.n[1]
      << " x " << c.n[2] << ", " << layout_name(c.layout) << ", " << precision_name(c.precision) << ", "
      << r.backend_description << '\n';
@@ -267,7 +309,9 @@ void print_summary(std::ostream& os, const Config& c, const RunResult& r) {
   const nlohmann::json steps = step_time_json(r.step_times);
   const double median = steps.value("median", 0.0);
   os << "FOM " << cell_rate_text(median > 0 ? static_cast<double>(r.grid.ninterior) / median : 0.0)
-     << " (interior cells / median step time)\n\n";
+     << " (interior cells / median step time)\n";
+  print_ceilings(os, report);
+  os << '\n';
   os << std::left << std::setw(26) << "phase" << std::right << std::setw(8) << "calls" << std::setw(12) << "total s"
      << std::setw(12) << "mean ms" << std::setw(12) << "min ms" << std::setw(12) << "max ms" << std::setw(8) << "% wall"
      << '\n';

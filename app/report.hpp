@@ -24,12 +24,16 @@ nlohmann::json make_report(const Config& config, const RunResult& result);
 std::string cell_rate_text(double cell_updates_per_s);
 
 // Adds the device's measured copy and triad bandwidth (`source`: the cache file, or
-// "measured") and the run's effective bandwidth as a fraction of the copy bandwidth.
+// "measured") and the run's effective bandwidth as a fraction of the copy bandwidth; and the
+// arithmetic rates of the run's precision, the limit they put on the FOM and its fraction.
 void add_probe_to_report(nlohmann::json& report, const ProbeResult& probe, const std::string& source);
+// The arithmetic part alone (`rates`: the device's, of the run's precision).
+void add_arithmetic_limit(nlohmann::json& report, const ArithmeticRates& rates);
 
 // Writes the report atomically (temporary file + rename); throws std::runtime_error.
 void write_report(const nlohmann::json& report, const std::string& path, const std::string& what = "report");
 
-void print_summary(std::ostream& os, const Config& config, const RunResult& result);
+// The human summary of a run, with the fractions of the device's ceilings from its `report`.
+void print_summary(std::ostream& os, const Config& config, const RunResult& result, const nlohmann::json& report);
 
 }  // namespace halocline

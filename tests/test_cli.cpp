@@ -374,6 +374,16 @@ TEST_F(Cli, SodRunWritesReportAndSnapshot) {
               j.at("traffic").at("effective_bandwidth_Bps").get<double>() / j.at("probe").at("copy_Bps").get<double>(),
               1e-12);
   EXPECT_GT(fraction, 0.0);
+  // The arithmetic limit of the split kernels' HLLC cell-update in 1-D (docs/report.md) at the
+  // probe's fp64 rates, and the FOM's fraction of it.
+  const auto& arithmetic = j.at("arithmetic");
+  EXPECT_EQ(arithmetic.at("path"), "split");
+  EXPECT_EQ(arithmetic.at("per_cell_update").at("div"), 2 * (4 + 5) + 2);
+  EXPECT_EQ(arithmetic.at("rates").at("precision"), "fp64");
+  const double limit = arithmetic.at("limit_cell_updates_per_s").get<double>();
+  EXPECT_GT(limit, 0.0);
+  EXPECT_DOUBLE_EQ(j.at("fom").at("fraction_of_arithmetic_limit").get<double>(),
+                   j.at("fom").at("cell_updates_per_s").get<double>() / limit);
   const auto& cfg = j.at("config");
   EXPECT_EQ(cfg.at("backend"), hc::backend_name(hc::default_backend()));
   EXPECT_EQ(cfg.at("layout"), "soa");
@@ -602,6 +612,7 @@ TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
                 j["rows"][5]["step_s"]["median"].get<double>() / t["median"].get<double>(), 1e-12);
     // Every row carries the probe, as a run's report does: its report's fraction.
     EXPECT_GT(row["fraction_of_copy_bandwidth"].get<double>(), 0.0) << row.dump();
+    EXPECT_GT(row["fraction_of_arithmetic_limit"].get<double>(), 0.0) << row.dump();
   }
   EXPECT_EQ(ran + skipped, 8);
   EXPECT_GE(ran, 4);  // owner=device runs on every backend

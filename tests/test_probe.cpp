@@ -50,6 +50,16 @@ TEST(Probe, FiguresArePlausibleAndMatchTheSchema) {
   EXPECT_GT(r.launch_sync_s, 0);
   EXPECT_GT(r.timer_resolution_s, 0);
   EXPECT_LT(r.timer_resolution_s, 1e-4);
+  // Arithmetic rates of both precisions: positive and finite, and a division or a square root
+  // no faster than a fused multiply-add.
+  for (const hc::ArithmeticRates& a : {r.fp64, r.fp32}) {
+    for (double rate : {a.fma_per_s, a.div_per_s, a.sqrt_per_s}) {
+      EXPECT_GT(rate, 1e6);
+      EXPECT_LT(rate, 1e15);
+    }
+    EXPECT_LE(a.div_per_s, a.fma_per_s);
+    EXPECT_LE(a.sqrt_per_s, a.fma_per_s);
+  }
   const nlohmann::json j = hc::probe_json(r, hc::make_provenance({"halocline", "probe"}));
   EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("probe")), "");
   if (r.backend == "kokkos") {
@@ -81,6 +91,8 @@ TEST(Probe, JsonReadsBackTheSame) {
   r.transfers.push_back({"pinned", "h2d", 4096, 1.5e-6});
   r.launch_s = 2e-6;
   r.timer = "events";
+  r.fp64 = {3.3e13, 2e12, 1.5e12};
+  r.fp32 = {6.6e13, 8e12, 7e12};
   const hc::Provenance provenance = hc::make_provenance({"halocline", "probe"});
   const nlohmann::json j = hc::probe_json(r, provenance);
   EXPECT_EQ(hc::probe_json(hc::probe_from_json(j), provenance), j);
@@ -109,6 +121,23 @@ TEST(Probe, RunsReadTheCacheOfTheirDevice) {
   const nlohmann::json cache = nlohmann::json::parse(in);
   EXPECT_EQ(cache.at("provenance").at("command_line"), "halocline run");
   EXPECT_EQ(cache.at("provenance").at("date"), provenance.date);
+}
+
+// A cached probe without the arithmetic rates (made before them) is measured again, not read
+// as zeros.
+TEST(Probe, CacheWithoutArithmeticRatesIsMeasuredAgain) {
+  hc::test::TempDir dir("probe_cache_rates");
+  const hc::Provenance provenance = hc::make_provenance({"halocline", "run"});
+  std::string source;
+  const hc::ProbeResult first = hc::cached_probe(dir.path().string(), probed_backend(), 0, source, provenance);
+  const std::string path = (dir.path() / hc::probe_cache_name(first.backend, first.device_name)).string();
+  nlohmann::json old = hc::probe_json(first, provenance);
+  old.erase("arithmetic");
+  std::ofstream(path) << old.dump(2);
+  const hc::ProbeResult again = hc::cached_probe(dir.path().string(), probed_backend(), 0, source, provenance);
+  EXPECT_EQ(source, "measured");
+  EXPECT_GT(again.fp64.sqrt_per_s, 0);
+  EXPECT_GT(again.fp32.div_per_s, 0);
 }
 
 // The real outputs of the H200 (tests/data/h200/) match the schemas the tests hold the

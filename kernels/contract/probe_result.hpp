@@ -18,8 +18,15 @@ struct TransferPoint {
   double Bps() const { return best_s > 0 ? static_cast<double>(bytes) / best_s : 0.0; }
 };
 
+// The arithmetic throughput of one precision on the whole device (every core or SM busy, many
+// independent operations in flight), in operations per second: fused multiply-adds (the
+// physics' mul_add), divisions and square roots.
+struct ArithmeticRates {
+  double fma_per_s = 0, div_per_s = 0, sqrt_per_s = 0;
+};
+
 struct ProbeOptions {
-  bool quick = false;    // copy and triad only (what a run's report needs)
+  bool quick = false;    // copy, triad and arithmetic rates only (what a run's report needs)
   int device = 0;        // GPU index (GPU backends)
   int repetitions = 20;  // of the device kernels; best of them, after 2 warm-ups
 };
@@ -37,6 +44,7 @@ struct ProbeResult {
   double launch_sync_s = -1;       // median launch + wait for completion of one empty kernel
   double timer_resolution_s = -1;  // smallest non-zero interval the phase timers' clock gives
   std::string timer;               // which clock: device events or the host's steady clock
+  ArithmeticRates fp64, fp32;      // measured in quick probes too (a run's report needs them)
   bool quick = false;
 };
 

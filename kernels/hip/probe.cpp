@@ -1,16 +1,19 @@
 // `halocline probe` with the HIP runtime: BabelStream's copy and triad kernels on arrays
 // far past the last-level cache, host <-> device copies from pageable, pinned and managed
 // memory by size (as bandwidthTest and rocm-bandwidth-test measure them), the cost of a
-// kernel launch, and the resolution of the event timer the phase timers use. Every figure
+// kernel launch, the resolution of the event timer the phase timers use, and the arithmetic
+// rates of fp64 and fp32 (kernels/rate_chains.hpp). Every figure
 // is the best (bandwidth) or the median (latency) of several repetitions after warm-up,
 // timed with device events.
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 #include <vector>
 
 #include "kernels/hip/hip_backend.hpp"
 #include "kernels/hip/memory.hpp"
 #include "kernels/hip/runtime.hpp"
+#include "kernels/rate_chains.hpp"
 
 namespace halocline {
 
@@ -33,6 +36,12 @@ __global__ void fill_kernel(double* a, double value, std::size_t n) {
 }
 
 __global__ void empty_kernel() {}
+
+template <class Real, RateOp Op>
+__global__ void rate_kernel(Real* sums, int iterations, Real factor, Real term) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  sums[i] = rate_chains<Real, Op>(i, iterations, factor, term);
+}
 
 // Two events around work on one stream.
 class Stopwatch {
@@ -77,6 +86,36 @@ void time_kernel(Stopwatch& watch, int reps, Work work, double& best, double& me
   }
   best = *std::min_element(t.begin(), t.end());
   med = median(t);
+}
+
+// Operations per second of Op in Real with 2048 threads on every SM or CU (a full device):
+// the fastest of `reps` runs of a few ms each on an H200; the threads' sums are checked.
+template <class Real, RateOp Op>
+double rate_of(Stopwatch& watch, hipStream_t stream, int compute_units, int reps) {
+  const unsigned threads = 256, blocks = 8 * static_cast<unsigned>(std::max(1, compute_units));
+  const std::size_t n = std::size_t(blocks) * threads;
+  const int iterations = Op == RateOp::Fma ? 8192 : 512;  // fp64 division and sqrt: ~16x a multiply-add
+  const Real term = Real(Op == RateOp::Div ? kRateDivTerm : kRateTerm);
+  hip::DeviceArray sums(n * sizeof(Real), false);
+  Real* out = static_cast<Real*>(sums.get());
+  double best = 0, med = 0;
+  time_kernel(
+      watch, reps,
+      [&] { rate_kernel<Real, Op><<<blocks, threads, 0, stream>>>(out, iterations, Real(kRateFactor), term); }, best,
+      med);
+  HIP_CHECK_LAUNCH();
+  std::vector<Real> host(n);
+  HIP_CHECK(hipMemcpy(host.data(), out, n * sizeof(Real), hipMemcpyDeviceToHost));
+  for (Real x : host)
+    if (!(x > 0) || !(x < Real(1e30))) throw std::runtime_error("probe: an arithmetic rate's chains broke");
+  return rate_operations<Real>(static_cast<long>(n), iterations) / best;
+}
+
+template <class Real>
+ArithmeticRates rates_of(Stopwatch& watch, hipStream_t stream, int compute_units, int reps) {
+  return {rate_of<Real, RateOp::Fma>(watch, stream, compute_units, reps),
+          rate_of<Real, RateOp::Div>(watch, stream, compute_units, reps),
+          rate_of<Real, RateOp::Sqrt>(watch, stream, compute_units, reps)};
 }
 
 // Copies of each size from 4 KiB to 1 GiB (x4 each), both directions, from one kind of
@@ -168,6 +207,9 @@ ProbeResult probe_hip(const ProbeOptions& options) {
     r.triad_Bps = kTriadValues * r.array_bytes / best;
     r.triad_median_Bps = kTriadValues * r.array_bytes / med;
     HIP_CHECK_LAUNCH();
+    const int rate_reps = options.quick ? 3 : std::min(options.repetitions, 10);
+    r.fp64 = rates_of<double>(watch, stream, info.compute_units, rate_reps);
+    r.fp32 = rates_of<float>(watch, stream, info.compute_units, rate_reps);
   }
   if (options.quick) {
     r.transfers_note = "not measured (quick probe: copy and triad only)";

@@ -1,15 +1,19 @@
 // `halocline probe` with Kokkos: BabelStream's copy and triad as Kokkos parallel loops in
 // the default execution space, on arrays far past the last-level cache, the cost of
-// launching an empty parallel loop, and the resolution of the clock the phase timers read
-// (the host's steady clock on a host execution space). On a host execution space there is
+// launching an empty parallel loop, the resolution of the clock the phase timers read
+// (the host's steady clock on a host execution space), and the arithmetic rates of fp64 and
+// fp32 (kernels/rate_chains.hpp). On a host execution space there is
 // no host <-> device copy to measure: the probe says so instead of making one up.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "kernels/kokkos/kokkos_backend.hpp"
+#include "kernels/kokkos/policies.hpp"
+#include "kernels/rate_chains.hpp"
 
 namespace halocline {
 
@@ -50,6 +54,42 @@ void triad_loop(const View& a, const View& b, const View& c) {
   Kokkos::parallel_for(
       "probe_triad", Kokkos::RangePolicy<>(0, a.extent(0)), KOKKOS_LAMBDA(std::size_t i) { a(i) = b(i) + 0.4 * c(i); });
 }
+// One arithmetic microbenchmark (kernels/rate_chains.hpp): a thread per entry of `sums`.
+template <class Real, RateOp Op>
+struct RateLoop {
+  Kokkos::View<Real*> sums;
+  int iterations;
+  Real factor, term;
+  KOKKOS_INLINE_FUNCTION void operator()(int i) const { sums(i) = rate_chains<Real, Op>(i, iterations, factor, term); }
+};
+
+// Operations per second of Op in Real on every thread of the execution space (on Serial, one
+// core): the fastest of `reps` runs; the threads' sums are checked to be finite numbers.
+template <class Real, RateOp Op>
+double rate_of(int reps) {
+  using kokkos::kHostExecution;
+  const int threads = kHostExecution ? 4 * Kokkos::DefaultExecutionSpace().concurrency() : 1 << 18;
+  // A few ms per run: on one CPU core 2^18 rounds of multiply-adds (32 chains of doubles, 64
+  // of floats) on each of 4 threads, on a GPU 8192 on each of 2^18 threads; divisions and
+  // square roots 8 times fewer rounds on a CPU and 16 times fewer on a GPU.
+  const int rounds = kHostExecution ? 1 << 18 : 8192;
+  const int iterations = Op == RateOp::Fma ? rounds : rounds / (kHostExecution ? 8 : 16);
+  const RateLoop<Real, Op> loop{Kokkos::View<Real*>("probe_rate_sums", threads), iterations, Real(kRateFactor),
+                                Real(Op == RateOp::Div ? kRateDivTerm : kRateTerm)};
+  double best = 0, med = 0;
+  time_loop(
+      reps, [&] { Kokkos::parallel_for("probe_rate", Kokkos::RangePolicy<>(0, threads), loop); }, best, med);
+  const auto sums = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), loop.sums);
+  for (int i = 0; i < threads; ++i)
+    if (!(sums(i) > 0) || !(sums(i) < 1e30)) throw std::runtime_error("probe: an arithmetic rate's chains broke");
+  return rate_operations<Real>(threads, iterations) / best;
+}
+
+template <class Real>
+ArithmeticRates rates_of(int reps) {
+  return {rate_of<Real, RateOp::Fma>(reps), rate_of<Real, RateOp::Div>(reps), rate_of<Real, RateOp::Sqrt>(reps)};
+}
+
 void empty_loop() { Kokkos::parallel_for("probe_empty", Kokkos::RangePolicy<>(0, 1), KOKKOS_LAMBDA(int){}); }
 
 }  // namespace
@@ -83,6 +123,9 @@ ProbeResult probe_kokkos(const ProbeOptions& options) {
     r.triad_Bps = kTriadValues * r.array_bytes / best;
     r.triad_median_Bps = kTriadValues * r.array_bytes / med;
   }
+  const int rate_reps = options.quick ? 3 : std::min(options.repetitions, 10);
+  r.fp64 = rates_of<double>(rate_reps);
+  r.fp32 = rates_of<float>(rate_reps);
   const bool host_space =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
   r.transfers_note = host_space ? "none: the execution space runs in host memory, nothing is copied"
