@@ -151,8 +151,8 @@ ArithmeticCount split_face(RiemannSolver solver, Limiter lim) {
     return out;
   });
 }
-// A fused stage's conversion of a cell: the frames of x and y into the plane (fill, put_plane),
-// or the frame of z (the HIP tile's ring; the Kokkos stage's z faces).
+// A fused stage's conversion of a cell: the frames of x and y into the plane (fill),
+// or the frame of z (the tile's ring).
 ArithmeticCount fill_conversion() {
   return count_operations([] {
     const CellPrims<R> q = cell_prims(input_cons(0), input_gas());
@@ -176,22 +176,6 @@ ArithmeticCount face_riemann(RiemannSolver solver, Limiter lim) {
   const Prim<double> left = muscl_cell(stencil_prim(-2), stencil_prim(-1), stencil_prim(0), lim).high;
   const Prim<double> right = muscl_cell(stencil_prim(-1), stencil_prim(0), stencil_prim(1), lim).low;
   return count_operations([&] { return stored(riemann_flux(input(left), input(right), input_gas(), solver)); });
-}
-// The Kokkos fused stage's x or y face (flux_of_prims from the plane's primitives) and its z
-// face (z_flux: four cells converted to the z frame, then flux_of_prims).
-ArithmeticCount plane_face(RiemannSolver solver, Limiter lim) {
-  return count_operations([&] {
-    Prim<R> q[4];
-    for (int w = 0; w < 4; ++w) q[w] = input(stencil_prim(w - 2));
-    return stored(flux_of_prims(q[0], q[1], q[2], q[3], input_gas(), lim, solver));
-  });
-}
-ArithmeticCount plane_z_face(RiemannSolver solver, Limiter lim) {
-  return count_operations([&] {
-    Prim<R> q[4];
-    for (int w = 0; w < 4; ++w) q[w] = in_frame(cell_prims(input_cons(w - 2), input_gas()), 2);
-    return stored(flux_of_prims(q[0], q[1], q[2], q[3], input_gas(), lim, solver));
-  });
 }
 // A stage's update of a cell from its face fluxes: update_cell's (and the fused stages') sum of
 // the flux differences in x, y, z order and stage_value, for each value.
@@ -227,36 +211,30 @@ ArithmeticCount signal_rate_of_cell(const bool active[3]) {
 }  // namespace
 
 ArithmeticPath arithmetic_path(BackendKind backend, KernelStrategy kernels) {
-  if (kernels != KernelStrategy::Fused) return ArithmeticPath::Split;
-  return backend == BackendKind::Hip ? ArithmeticPath::FusedTile : ArithmeticPath::FusedPlane;
+  (void)backend;  // both backends' fused stages work on kernels/fused_tile.hpp's tile
+  return kernels == KernelStrategy::Fused ? ArithmeticPath::FusedTile : ArithmeticPath::Split;
 }
 
 const char* arithmetic_path_name(ArithmeticPath path) {
   switch (path) {
     case ArithmeticPath::Split: return "split";
     case ArithmeticPath::FusedTile: return "fused-tile";
-    case ArithmeticPath::FusedPlane: return "fused-plane";
   }
   return "?";
 }
 
 // Mirrored by hand from the kernels (kernels/hip/fluxes.hpp with kernels/stencil.hpp's
-// face_flux, kernels/fused_tile.hpp, kernels/kokkos/fused.hpp): how many of each piece one
+// face_flux, kernels/fused_tile.hpp): how many of each piece one
 // interior cell takes per stage. Each face is shared by two cells, so a cell owns one face
 // per active direction; the faces and conversions of a tile's halo are left out.
 ArithmeticCount cell_update_operations(ArithmeticPath path, RiemannSolver solver, Limiter lim, const bool active[3]) {
   const int directions = int(active[0]) + active[1] + active[2];
-  const int plane_directions = int(active[0]) + active[1];
   ArithmeticCount stage;
   switch (path) {
     case ArithmeticPath::Split: stage = directions * split_face(solver, lim); break;
     case ArithmeticPath::FusedTile:
       stage = fill_conversion() + (active[2] ? z_conversion() : ArithmeticCount{}) +
               directions * (cell_reconstruction(lim) + face_riemann(solver, lim));
-      break;
-    case ArithmeticPath::FusedPlane:
-      stage = fill_conversion() + plane_directions * plane_face(solver, lim) +
-              (active[2] ? plane_z_face(solver, lim) : ArithmeticCount{});
       break;
   }
   return 2 * stage + cell_stage_update(1, active) + cell_stage_update(2, active) + signal_rate_of_cell(active);

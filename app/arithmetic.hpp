@@ -92,9 +92,9 @@ ArithmeticCount count_operations(Work work) {
   return count;
 }
 
-// Which kernels' structure a run's cell-updates have: the split kernels (either backend), the
-// HIP fused stage (kernels/fused_tile.hpp) or the Kokkos fused stage (kernels/kokkos/fused.hpp).
-enum class ArithmeticPath { Split, FusedTile, FusedPlane };
+// Which kernels' structure a run's cell-updates have: the split kernels or the fused stage
+// (both backends work on kernels/fused_tile.hpp's tile).
+enum class ArithmeticPath { Split, FusedTile };
 ArithmeticPath arithmetic_path(BackendKind backend, KernelStrategy kernels);
 const char* arithmetic_path_name(ArithmeticPath path);
 
