@@ -78,6 +78,11 @@ struct BenchmarkConfiguration {
   nlohmann::json config;            // the first run's report `config`
 };
 
+// The rule-4 line for a configuration whose runs stopped at kMaxRunsPerConfiguration before
+// timing the rule's minimum (a small grid on a fast device), or "" when it timed enough or the
+// user asked for less (then the rule is already listed as broken).
+std::string timed_short_of_rule_4(const BenchmarkOptions& options, const BenchmarkConfiguration& configuration);
+
 struct BenchmarkResult {
   BenchmarkOptions options;
   int size = 0;
