@@ -111,6 +111,19 @@ TEST(Benchmark, RunsStoppedShortOfTheMinimumTimeBreakRuleFour) {
   EXPECT_EQ(hc::timed_short_of_rule_4(hc::BenchmarkOptions{}, bc), "");
 }
 
+// `halocline benchmark --backend hip` as recorded on the H200 (tests/data/h200/benchmark): a
+// valid, compliant result whose GPU checksums are the references made on the CPU.
+TEST(Benchmark, RecordedH200ResultIsCompliantWithTheCpuReferences) {
+  const nlohmann::json j =
+      nlohmann::json::parse(read_text(fs::path(HALOCLINE_SOURCE_DIR) / "tests/data/h200/benchmark/benchmark.json"));
+  EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("benchmark")), "");
+  EXPECT_TRUE(j.at("compliant").get<bool>());
+  for (const nlohmann::json& c : j.at("configurations")) {
+    EXPECT_EQ(c.at("checksum"), hc::reference_checksum(256, c.at("precision").get<std::string>(), 40)) << c["name"];
+    EXPECT_GE(c.at("timed_s").get<double>(), hc::kRuleMinTimeS);
+  }
+}
+
 TEST(Benchmark, ReferenceTableHasTheDefinedSizesInBothPrecisions) {
   const std::vector<int> sizes = hc::reference_sizes(40);
   ASSERT_GE(sizes.size(), 3u);

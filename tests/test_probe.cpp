@@ -290,6 +290,12 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
     }
   }
   EXPECT_EQ(refused, 4u);
+  // The Kokkos fused stage on the tile that fits its scratch (28 x 4 fp32, 16 x 4 fp64), run
+  // beside HIP's (16 SoA rows): every checksum is the one above.
+  rows = 0;
+  const auto kokkos_tile = recorded_fused_checksums({"bench_kokkos_tile_soa_hip_kokkos.json"}, rows);
+  EXPECT_EQ(rows, 16u);
+  EXPECT_EQ(kokkos_tile, after);
   // 1024^3 fp64 with the fused kernel ran on one H200 (the memory bar of issue 17).
   rows = 0;
   const auto big = recorded_fused_checksums({"bench_recon_1024_fp64.json"}, rows);
