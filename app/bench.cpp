@@ -377,7 +377,7 @@ nlohmann::json bench_json(const BenchResult& r) {
       j["failed"] = row.failed;
     } else {
       j["step_s"] = {{"min", row.min_s}, {"median", row.median_s}, {"max", row.max_s}, {"repetitions", row.step_s}};
-      j["fom_cell_updates_per_s"] = row.cells / row.median_s;
+      j["fom_cell_updates_per_s"] = fom_cell_updates_per_s(row.cells, row.median_s);
       j["effective_bandwidth_Bps"] = row.effective_Bps;
       j["fraction_of_copy_bandwidth"] = row.fraction_of_copy_bandwidth;
       j["fraction_of_arithmetic_limit"] = row.fraction_of_arithmetic_limit;
@@ -431,8 +431,9 @@ std::string bench_csv(const BenchResult& r) {
       std::replace(reason.begin(), reason.end(), '"', '\'');
       os << (row.failed.empty() ? "skipped" : "failed") << ",,,,,,,,\"" << reason << "\"\n";
     } else {
-      os << "ran," << row.min_s << ',' << row.median_s << ',' << row.max_s << ',' << row.cells / row.median_s << ','
-         << row.effective_Bps << ',' << row.fraction_of_copy_bandwidth << ',' << row.speedup << ",\n";
+      os << "ran," << row.min_s << ',' << row.median_s << ',' << row.max_s << ','
+         << fom_cell_updates_per_s(row.cells, row.median_s) << ',' << row.effective_Bps << ','
+         << row.fraction_of_copy_bandwidth << ',' << row.speedup << ",\n";
     }
   }
   return os.str();
@@ -445,7 +446,9 @@ void print_bench(std::ostream& os, const BenchResult& r) {
   double fastest = 0, widest = 0;
   for (const BenchRow& row : r.rows) {
     width = std::max(width, row.name.size() + 2);
-    if (row.ran()) fastest = std::max(fastest, row.cells / row.median_s), widest = std::max(widest, row.effective_Bps);
+    if (row.ran())
+      fastest = std::max(fastest, fom_cell_updates_per_s(row.cells, row.median_s)),
+      widest = std::max(widest, row.effective_Bps);
   }
   const bool giga = fastest >= 1e9, tera = widest >= 1e12;
   os << std::left << std::setw(static_cast<int>(width)) << "configuration" << std::right << std::setw(11) << "median ms"
@@ -458,9 +461,9 @@ void print_bench(std::ostream& os, const BenchResult& r) {
       continue;
     }
     os << std::fixed << std::setprecision(3) << std::setw(11) << row.median_s * 1e3 << std::setw(10) << row.min_s * 1e3
-       << std::setw(10) << row.max_s * 1e3 << std::setw(12) << row.cells / row.median_s / (giga ? 1e9 : 1e6)
-       << std::setw(9) << row.effective_Bps / (tera ? 1e12 : 1e9) << std::setprecision(2) << std::setw(9) << row.speedup
-       << '\n';
+       << std::setw(10) << row.max_s * 1e3 << std::setw(12)
+       << fom_cell_updates_per_s(row.cells, row.median_s) / (giga ? 1e9 : 1e6) << std::setw(9)
+       << row.effective_Bps / (tera ? 1e12 : 1e9) << std::setprecision(2) << std::setw(9) << row.speedup << '\n';
   }
   auto count = [](long n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
   os << std::defaultfloat << std::setprecision(6)

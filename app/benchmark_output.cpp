@@ -5,6 +5,7 @@
 
 #include "app/driver.hpp"
 #include "app/provenance.hpp"
+#include "app/report.hpp"
 
 namespace halocline {
 
@@ -30,7 +31,7 @@ nlohmann::json configuration_json(const BenchmarkConfiguration& c, double copy_B
       {"spread", c.spread},
       {"timed_s", c.timed_s},
       {"cells", c.cells},
-      {"fom_cell_updates_per_s", c.median_s > 0 ? c.cells / c.median_s : 0.0},
+      {"fom_cell_updates_per_s", fom_cell_updates_per_s(c.cells, c.median_s)},
       {"effective_bandwidth_Bps", effective},
       {"fraction_of_copy_bandwidth", copy_Bps > 0 ? effective / copy_Bps : 0.0},
       {"checksum", c.checksum},

@@ -190,7 +190,7 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   j["step_time_s"] = step_time_json(r.step_times);
   const double median_step = j["step_time_s"].value("median", 0.0);
   // The one figure of merit (docs/report.md), as bench and benchmark compute it.
-  j["fom"] = {{"cell_updates_per_s", median_step > 0 ? static_cast<double>(r.grid.ninterior) / median_step : 0.0},
+  j["fom"] = {{"cell_updates_per_s", fom_cell_updates_per_s(static_cast<double>(r.grid.ninterior), median_step)},
               {"definition", kFomDefinition}};
   j["loop_cell_updates_per_s"] = r.loop_cell_updates_per_s;
   j["traffic"] = traffic_json(c, r, median_step);
@@ -308,7 +308,7 @@ void print_summary(std::ostream& os, const Config& c, const RunResult& r, const 
   os << '\n';
   const nlohmann::json steps = step_time_json(r.step_times);
   const double median = steps.value("median", 0.0);
-  os << "FOM " << cell_rate_text(median > 0 ? static_cast<double>(r.grid.ninterior) / median : 0.0)
+  os << "FOM " << cell_rate_text(fom_cell_updates_per_s(static_cast<double>(r.grid.ninterior), median))
      << " (interior cells / median step time)\n";
   print_ceilings(os, report);
   os << '\n';

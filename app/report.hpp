@@ -16,6 +16,10 @@ namespace halocline {
 constexpr const char* kFomDefinition =
     "interior cells / median step time (of the timed steps: the warm-up and the traced step with the one "
     "after it left out; a step is both RK stages)";
+// That figure: `cells` updated per `median_step_s` (0 when no step was timed).
+inline double fom_cell_updates_per_s(double cells, double median_step_s) {
+  return median_step_s > 0 ? cells / median_step_s : 0.0;
+}
 
 nlohmann::json make_report(const Config& config, const RunResult& result);
 
