@@ -50,15 +50,15 @@ TEST(Probe, FiguresArePlausibleAndMatchTheSchema) {
   EXPECT_GT(r.launch_sync_s, 0);
   EXPECT_GT(r.timer_resolution_s, 0);
   EXPECT_LT(r.timer_resolution_s, 1e-4);
-  // Arithmetic rates of both precisions: positive and finite, and a division or a square root
-  // no faster than a fused multiply-add.
+  // Arithmetic rates of both precisions: positive and finite. Not ordered: where something else
+  // than the arithmetic bounds the chains, they come out alike (the sanitizer build, whose
+  // instrumented loads and stores run with every step, measured fp64 5.04e8 fma/s against
+  // 5.17e8 div/s in CI).
   for (const hc::ArithmeticRates& a : {r.fp64, r.fp32}) {
     for (double rate : {a.fma_per_s, a.div_per_s, a.sqrt_per_s}) {
       EXPECT_GT(rate, 1e6);
       EXPECT_LT(rate, 1e15);
     }
-    EXPECT_LE(a.div_per_s, a.fma_per_s);
-    EXPECT_LE(a.sqrt_per_s, a.fma_per_s);
   }
   const nlohmann::json j = hc::probe_json(r, hc::make_provenance({"halocline", "probe"}));
   EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("probe")), "");
