@@ -66,9 +66,9 @@ void probe_node(const std::string& backend, BenchmarkResult& r, std::ostream* pr
   agree_over_ranks(0);  // every rank starts together
   if (r.device.kind != "gpu" || world_rank() == 0) r.probe = run_probe(backend, options);
   const double ranks = static_cast<double>(world_size());
-  r.copy_Bps = r.device.kind == "gpu" ? ranks * r.probe.copy_Bps : sum_over_ranks(r.probe.copy_Bps);
-  r.triad_Bps = r.device.kind == "gpu" ? ranks * r.probe.triad_Bps : sum_over_ranks(r.probe.triad_Bps);
   auto node = [&](double rate) { return r.device.kind == "gpu" ? ranks * rate : sum_over_ranks(rate); };
+  r.copy_Bps = node(r.probe.copy_Bps);
+  r.triad_Bps = node(r.probe.triad_Bps);
   for (auto [mine, probed] : {std::pair{&r.fp64, &r.probe.fp64}, std::pair{&r.fp32, &r.probe.fp32}})
     *mine = {node(probed->fma_per_s), node(probed->div_per_s), node(probed->sqrt_per_s)};
   if (progress)

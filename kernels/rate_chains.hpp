@@ -6,6 +6,9 @@
 // probe stores and checks, so that no loop can be folded away.
 #pragma once
 
+#include <cstddef>
+#include <stdexcept>
+
 #include "kernels/hydro.hpp"
 
 namespace halocline {
@@ -39,6 +42,14 @@ HC_INLINE Real rate_chains(int thread, int iterations, Real factor, Real term) {
 template <class Real>
 double rate_operations(long threads, int iterations) {
   return static_cast<double>(threads) * iterations * kRateChains<Real>;
+}
+
+// Throws unless every thread's sum (sums[0 .. n)) is a positive finite number: chains that
+// overflowed or went to NaN measured nothing.
+template <class Real>
+void check_rate_sums(const Real* sums, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(sums[i] > 0) || !(sums[i] < Real(1e30))) throw std::runtime_error("probe: an arithmetic rate's chains broke");
 }
 
 // factor and term of each operation: x factor + term has its fixed point at 1; term / x
