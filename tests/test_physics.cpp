@@ -61,6 +61,54 @@ TEST(Physics, LimitersOnKnownSlopes) {
   EXPECT_DOUBLE_EQ(hc::limited_slope(1.0, 1.2, Limiter::MC), 1.1);       // centred
 }
 
+// limited_slope's values are the textbook forms' (flat at extrema, then minmod, van Leer or
+// MC) bit for bit, in both precisions, over differences of every sign, ties, zeros and sizes
+// far apart: a rewrite for speed (docs/performance.md tried selects) must keep every bit.
+template <class Real>
+Real textbook_slope(Real a, Real b, hc::Limiter lim) {
+  if (a * b <= Real(0)) return Real(0);
+  if (lim == hc::Limiter::Minmod) return a > Real(0) ? std::min(a, b) : std::max(a, b);
+  if (lim == hc::Limiter::VanLeer) return Real(2) * a * b / (a + b);
+  const Real m = std::min(Real(2) * std::min(std::fabs(a), std::fabs(b)), std::fabs(Real(0.5) * (a + b)));
+  return a > Real(0) ? m : -m;
+}
+
+template <class Real>
+void expect_textbook_slopes() {
+  const Real values[] = {Real(0),    -Real(0),   Real(1),     Real(-1),    Real(3),    Real(-3),        Real(0.1),
+                         Real(-0.1), Real(1e-7), Real(-1e-7), Real(2.5e6), Real(-4e6), Real(1.0 / 3.0), Real(0.3)};
+  int compared = 0;
+  for (Real a : values)
+    for (Real b : values)
+      for (hc::Limiter lim : {hc::Limiter::Minmod, hc::Limiter::VanLeer, hc::Limiter::MC}) {
+        const Real got = hc::limited_slope(a, b, lim), want = textbook_slope(a, b, lim);
+        ASSERT_EQ(std::signbit(got), std::signbit(want)) << a << " " << b << " limiter " << static_cast<int>(lim);
+        ASSERT_EQ(got, want) << a << " " << b << " limiter " << static_cast<int>(lim);
+        ++compared;
+      }
+  EXPECT_EQ(compared, 14 * 14 * 3);
+}
+
+TEST(Physics, LimitedSlopesAreTheTextbookFormsBitForBit) {
+  expect_textbook_slopes<double>();
+  expect_textbook_slopes<float>();
+}
+
+// Equal states at rest on both sides of a face (the contact speed's numerator exactly 0: every
+// face of a region at rest): the flux is the pressure's alone, exactly.
+TEST(Physics, HllcAtRestGivesThePressureFluxExactly) {
+  const hc::IdealGas<double> gas(1.4);
+  for (double p : {1.0, 0.4, 1e-6, 3e5}) {
+    const hc::Prim<double> s{0.7, {0.0, 0.0, 0.0}, p};
+    const hc::Cons<double> f = hc::hllc_flux(s, s, gas);
+    EXPECT_EQ(f.q[0], 0.0);
+    EXPECT_EQ(f.q[1], p);
+    EXPECT_EQ(f.q[2], 0.0);
+    EXPECT_EQ(f.q[3], 0.0);
+    EXPECT_EQ(f.q[4], 0.0);
+  }
+}
+
 // A consistent flux: with equal states on both sides, every solver returns the physical flux.
 TEST(Physics, FluxesAreConsistent) {
   const hc::IdealGas<double> g(1.4);
