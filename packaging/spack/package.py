@@ -17,11 +17,12 @@ class Halocline(CMakePackage, CudaPackage):
     host memory, halo exchange overlapped with compute; Kokkos and HIP backends, MPI."""
 
     # The project has no public repository yet, so no `homepage` or `git`: Spack builds a
-    # local checkout (`spack develop`, docs/install.md). Once it has one, set both here and
-    # add each release as a version with its tag and commit (docs/release.md).
+    # local checkout (`spack develop`, docs/install.md). Once it has one, set both here. Each
+    # release is a version with its tag and commit (docs/release.md).
     license("BSD-3-Clause")
 
     version("main", branch="main")
+    version("0.2.0", tag="v0.2.0", commit="379f9aac9df4e059070b5c20abadbf6d5d37df5f")
 
     # Backends. +cuda is the native HIP backend compiled by nvcc for NVIDIA GPUs, through
     # the HIP-to-CUDA mapping header (kernels/hip/hip_nvidia.hpp); +hip is the same backend
