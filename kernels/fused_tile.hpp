@@ -152,14 +152,9 @@ struct FusedTileStage {
     if (!(along_x ? st.active[0] && b < ny && a <= nx : st.active[1] && a < nx && b <= ny)) return;
     const int below = along_x ? b * (Tile::kNx + 2) + a : Tile::kReconX + b * Tile::kNx + a;
     const int above = below + (along_x ? 1 : Tile::kNx);
-    // Stored straight to the x, y, z slots (from_frame's relabelling as shared-memory
-    // addresses): a frame known only at run time would otherwise index registers, which a
-    // GPU does through local memory.
-    const Cons<Real> f = riemann_flux(s.high.get(below), s.low.get(above), gas, solver);
-    const int d = along_x ? 0 : 1;
-    s.flux[0][i] = f.q[0];
-    for (int c = 0; c < 3; ++c) s.flux[1 + rotated(d, c)][i] = f.q[1 + c];
-    s.flux[4][i] = f.q[4];
+    // Straight to the x, y, z slots of the list: the frame is known only at run time here.
+    put_in_xyz_order(riemann_flux(s.high.get(below), s.low.get(above), gas, solver), along_x ? 0 : 1,
+                     [&](int v, Real x) { s.flux[v][i] = x; });
   }
 
   // Before plane k0 (z active): the column's z state at k0, and the ring's planes k0 .. k0 + 2.

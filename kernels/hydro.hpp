@@ -129,13 +129,22 @@ HC_INLINE Prim<Real> in_frame(const CellPrims<Real>& s, int d) {
   return q;
 }
 
-// A conserved vector of frame d (a face flux: normal momentum first) back in x, y, z order.
+// A conserved vector of frame d (a face flux: normal momentum first) handed value by value to
+// put(slot, value) at its slot in x, y, z order. A kernel whose frame is known only at run time
+// stores through this straight to memory: relabelling a local Cons by a run-time d would index
+// registers, which a GPU does through local memory (the fused tile's x and y faces).
+template <class Real, class Put>
+HC_INLINE void put_in_xyz_order(const Cons<Real>& w, int d, const Put& put) {
+  put(0, w.q[0]);
+  for (int c = 0; c < 3; ++c) put(1 + rotated(d, c), w.q[1 + c]);
+  put(4, w.q[4]);
+}
+
+// A conserved vector of frame d back in x, y, z order.
 template <class Real>
 HC_INLINE Cons<Real> from_frame(const Cons<Real>& w, int d) {
   Cons<Real> f;
-  f.q[0] = w.q[0];
-  for (int c = 0; c < 3; ++c) f.q[1 + rotated(d, c)] = w.q[1 + c];
-  f.q[4] = w.q[4];
+  put_in_xyz_order(w, d, [&](int v, Real x) { f.q[v] = x; });
   return f;
 }
 

@@ -48,7 +48,7 @@ def main():
         ratio = statistics.median(h[1] for h in head) / statistics.median(b[1] for b in base)
         sums = {b[2] for b in base} | {h[2] for h in head}
         agree = "equal" if len(sums) == 1 else "differ"
-        cells = [", ".join(f"{m * 1e3:.3f}" for _, m, _ in runs_) for runs_ in (base, head)]
+        cells = [", ".join(f"{m * 1e3:.3f}" for _, m, _ in rounds) for rounds in (base, head)]
         print(f"| {deck} | {name} | {cells[0]} | {cells[1]} | {ratio:.3f} | {agree} |")
     return status
 
