@@ -162,7 +162,7 @@ HC_INLINE Cons<Real> to_cons(const Prim<Real>& s, const IdealGas<Real>& gas) {
 
 template <class Real>
 HC_INLINE Real sound_speed(const Prim<Real>& s, const IdealGas<Real>& gas) {
-  return square_root(gas.gamma * s.p / s.rho);
+  return square_root(gas.gamma * s.p * (Real(1) / s.rho));
 }
 
 // Limited slope from the backward difference a = q_i - q_{i-1} and the forward
@@ -286,7 +286,11 @@ HC_INLINE Cons<Real> hllc_flux(const Prim<Real>& l, const Prim<Real>& r, const I
 
   const Real ml = l.rho * (sl - l.u[0]);  // mass flux relative to the left wave
   const Real mr = r.rho * (sr - r.u[0]);
-  const Real s_star = mul_add(-mr, r.u[0], mul_add(ml, l.u[0], r.p - l.p)) / (ml - mr);
+  // The contact speed is its numerator times a reciprocal, not a quotient: a GPU's correctly
+  // rounded division checks its operands and sends a numerator near 0 (gas at rest, or
+  // rounding noise about it) to a slow subroutine; the reciprocal of the mass-flux gap never
+  // goes there.
+  const Real s_star = mul_add(-mr, r.u[0], mul_add(ml, l.u[0], r.p - l.p)) * (Real(1) / (ml - mr));
 
   // Flux of the star region on the side of the contact that the face sees. Copies, not
   // references: a reference chosen at run time between two local structs makes a GPU
