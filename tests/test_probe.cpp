@@ -302,6 +302,22 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   EXPECT_EQ(rows, 1u);
   EXPECT_EQ(big.begin()->second.size(), 1u);
   EXPECT_NE(*big.begin()->second.begin(), "");
+  // HLLC's contact speed and the sound speed as products with a reciprocal (new bits): 12 rows
+  // at 512^3 over the layouts, one checksum per precision and none of the ones before; and
+  // 1024^3 fp64 again, with a checksum of its own.
+  rows = 0;
+  const auto recip = recorded_fused_checksums({"bench_recip_512_layouts.json"}, rows);
+  EXPECT_EQ(rows, 12u);
+  EXPECT_EQ(recip.size(), 2u);
+  for (const auto& [config, seen] : recip) {
+    EXPECT_EQ(seen.size(), 1u) << config;
+    EXPECT_EQ(after.at(config).count(*seen.begin()), 0u) << config << ": the reciprocals changed no bit?";
+  }
+  rows = 0;
+  const auto recip_big = recorded_fused_checksums({"bench_recip_1024_fp64.json"}, rows);
+  EXPECT_EQ(rows, 1u);
+  EXPECT_NE(*recip_big.begin()->second.begin(), "");
+  EXPECT_NE(recip_big, big);
 }
 
 // What runs cost outside their step loop on the H200 (tests/data/h200/outside_loop/,
