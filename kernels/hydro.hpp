@@ -168,20 +168,32 @@ HC_INLINE Real sound_speed(const Prim<Real>& s, const IdealGas<Real>& gas) {
 // Limited slope from the backward difference a = q_i - q_{i-1} and the forward
 // difference b = q_{i+1} - q_i. All three limiters are TVD: the face values q_i +- slope/2
 // stay between the neighbours, so positive densities and pressures stay positive.
+// The limiter is a template argument here, and the run-time choice below is made once per
+// cell (muscl_cell), not once per slope: a GPU otherwise loads the choice and branches on it
+// for each of a cell's five slopes.
+template <Limiter Lim, class Real>
+HC_INLINE Real limited_slope(Real a, Real b) {
+  if (a * b <= Real(0)) return Real(0);
+  if constexpr (Lim == Limiter::Minmod) {
+    return a > Real(0) ? (a < b ? a : b) : (a > b ? a : b);
+  } else if constexpr (Lim == Limiter::VanLeer) {
+    return Real(2) * a * b / (a + b);
+  } else {
+    const Real centred = Real(0.5) * (a + b);
+    const Real abs_a = absolute_value(a), abs_b = absolute_value(b), abs_c = absolute_value(centred);
+    Real m = Real(2) * (abs_a < abs_b ? abs_a : abs_b);
+    m = abs_c < m ? abs_c : m;
+    return a > Real(0) ? m : -m;
+  }
+}
+
 template <class Real>
 HC_INLINE Real limited_slope(Real a, Real b, Limiter lim) {
-  if (a * b <= Real(0)) return Real(0);
   switch (lim) {
-    case Limiter::Minmod: return a > Real(0) ? (a < b ? a : b) : (a > b ? a : b);
-    case Limiter::VanLeer: return Real(2) * a * b / (a + b);
+    case Limiter::Minmod: return limited_slope<Limiter::Minmod>(a, b);
+    case Limiter::VanLeer: return limited_slope<Limiter::VanLeer>(a, b);
     case Limiter::MC:
-    default: {
-      const Real centred = Real(0.5) * (a + b);
-      const Real abs_a = absolute_value(a), abs_b = absolute_value(b), abs_c = absolute_value(centred);
-      Real m = Real(2) * (abs_a < abs_b ? abs_a : abs_b);
-      m = abs_c < m ? abs_c : m;
-      return a > Real(0) ? m : -m;
-    }
+    default: return limited_slope<Limiter::MC>(a, b);
   }
 }
 
@@ -196,24 +208,34 @@ struct FaceStates {
   Prim<Real> low, high;
 };
 
-template <class Real>
-HC_INLINE FaceStates<Real> muscl_cell(const Prim<Real>& qm, const Prim<Real>& q, const Prim<Real>& qp, Limiter lim) {
+template <Limiter Lim, class Real>
+HC_INLINE FaceStates<Real> muscl_cell(const Prim<Real>& qm, const Prim<Real>& q, const Prim<Real>& qp) {
   const Real half = Real(0.5);
   FaceStates<Real> s;
-  Real slope = limited_slope(q.rho - qm.rho, qp.rho - q.rho, lim);
+  Real slope = limited_slope<Lim>(q.rho - qm.rho, qp.rho - q.rho);
   s.low.rho = mul_add(-half, slope, q.rho);
   s.high.rho = mul_add(half, slope, q.rho);
   for (int c = 0; c < 3; ++c) {
-    slope = limited_slope(q.u[c] - qm.u[c], qp.u[c] - q.u[c], lim);
+    slope = limited_slope<Lim>(q.u[c] - qm.u[c], qp.u[c] - q.u[c]);
     s.low.u[c] = mul_add(-half, slope, q.u[c]);
     s.high.u[c] = mul_add(half, slope, q.u[c]);
   }
-  slope = limited_slope(q.p - qm.p, qp.p - q.p, lim);
+  slope = limited_slope<Lim>(q.p - qm.p, qp.p - q.p);
   s.low.p = mul_add(-half, slope, q.p);
   s.high.p = mul_add(half, slope, q.p);
   if (!(s.low.rho > Real(0)) || !(s.low.p > Real(0))) s.low = q;
   if (!(s.high.rho > Real(0)) || !(s.high.p > Real(0))) s.high = q;
   return s;
+}
+
+template <class Real>
+HC_INLINE FaceStates<Real> muscl_cell(const Prim<Real>& qm, const Prim<Real>& q, const Prim<Real>& qp, Limiter lim) {
+  switch (lim) {
+    case Limiter::Minmod: return muscl_cell<Limiter::Minmod>(qm, q, qp);
+    case Limiter::VanLeer: return muscl_cell<Limiter::VanLeer>(qm, q, qp);
+    case Limiter::MC:
+    default: return muscl_cell<Limiter::MC>(qm, q, qp);
+  }
 }
 
 // Face states at the face between cells i-1 and i, from the primitive states of cells
