@@ -243,6 +243,16 @@ std::map<std::string, std::set<std::string>> recorded_fused_checksums(const std:
   return checksums;
 }
 
+// Records made after a change of the arithmetic: one checksum per grid and precision, none of
+// them one that `before` had for the same grid and precision.
+void expect_new_bits(const std::map<std::string, std::set<std::string>>& now,
+                     const std::map<std::string, std::set<std::string>>& before, const std::string& change) {
+  for (const auto& [config, seen] : now) {
+    EXPECT_EQ(seen.size(), 1u) << config;
+    EXPECT_EQ(before.at(config).count(*seen.begin()), 0u) << config << ": " << change << " changed no bit?";
+  }
+}
+
 TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   std::size_t rows = 0;
   const auto before = recorded_fused_checksums(
@@ -258,10 +268,7 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   const auto after = recorded_fused_checksums({"bench_fma_soa_hip_kokkos.json", "bench_fma_512_layouts.json"}, rows);
   EXPECT_EQ(rows, 28u);
   EXPECT_EQ(after.size(), 4u);
-  for (const auto& [config, seen] : after) {
-    EXPECT_EQ(seen.size(), 1u) << config;
-    EXPECT_EQ(before.at(config).count(*seen.begin()), 0u) << config << ": the new arithmetic changed no bit?";
-  }
+  expect_new_bits(after, before, "the new arithmetic");
   // The same arithmetic, the fused kernels changed: the HIP one reconstructs each cell once
   // (8 SoA rows at 256^3 and 512^3, 12 at 512^3 over the layouts), and one run of both
   // backends (16 SoA rows) before that change. Every checksum is the one above.
@@ -309,10 +316,7 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   const auto recip = recorded_fused_checksums({"bench_recip_512_layouts.json"}, rows);
   EXPECT_EQ(rows, 12u);
   EXPECT_EQ(recip.size(), 2u);
-  for (const auto& [config, seen] : recip) {
-    EXPECT_EQ(seen.size(), 1u) << config;
-    EXPECT_EQ(after.at(config).count(*seen.begin()), 0u) << config << ": the reciprocals changed no bit?";
-  }
+  expect_new_bits(recip, after, "the reciprocals");
   rows = 0;
   const auto recip_big = recorded_fused_checksums({"bench_recip_1024_fp64.json"}, rows);
   EXPECT_EQ(rows, 1u);
