@@ -6,10 +6,11 @@
 // a chunk of planes. Per plane, four phases, each reading only what the one before wrote:
 //   fill:   the plane with two cells of halo in x and y (a cross: no corners), converted once
 //           to primitive variables (x and y frames), kFill items;
-//   recon:  the low and high x face states of the tile's cells and one more on each side in
-//           x, then the y ones (muscl_cell: each slope made once; the split kernels make each
-//           twice, once for each face it touches), kReconX + kReconY items;
-//   faces:  the x and y face fluxes from those states (kFaceX + kFaceY items); and each
+//   recon:  the x slopes of the tile's cells and one more on each side in x, then the y ones
+//           (limited_slopes: each slope made once; the split kernels make each twice, once
+//           for each face it touches), kReconX + kReconY items;
+//   faces:  the x and y face fluxes (kFaceX + kFaceY items), from the face states that the
+//           two cells' slopes give (face_state, as muscl_cell makes them); and each
 //           column reconstructs its next cell along z and makes the z face above its cell;
 //   update: each column applies the stage to its cell and converts the z frame of the cell
 //           three planes up into its slots of a ring of three planes.
@@ -69,9 +70,10 @@ struct FusedScratch {
   // The filled plane, slot (b + 2) * kPitch + a + 2 for cell (a, b) of the tile: density,
   // velocities in x, y, z order, and the pressures of the x and y frames.
   Real rho[Tile::kFill], u[3][Tile::kFill], p[2][Tile::kFill];
-  // The x face states of cell (a, b), a = -1 .. kNx, at slot b * (kNx + 2) + a + 1; then the
-  // y ones, b = -1 .. kNy, at kReconX + (b + 1) * kNx + a.
-  PrimList<Real, Tile::kRecon> low, high;
+  // The x slopes of cell (a, b), a = -1 .. kNx, at slot b * (kNx + 2) + a + 1; then the y
+  // ones, b = -1 .. kNy, at kReconX + (b + 1) * kNx + a. Slopes, not the two face states
+  // they give: half the space (the faces make the states again, the same bits).
+  PrimList<Real, Tile::kRecon> slope;
   // The flux through the low x face of cell (a, b), a = 0 .. kNx, at slot b * (kNx + 1) + a;
   // then the low y faces, b = 0 .. kNy, at kFaceX + b * kNx + a (in x, y, z order).
   Real flux[kNumVars][Tile::kFaces];
@@ -128,7 +130,7 @@ struct FusedTileStage {
     s.p[1][i] = q.p[1];
   }
 
-  // Recon item i: the face states of cell a = -1 .. nx along x, then of b = -1 .. ny along y.
+  // Recon item i: the slopes of cell a = -1 .. nx along x, then of b = -1 .. ny along y.
   HC_INLINE void recon(Scratch& s, int i) const {
     const bool along_x = i < Tile::kReconX;
     const int j = along_x ? i : i - Tile::kReconX;
@@ -137,9 +139,7 @@ struct FusedTileStage {
     if (!(along_x ? st.active[0] && b < ny && a <= nx : st.active[1] && a < nx && b <= ny)) return;
     const int d = along_x ? 0 : 1, at = (b + Tile::kHalo) * Tile::kPitch + a + Tile::kHalo;
     const int step = along_x ? 1 : Tile::kPitch;
-    const FaceStates<Real> fs = muscl_cell(s.frame(d, at - step), s.frame(d, at), s.frame(d, at + step), lim);
-    s.low.put(i, fs.low);
-    s.high.put(i, fs.high);
+    s.slope.put(i, limited_slopes(s.frame(d, at - step), s.frame(d, at), s.frame(d, at + step), lim));
   }
 
   // Face item i: the low x face of cell a = 0 .. nx (the last, the high face of the tile's
@@ -152,9 +152,11 @@ struct FusedTileStage {
     if (!(along_x ? st.active[0] && b < ny && a <= nx : st.active[1] && a < nx && b <= ny)) return;
     const int below = along_x ? b * (Tile::kNx + 2) + a : Tile::kReconX + b * Tile::kNx + a;
     const int above = below + (along_x ? 1 : Tile::kNx);
+    const int d = along_x ? 0 : 1, at = (b + Tile::kHalo) * Tile::kPitch + a + Tile::kHalo;  // the cell above
+    const Prim<Real> left = face_state(s.frame(d, at - (along_x ? 1 : Tile::kPitch)), s.slope.get(below), Real(1));
+    const Prim<Real> right = face_state(s.frame(d, at), s.slope.get(above), Real(-1));
     // Straight to the x, y, z slots of the list: the frame is known only at run time here.
-    put_in_xyz_order(riemann_flux(s.high.get(below), s.low.get(above), gas, solver), along_x ? 0 : 1,
-                     [&](int v, Real x) { s.flux[v][i] = x; });
+    put_in_xyz_order(riemann_flux(left, right, gas, solver), d, [&](int v, Real x) { s.flux[v][i] = x; });
   }
 
   // Before plane k0 (z active): the column's z state at k0, and the ring's planes k0 .. k0 + 2.

@@ -208,24 +208,46 @@ struct FaceStates {
   Prim<Real> low, high;
 };
 
+// A cell's limited slopes along a direction, one per primitive value, from the cell (q) and
+// its neighbours below (qm) and above (qp).
+template <Limiter Lim, class Real>
+HC_INLINE Prim<Real> limited_slopes(const Prim<Real>& qm, const Prim<Real>& q, const Prim<Real>& qp) {
+  Prim<Real> slope;
+  slope.rho = limited_slope<Lim>(q.rho - qm.rho, qp.rho - q.rho);
+  for (int c = 0; c < 3; ++c) slope.u[c] = limited_slope<Lim>(q.u[c] - qm.u[c], qp.u[c] - q.u[c]);
+  slope.p = limited_slope<Lim>(q.p - qm.p, qp.p - q.p);
+  return slope;
+}
+
+template <class Real>
+HC_INLINE Prim<Real> limited_slopes(const Prim<Real>& qm, const Prim<Real>& q, const Prim<Real>& qp, Limiter lim) {
+  switch (lim) {
+    case Limiter::Minmod: return limited_slopes<Limiter::Minmod>(qm, q, qp);
+    case Limiter::VanLeer: return limited_slopes<Limiter::VanLeer>(qm, q, qp);
+    case Limiter::MC:
+    default: return limited_slopes<Limiter::MC>(qm, q, qp);
+  }
+}
+
+// The state at one face of a cell: its state plus (side 1, the high face) or minus (side -1,
+// the low face) half its slopes, or the cell's own state where that has no positive density
+// or pressure. A kernel that keeps a cell's slopes (5 values) instead of its two face states
+// (10) makes the faces with this, and gets muscl_cell's bits.
+template <class Real>
+HC_INLINE Prim<Real> face_state(const Prim<Real>& q, const Prim<Real>& slope, Real side) {
+  const Real half = side * Real(0.5);
+  Prim<Real> f;
+  f.rho = mul_add(half, slope.rho, q.rho);
+  for (int c = 0; c < 3; ++c) f.u[c] = mul_add(half, slope.u[c], q.u[c]);
+  f.p = mul_add(half, slope.p, q.p);
+  if (!(f.rho > Real(0)) || !(f.p > Real(0))) return q;
+  return f;
+}
+
 template <Limiter Lim, class Real>
 HC_INLINE FaceStates<Real> muscl_cell(const Prim<Real>& qm, const Prim<Real>& q, const Prim<Real>& qp) {
-  const Real half = Real(0.5);
-  FaceStates<Real> s;
-  Real slope = limited_slope<Lim>(q.rho - qm.rho, qp.rho - q.rho);
-  s.low.rho = mul_add(-half, slope, q.rho);
-  s.high.rho = mul_add(half, slope, q.rho);
-  for (int c = 0; c < 3; ++c) {
-    slope = limited_slope<Lim>(q.u[c] - qm.u[c], qp.u[c] - q.u[c]);
-    s.low.u[c] = mul_add(-half, slope, q.u[c]);
-    s.high.u[c] = mul_add(half, slope, q.u[c]);
-  }
-  slope = limited_slope<Lim>(q.p - qm.p, qp.p - q.p);
-  s.low.p = mul_add(-half, slope, q.p);
-  s.high.p = mul_add(half, slope, q.p);
-  if (!(s.low.rho > Real(0)) || !(s.low.p > Real(0))) s.low = q;
-  if (!(s.high.rho > Real(0)) || !(s.high.p > Real(0))) s.high = q;
-  return s;
+  const Prim<Real> slope = limited_slopes<Lim>(qm, q, qp);
+  return {face_state(q, slope, Real(-1)), face_state(q, slope, Real(1))};
 }
 
 template <class Real>

@@ -8,11 +8,11 @@
 // registers; on the host a team of one thread, which keeps one per column and runs the loops in
 // turn). The arithmetic is the split kernels' in the same order: the same bits.
 //
-// The tile is the largest of kFusedTiles whose FusedScratch (the plane, the face states, the
+// The tile is the largest of kFusedTiles whose FusedScratch (the plane, the slopes, the
 // face fluxes and the ring of three z planes, all in the team's level-0 scratch) fits what
 // Kokkos gives a team: on the host 28 x 8 (the HIP kernel's NVIDIA tile); under CUDA, where
-// Kokkos 4.6 gives a team 40,936 bytes, 28 x 4 in fp32 (29,508 bytes) and 16 x 4 in fp64
-// (34,728 bytes). Stage 2 also folds the signal rate of every cell it writes into max_rate (a
+// Kokkos 4.6 gives a team 40,936 bytes, 28 x 4 in fp32 (23,748 bytes) and 16 x 4 in fp64
+// (28,008 bytes). Stage 2 also folds the signal rate of every cell it writes into max_rate (a
 // team max, then an atomic max: exact in any order), so that the next time step needs no pass
 // over the state. Why this shape: docs/performance.md.
 #pragma once
@@ -29,13 +29,12 @@ namespace halocline::kokkos {
 // (the columns rounded up to whole groups of four warps). A stage runs on the first whose
 // FusedScratch fits the team's level-0 scratch (fused_stage). The bytes a team asks for (its
 // FusedScratch and one Real more for alignment, View::shmem_size):
-//   28 x 8: 106,280 in fp64, 53,140 in fp32 (the host's: its scratch is allocated memory);
-//   28 x 4:  59,016 in fp64, 29,508 in fp32 (fp32 under CUDA: Kokkos 4.6 gives 40,936);
-//   16 x 4:  34,728 in fp64, 17,364 in fp32 (fp64 under CUDA).
+//   28 x 8: 85,480 in fp64, 42,740 in fp32 (the host's: its scratch is allocated memory);
+//   28 x 4: 47,496 in fp64, 23,748 in fp32 (fp32 under CUDA: Kokkos 4.6 gives 40,936);
+//   16 x 4: 28,008 in fp64, 14,004 in fp32 (fp64 under CUDA).
 // A tile as wide as the HIP kernel's keeps the fill's rows a warp wide (28 cells and their halo
-// of 2 + 2). In fp64 under CUDA no 28-wide tile fits; of those that do, 19 x 4 (40,800 bytes)
-// would convert and reconstruct under 1% fewer cells per cell updated than 16 x 4 (counted in
-// docs/performance.md), too little for a tile 136 bytes under the limit. 16 x 4's 64 columns
+// of 2 + 2). Since the face states are kept as slopes (half the space), 22 x 4 (37,752 bytes)
+// and 28 x 3 (38,000) fit in fp64 under CUDA too: not yet measured there against 16 x 4. 16 x 4's 64 columns
 // leave two of the team's four warps idle in the column phases; its fill, reconstruction and
 // faces use all four (against 64 threads: to be measured on the H200).
 struct FusedTileShape {
