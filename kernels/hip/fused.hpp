@@ -2,9 +2,11 @@
 // variables once, reconstructs each cell's face states once per direction, makes each face
 // flux once, and writes only the stage's result (no flux arrays in device memory). The work
 // on a tile is kernels/fused_tile.hpp's, shared with the Kokkos backend; here a block of
-// kFusedThreads threads hands its phases' items out and puts a barrier between phases. Why
+// FusedShape<Real>::kThreads threads hands its phases' items out and puts a barrier between phases. Why
 // this shape, and what it measured: docs/performance.md.
 #pragma once
+
+#include <type_traits>
 
 #include "kernels/fused_tile.hpp"
 #include "kernels/hip/policies.hpp"
@@ -12,41 +14,52 @@
 
 namespace halocline::hip {
 
-// The tile a block updates. On NVIDIA 28 x 8 columns with 256 threads (a fill row with its
-// halo is a warp wide; in fp64 the shared memory, about 106 KiB, leaves room for two blocks per
-// SM); on AMD 28 x 4 with 128 threads, whose shared memory fits 64 KiB of LDS in fp64.
+// The tile a block updates, the block's threads, and the blocks per SM asked of the compiler
+// (which caps its registers per thread at 65536 / (threads x blocks) on NVIDIA), per precision.
+// On NVIDIA (the H200: 228 KiB of shared memory and 64 Ki registers per SM), each chosen by
+// measurement among others built beside it (docs/performance.md):
+//   fp64: 24 x 8 columns, 256 threads, 3 blocks: 72 KiB of shared memory a block and 80
+//         registers, with about 600 B spilled. fp64 waits on its dependent results, and a
+//         third block hides more of that than the spills cost: 8% faster at 512^3 than 28 x 8
+//         with 2 blocks of 128 registers, 5% on a Sedov blast at 256^3;
+//   fp32: 28 x 8 columns (a fill row with its halo is a warp wide), 256 threads, 5 blocks of
+//         42 KiB, 48 registers (about 180 B spilled): 1% faster than 4 blocks of 64 registers.
+// On AMD 28 x 4 with 128 threads in both, whose shared memory fits 64 KiB of LDS in fp64.
+template <class Real>
+struct FusedShape {
 #if defined(HALOCLINE_HIP_NVIDIA)
-using Tile = FusedTile<28, 8>;
-constexpr int kFusedThreads = 256;
+  using Tile = std::conditional_t<sizeof(Real) == 8, FusedTile<24, 8>, FusedTile<28, 8>>;
+  static constexpr int kThreads = 256, kBlocksPerSM = sizeof(Real) == 8 ? 3 : 5;
 #else
-using Tile = FusedTile<28, 4>;
-constexpr int kFusedThreads = 128;
-static_assert(sizeof(FusedScratch<double, Tile>) + kFusedThreads * sizeof(double) <= 65536,
-              "the fused tile and block_max_into over 64 KiB of LDS");
+  using Tile = FusedTile<28, 4>;
+  static constexpr int kThreads = 128, kBlocksPerSM = sizeof(Real) == 8 ? 2 : 4;
+  static_assert(sizeof(FusedScratch<Real, Tile>) + kThreads * sizeof(Real) <= 65536,
+                "the fused tile and block_max_into over 64 KiB of LDS");
 #endif
-static_assert(Tile::kColumns <= kFusedThreads, "a thread per column");
+  static_assert(Tile::kColumns <= kThreads, "a thread per column");
+};
 constexpr int kFusedChunkZ = 32;  // planes per block along z
 
-// Blocks per SM the compiler is asked to fit, which caps its registers per thread (65536 /
-// (256 x blocks) on NVIDIA). Shared memory allows two in fp64 and four in fp32.
-template <class Real>
-constexpr int kFusedBlocksPerSM = sizeof(Real) == 8 ? 2 : 4;
-
 // Launch shape of the fused kernel over the cells of `box`, and the shared memory it needs.
+template <class Real>
 inline dim3 fused_blocks(const Box& box) {
+  using Tile = typename FusedShape<Real>::Tile;
   return dim3((box.hi[0] - box.lo[0] + Tile::kNx - 1) / Tile::kNx, (box.hi[1] - box.lo[1] + Tile::kNy - 1) / Tile::kNy,
               (box.hi[2] - box.lo[2] + kFusedChunkZ - 1) / kFusedChunkZ);
 }
-inline dim3 fused_threads() { return dim3(kFusedThreads, 1, 1); }
+template <class Real>
+inline dim3 fused_threads() {
+  return dim3(FusedShape<Real>::kThreads, 1, 1);
+}
 template <class Real>
 constexpr std::size_t fused_shared_bytes() {
-  return sizeof(FusedScratch<Real, Tile>);
+  return sizeof(FusedScratch<Real, typename FusedShape<Real>::Tile>);
 }
 
 // The items of a phase's list that this thread makes (for_team_items: from the last thread).
-template <class F>
+template <int Threads, class F>
 __device__ inline void for_items(int count, const F& f) {
-  for_team_items(static_cast<int>(threadIdx.x), kFusedThreads, count, f);
+  for_team_items(static_cast<int>(threadIdx.x), Threads, count, f);
 }
 
 // Stage `stage` over the cells of `box`: reads `in` (u0 in stage 1, u1 in stage 2) and u0,
@@ -56,10 +69,12 @@ __device__ inline void for_items(int count, const F& f) {
 // step's time step then needs no pass over the state. Needs fused_shared_bytes<Real>() of
 // dynamic shared memory.
 template <class Real, class L>
-__global__ void __launch_bounds__(kFusedThreads, kFusedBlocksPerSM<Real>)
+__global__ void __launch_bounds__(FusedShape<Real>::kThreads, FusedShape<Real>::kBlocksPerSM)
     fused_stage_kernel(Grid g, Box box, StateRef<Real, L> in, StateRef<Real, L> u0, StateRef<Real, L> out,
                        IdealGas<Real> gas, Limiter lim, RiemannSolver solver, int stage, const StepControl* control,
                        RateBits<Real>* max_bits) {
+  using Tile = typename FusedShape<Real>::Tile;
+  constexpr int kThreads = FusedShape<Real>::kThreads;
   extern __shared__ unsigned char fused_shared_memory[];
   auto& s = *reinterpret_cast<FusedScratch<Real, Tile>*>(fused_shared_memory);
   const int x0 = box.lo[0] + blockIdx.x * Tile::kNx, y0 = box.lo[1] + blockIdx.y * Tile::kNy;
@@ -89,7 +104,7 @@ __global__ void __launch_bounds__(kFusedThreads, kFusedBlocksPerSM<Real>)
           const Real rate = cell_signal_rate(out, c, gas, tile.scale);
           if (rate > most) most = rate;
         }
-      block_max_into<Real, kFusedThreads>(max_bits, most);
+      block_max_into<Real, kThreads>(max_bits, most);
     }
     return;
   }
@@ -97,21 +112,21 @@ __global__ void __launch_bounds__(kFusedThreads, kFusedBlocksPerSM<Real>)
   const bool z = tile.st.active[2];
   ColumnZ<Real> column;
   if (z && mine) tile.column_start(s, col, k0, column);
-  for_items(Tile::kFill, [&](int i) { tile.fill(s, k0, i); });
+  for_items<kThreads>(Tile::kFill, [&](int i) { tile.fill(s, k0, i); });
   for (int k = k0; k < k1; ++k) {
     __syncthreads();
 #pragma unroll 1
-    for (int i = kFusedThreads - 1 - col; i < Tile::kRecon; i += kFusedThreads) tile.recon(s, i);
+    for (int i = kThreads - 1 - col; i < Tile::kRecon; i += kThreads) tile.recon(s, i);
     __syncthreads();
 #pragma unroll 1
-    for (int i = kFusedThreads - 1 - col; i < Tile::kFaces; i += kFusedThreads) tile.face(s, i);
+    for (int i = kThreads - 1 - col; i < Tile::kFaces; i += kThreads) tile.face(s, i);
     Cons<Real> above;
     if (z && mine) above = tile.column_face_above(s, col, k, column);
     __syncthreads();
     if (mine) tile.column_update(s, col, k, k1, above, column, most);
-    if (k + 1 < k1) for_items(Tile::kFill, [&](int i) { tile.fill(s, k + 1, i); });
+    if (k + 1 < k1) for_items<kThreads>(Tile::kFill, [&](int i) { tile.fill(s, k + 1, i); });
   }
-  if (stage == 2) block_max_into<Real, kFusedThreads>(max_bits, most);
+  if (stage == 2) block_max_into<Real, kThreads>(max_bits, most);
 }
 
 }  // namespace halocline::hip

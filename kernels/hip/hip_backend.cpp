@@ -352,7 +352,7 @@ class HipBackend final : public Backend {
       return true;
     }();
     (void)allowed;
-    kernel<<<hip::fused_blocks(box), hip::fused_threads(), shared, compute_>>>(
+    kernel<<<hip::fused_blocks<Real>(box), hip::fused_threads<Real>(), shared, compute_>>>(
         grid_, box, state(stage == 1 ? Slot::U0 : Slot::U1), state(Slot::U0),
         stage == 1 ? state(Slot::U1) : next_solution(), gas(), physics_.limiter, physics_.riemann, stage, control(),
         max_bits());

@@ -28,13 +28,14 @@ __host__ __device__ inline Real rate_of_bits(RateBits<Real> bits) {
 // then one atomic max per block. Every thread of the block (Threads of them) must call it.
 template <class Real, int Threads>
 __device__ void block_max_into(RateBits<Real>* max_bits, Real rate) {
-  static_assert((Threads & (Threads - 1)) == 0, "a power of two");
   __shared__ Real part[Threads];
   const int t = threadIdx.x + blockDim.x * threadIdx.y;
   part[t] = rate;
   __syncthreads();
-  for (int s = Threads / 2; s > 0; s /= 2) {
-    if (t < s && part[t + s] > part[t]) part[t] = part[t + s];
+  int half = 1;  // half of Threads rounded up to a power of two: the tree then takes any count
+  while (2 * half < Threads) half *= 2;
+  for (int s = half; s > 0; s /= 2) {
+    if (t < s && t + s < Threads && part[t + s] > part[t]) part[t] = part[t + s];
     __syncthreads();
   }
   if (t == 0) atomicMax(max_bits, rate_bits(part[0]));

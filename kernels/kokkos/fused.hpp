@@ -10,7 +10,7 @@
 //
 // The tile is the largest of kFusedTiles whose FusedScratch (the plane, the slopes, the
 // face fluxes and the ring of three z planes, all in the team's level-0 scratch) fits what
-// Kokkos gives a team: on the host 28 x 8 (the HIP kernel's NVIDIA tile); under CUDA, where
+// Kokkos gives a team: on the host 28 x 8 (the HIP kernel's NVIDIA tile in fp32); under CUDA, where
 // Kokkos 4.6 gives a team 40,936 bytes, 28 x 4 in fp32 (23,748 bytes) and 16 x 4 in fp64
 // (28,008 bytes). Stage 2 also folds the signal rate of every cell it writes into max_rate (a
 // team max, then an atomic max: exact in any order), so that the next time step needs no pass
