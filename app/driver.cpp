@@ -224,7 +224,7 @@ void Simulation::set_up_backend() {
       for (int side = 0; side < 2; ++side)
         if (halo_.exchanged[d][side]) faces.face[d][side] = Boundary::Exchanged;
     try {
-      backend_ = make_backend(config_, g_, faces, comm_.node_rank());
+      backend_ = make_backend(config_, g_, faces, comm_.node_rank(), comm_.grid().dims);
     } catch (const ResourceError& e) {
       if (e.device_free == 0) throw;
       throw ResourceError(device_refusal(e.what(), config_, comm_.grid().dims, comm_.node_size(), comm_.node_has_root(),

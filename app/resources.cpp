@@ -140,7 +140,7 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
   const u128 real = c.precision == Precision::FP64 ? 8 : 4;
   u128 values = padded * kNumVars;  // SoA and AoS; AoSoA pads its last tile
   if (c.layout == LayoutKind::AoSoA) values = (padded + AoSoA::width - 1) / AoSoA::width * AoSoA::width * kNumVars;
-  const bool flux_arrays = choose_kernels(c) == KernelStrategy::Split;                // app/select.cpp
+  const bool flux_arrays = choose_kernels(c, dims) == KernelStrategy::Split;          // app/select.cpp
   plan.solver_bytes = solver_arrays(active_directions, flux_arrays) * values * real;  // kernels/stencil.hpp
   // The state comes to the host for files only (snapshots, checkpoints, a restart's read),
   // slab by slab (Backend::read_state): rank 0 builds each file in memory before writing it

@@ -186,15 +186,26 @@ HaloSetup choose_halo(const Config& c, const Comm& comm, const Grid& g) {
   return h;
 }
 
-KernelStrategy choose_kernels(const Config& c) {
+// `auto`: fused on the HIP backend for a subdomain of at least 128^3 cells, split otherwise.
+// On the H200 (docs/performance.md, bench.toml, SoA) fused is faster from 128^3 up (1.15 x in
+// fp64 and 1.04 x in fp32 at 128^3, more on larger grids) and 2-4 x slower at 64^3 and 32^3,
+// whose few tiles leave most of the GPU idle while each block marches its planes in turn. The
+// Kokkos backend keeps split until its fused stage is measured faster on its targets.
+constexpr double kFusedAutoCells = 128.0 * 128.0 * 128.0;
+
+KernelStrategy choose_kernels(const Config& c, const std::array<int, 3>& dims) {
   if (c.kernels != KernelStrategy::Auto) return c.kernels;
+  double largest = 1;  // the uneven split's larger part along each direction
+  for (int d = 0; d < 3; ++d) largest *= (c.n[d] + dims[d] - 1) / dims[d];
+  if (c.backend == BackendKind::Hip && largest >= kFusedAutoCells) return KernelStrategy::Fused;
   return KernelStrategy::Split;
 }
 
-std::unique_ptr<Backend> make_backend(const Config& c, const Grid& g, const BoundaryFaces& faces, int device) {
+std::unique_ptr<Backend> make_backend(const Config& c, const Grid& g, const BoundaryFaces& faces, int device,
+                                      const std::array<int, 3>& dims) {
   const std::string why = backend_unavailable(c.backend);
   if (!why.empty()) throw DeckError(why);
-  const Placement p{faces, device, choose_kernels(c)};
+  const Placement p{faces, device, choose_kernels(c, dims)};
   try {
     return c.precision == Precision::FP64 ? with_layout<double>(c, g, p) : with_layout<float>(c, g, p);
   } catch (const NotApplicable& e) {

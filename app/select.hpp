@@ -1,6 +1,7 @@
 // The one place where the run-time choices of backend, layout and precision become types.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 
@@ -14,13 +15,15 @@ namespace halocline {
 
 // The backend of `config` for this rank's subdomain `grid`, with boundary `faces` (the
 // exchanged ones marked) on GPU `device` (GPU backends), with the kernels of
-// choose_kernels(config). Throws DeckError (exit code 2)
-// when the configured backend cannot run here.
+// choose_kernels(config, dims) for the ranks per direction `dims`. Throws DeckError (exit
+// code 2) when the configured backend cannot run here.
 std::unique_ptr<Backend> make_backend(const Config& config, const Grid& grid, const BoundaryFaces& faces,
-                                      int device = 0);
+                                      int device = 0, const std::array<int, 3>& dims = {1, 1, 1});
 
-// The kernels of a stage (--kernels, `auto` resolved for the configured backend).
-KernelStrategy choose_kernels(const Config& config);
+// The kernels of a stage (--kernels, `auto` resolved for the configured backend and the size
+// of the largest rank's subdomain when the grid is split over `dims` ranks per direction:
+// every rank makes the same choice, and the memory plan counts what each allocates).
+KernelStrategy choose_kernels(const Config& config, const std::array<int, 3>& dims);
 
 // The halo strategy of the run (--halo, `auto` resolved) and which faces of this rank's
 // subdomain `grid` it exchanges: those with a neighbour (another rank, or this one across a
