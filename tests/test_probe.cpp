@@ -324,6 +324,35 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   EXPECT_NE(recip_big, big);
 }
 
+// Split against fused on small grids on the H200 (tests/data/h200/fused/small_grids_split_fused.*,
+// the sixth session's kept tile shapes): fused slower at 32^3 and 64^3 and faster at 128^3 in
+// both precisions, which is where `--kernels auto` switches on HIP (app/select.cpp); and each
+// grid and precision one checksum.
+TEST(Probe, RecordedH200SmallGridsPlaceTheAutoKernelsThreshold) {
+  std::size_t rows = 0;
+  const auto sums = recorded_fused_checksums({"small_grids_split_fused.json"}, rows);
+  EXPECT_EQ(rows, 12u);
+  for (const auto& [config, seen] : sums) EXPECT_EQ(seen.size(), 1u) << config;
+  std::ifstream in(std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/h200/fused/small_grids_split_fused.json");
+  const nlohmann::json bench = nlohmann::json::parse(in);
+  std::map<std::string, double> ms;  // "N precision kernels" -> median ms
+  for (const auto& row : bench["rows"]) {
+    const auto& v = row["values"];
+    ms[v["grid.n"].get<std::string>() + " " + v["precision"].get<std::string>() + " " + v["kernels"].get<std::string>()] =
+        row["step_s"]["median"].get<double>() * 1e3;
+  }
+  for (const std::string precision : {"fp64", "fp32"}) {
+    for (const std::string n : {"32", "64"})
+      EXPECT_GT(ms.at(n + " " + precision + " fused"), 2 * ms.at(n + " " + precision + " split")) << n << precision;
+    EXPECT_LT(ms.at("128 " + precision + " fused"), ms.at("128 " + precision + " split")) << precision;
+  }
+  hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/bench.toml", {"grid.n=128"});
+  c.backend = hc::BackendKind::Hip;
+  EXPECT_EQ(hc::choose_kernels(c, {1, 1, 1}), hc::KernelStrategy::Fused);
+  c.n = {64, 64, 64};
+  EXPECT_EQ(hc::choose_kernels(c, {1, 1, 1}), hc::KernelStrategy::Split);
+}
+
 // What runs cost outside their step loop on the H200 (tests/data/h200/outside_loop/,
 // tools/gpu/outside_loop.sh): at 512^3 fp64 at most 1 s outside the loop and 4 s in all for
 // 30 steps; 1024^3 runs in fp32 (split and fused) and fp64 (fused); the kernels give one
