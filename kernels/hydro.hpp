@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/grid.hpp"
 #include "kernels/portability.hpp"
@@ -187,14 +188,20 @@ HC_INLINE Real limited_slope(Real a, Real b) {
   }
 }
 
+// f(std::integral_constant<Limiter, lim>{}): the run-time choice made once, as a type.
+template <class F>
+HC_INLINE auto with_limiter(Limiter lim, const F& f) {
+  switch (lim) {
+    case Limiter::Minmod: return f(std::integral_constant<Limiter, Limiter::Minmod>{});
+    case Limiter::VanLeer: return f(std::integral_constant<Limiter, Limiter::VanLeer>{});
+    case Limiter::MC:
+    default: return f(std::integral_constant<Limiter, Limiter::MC>{});
+  }
+}
+
 template <class Real>
 HC_INLINE Real limited_slope(Real a, Real b, Limiter lim) {
-  switch (lim) {
-    case Limiter::Minmod: return limited_slope<Limiter::Minmod>(a, b);
-    case Limiter::VanLeer: return limited_slope<Limiter::VanLeer>(a, b);
-    case Limiter::MC:
-    default: return limited_slope<Limiter::MC>(a, b);
-  }
+  return with_limiter(lim, [&](auto l) { return limited_slope<decltype(l)::value>(a, b); });
 }
 
 // The states at the low and high faces of one cell along a direction (second-order MUSCL
@@ -221,12 +228,7 @@ HC_INLINE Prim<Real> limited_slopes(const Prim<Real>& qm, const Prim<Real>& q, c
 
 template <class Real>
 HC_INLINE Prim<Real> limited_slopes(const Prim<Real>& qm, const Prim<Real>& q, const Prim<Real>& qp, Limiter lim) {
-  switch (lim) {
-    case Limiter::Minmod: return limited_slopes<Limiter::Minmod>(qm, q, qp);
-    case Limiter::VanLeer: return limited_slopes<Limiter::VanLeer>(qm, q, qp);
-    case Limiter::MC:
-    default: return limited_slopes<Limiter::MC>(qm, q, qp);
-  }
+  return with_limiter(lim, [&](auto l) { return limited_slopes<decltype(l)::value>(qm, q, qp); });
 }
 
 // The state at one face of a cell: its state plus (side 1, the high face) or minus (side -1,
@@ -252,12 +254,7 @@ HC_INLINE FaceStates<Real> muscl_cell(const Prim<Real>& qm, const Prim<Real>& q,
 
 template <class Real>
 HC_INLINE FaceStates<Real> muscl_cell(const Prim<Real>& qm, const Prim<Real>& q, const Prim<Real>& qp, Limiter lim) {
-  switch (lim) {
-    case Limiter::Minmod: return muscl_cell<Limiter::Minmod>(qm, q, qp);
-    case Limiter::VanLeer: return muscl_cell<Limiter::VanLeer>(qm, q, qp);
-    case Limiter::MC:
-    default: return muscl_cell<Limiter::MC>(qm, q, qp);
-  }
+  return with_limiter(lim, [&](auto l) { return muscl_cell<decltype(l)::value>(qm, q, qp); });
 }
 
 // Face states at the face between cells i-1 and i, from the primitive states of cells
