@@ -173,6 +173,21 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
   return plan;
 }
 
+namespace {
+
+// The largest m in [lo, hi) for which holds(m), given holds(lo) and that on [lo, hi) it holds up
+// to some m and not beyond (bisection).
+template <class Holds>
+int last_holding(int lo, int hi, const Holds& holds) {
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    (holds(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+}  // namespace
+
 std::array<int, 3> largest_fitting_grid(const Config& c, const std::array<int, 3>& dims, bool solver_on_host,
                                         int node_ranks, bool node_has_rank0, std::uint64_t available, MemorySide side) {
   // The grid of size m along the largest active direction, the others scaled alike (integer
@@ -194,11 +209,15 @@ std::array<int, 3> largest_fitting_grid(const Config& c, const std::array<int, 3
   };
   if (!fits(1)) return {0, 0, 0};
   int lo = 1, hi = largest + 1;  // fits(lo); hi does not, or is past the grid asked for
-  while (hi - lo > 1) {
-    const int mid = lo + (hi - lo) / 2;
-    (fits(mid) ? lo : hi) = mid;
+  // `--kernels auto` may switch from split to fused as the grid grows (choose_kernels), and the
+  // plan drops there (no flux arrays): it grows with m on each side of the switch, so bisect on
+  // the side above it where its first grid fits, else below.
+  const KernelStrategy large = choose_kernels(scaled(largest), dims);
+  if (choose_kernels(scaled(1), dims) != large) {
+    const int first = 1 + last_holding(1, largest, [&](int m) { return choose_kernels(scaled(m), dims) != large; });
+    (fits(first) ? lo : hi) = first;
   }
-  const Config best = scaled(lo);
+  const Config best = scaled(last_holding(lo, hi, fits));
   return {best.n[0], best.n[1], best.n[2]};
 }
 
