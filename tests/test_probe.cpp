@@ -322,6 +322,14 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   EXPECT_EQ(rows, 1u);
   EXPECT_NE(*recip_big.begin()->second.begin(), "");
   EXPECT_NE(recip_big, big);
+  // Slopes instead of face states, fp64 on 24 x 8 tiles with 3 blocks per SM, fp32 with 5 (the
+  // sixth session): the same bits as the reciprocals' records, over the layouts and at 1024^3.
+  rows = 0;
+  EXPECT_EQ(recorded_fused_checksums({"bench_slopes_512_layouts.json"}, rows), recip);
+  EXPECT_EQ(rows, 12u);
+  rows = 0;
+  EXPECT_EQ(recorded_fused_checksums({"bench_slopes_1024_fp64.json"}, rows), recip_big);
+  EXPECT_EQ(rows, 1u);
 }
 
 // Split against fused on small grids on the H200 (tests/data/h200/fused/small_grids_split_fused.*,
@@ -338,8 +346,8 @@ TEST(Probe, RecordedH200SmallGridsPlaceTheAutoKernelsThreshold) {
   std::map<std::string, double> ms;  // "N precision kernels" -> median ms
   for (const auto& row : bench["rows"]) {
     const auto& v = row["values"];
-    ms[v["grid.n"].get<std::string>() + " " + v["precision"].get<std::string>() + " " + v["kernels"].get<std::string>()] =
-        row["step_s"]["median"].get<double>() * 1e3;
+    ms[v["grid.n"].get<std::string>() + " " + v["precision"].get<std::string>() + " " +
+       v["kernels"].get<std::string>()] = row["step_s"]["median"].get<double>() * 1e3;
   }
   for (const std::string precision : {"fp64", "fp32"}) {
     for (const std::string n : {"32", "64"})
