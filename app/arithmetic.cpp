@@ -162,7 +162,8 @@ ArithmeticCount fill_conversion() {
 ArithmeticCount z_conversion() {
   return count_operations([] { return stored(in_frame(cell_prims(input_cons(0), input_gas()), 2)); });
 }
-// The HIP tile's reconstruction of a cell along one direction, both face states kept.
+// The fused tile's reconstruction of a cell along one direction: its slopes, and the two face
+// states its faces make from them (limited_slopes, then face_state twice: muscl_cell's operations).
 ArithmeticCount cell_reconstruction(Limiter lim) {
   return count_operations([&] {
     const FaceStates<R> fs = muscl_cell(input(stencil_prim(-1)), input(stencil_prim(0)), input(stencil_prim(1)), lim);

@@ -186,18 +186,23 @@ HaloSetup choose_halo(const Config& c, const Comm& comm, const Grid& g) {
   return h;
 }
 
-// `auto`: fused on the HIP backend for a subdomain of at least 128^3 cells, split otherwise.
+// `auto`: fused on the HIP backend for a 3-D subdomain of at least 128^3 cells, split otherwise.
 // On the H200 (docs/performance.md, bench.toml, SoA) fused is faster from 128^3 up (1.15 x in
 // fp64 and 1.04 x in fp32 at 128^3, more on larger grids) and 2-4 x slower at 64^3 and 32^3,
-// whose few tiles leave most of the GPU idle while each block marches its planes in turn. The
-// Kokkos backend keeps split until its fused stage is measured faster on its targets.
+// whose few tiles leave most of the GPU idle while each block marches its planes in turn. 1-D
+// and 2-D grids (a tile of one plane) and the Kokkos backend keep split until fused is measured
+// faster there; on AMD the rule is the H200's, not yet measured.
 constexpr double kFusedAutoCells = 128.0 * 128.0 * 128.0;
 
 KernelStrategy choose_kernels(const Config& c, const std::array<int, 3>& dims) {
   if (c.kernels != KernelStrategy::Auto) return c.kernels;
   double largest = 1;  // the uneven split's larger part along each direction
-  for (int d = 0; d < 3; ++d) largest *= (c.n[d] + dims[d] - 1) / dims[d];
-  if (c.backend == BackendKind::Hip && largest >= kFusedAutoCells) return KernelStrategy::Fused;
+  bool three_d = true;
+  for (int d = 0; d < 3; ++d) {
+    largest *= (c.n[d] + dims[d] - 1) / dims[d];
+    three_d = three_d && c.n[d] > 1;
+  }
+  if (c.backend == BackendKind::Hip && three_d && largest >= kFusedAutoCells) return KernelStrategy::Fused;
   return KernelStrategy::Split;
 }
 

@@ -34,8 +34,10 @@ TEST(Resources, LargestFittingGridFitsAndOneMoreDoesNot) {
       return c;
     };
     const auto side = [&](int n) { return host_bytes(on("grid.n=" + std::to_string(n))); };
-    for (const auto available : {static_cast<std::uint64_t>(side(150) + 12345),
-                                 static_cast<std::uint64_t>(side(127) - 1)}) {  // HIP: 127^3 is split
+    // HIP: 127^3 is split, 128^3 fused; the last budget fits no fused grid.
+    for (const auto available :
+         {static_cast<std::uint64_t>(side(150) + 12345), static_cast<std::uint64_t>(side(127) - 1),
+          static_cast<std::uint64_t>(side(128) - 1)}) {
       const std::array<int, 3> n = hc::largest_fitting_grid(on("grid.n=400"), {1, 1, 1}, true, 1, true, available);
       EXPECT_EQ(n[0], n[1]);
       EXPECT_EQ(n[1], n[2]);
@@ -128,6 +130,8 @@ TEST(Resources, AutoKernelsAreFusedOnHipForLargeSubdomains) {
   c.n = {257, 128, 128};  // split over 2 along x: the larger part is 129 x 128 x 128
   EXPECT_EQ(hc::choose_kernels(c, {2, 1, 1}), hc::KernelStrategy::Fused);
   c.n = {127, 128, 128};
+  EXPECT_EQ(hc::choose_kernels(c, {1, 1, 1}), hc::KernelStrategy::Split);
+  c.n = {2048, 2048, 1};  // 2-D: split, however many cells
   EXPECT_EQ(hc::choose_kernels(c, {1, 1, 1}), hc::KernelStrategy::Split);
   c.kernels = hc::KernelStrategy::Fused;  // what the user names stands
   EXPECT_EQ(hc::choose_kernels(c, {1, 1, 1}), hc::KernelStrategy::Fused);

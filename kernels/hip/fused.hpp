@@ -1,5 +1,5 @@
 // The fused stage on HIP: one kernel per SSP-RK2 stage that converts each cell to primitive
-// variables once, reconstructs each cell's face states once per direction, makes each face
+// variables once, makes each cell's limited slopes once per direction, makes each face
 // flux once, and writes only the stage's result (no flux arrays in device memory). The work
 // on a tile is kernels/fused_tile.hpp's, shared with the Kokkos backend; here a block of
 // FusedShape<Real>::kThreads threads hands its phases' items out and puts a barrier between phases. Why

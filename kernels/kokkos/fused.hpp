@@ -1,6 +1,6 @@
 // The fused stage on Kokkos: one team per tile marching along z through a chunk of planes,
-// each cell converted to primitive variables once per frame, each cell's face states
-// reconstructed once per direction, each face flux made once, only the stage's result
+// each cell converted to primitive variables once per frame, each cell's slopes made once
+// per direction, each face flux made once, only the stage's result
 // written (no flux arrays). The fourth form of the HIP kernel: the work on a tile is
 // kernels/fused_tile.hpp's (FusedTileStage), shared with kernels/hip/fused.hpp; here a team
 // hands each phase's items out over its threads (for_team_items) with a team_barrier between
@@ -44,12 +44,14 @@ constexpr FusedTileShape kFusedTiles[] = {{28, 8, 256}, {28, 4, 128}, {16, 4, 12
 constexpr int kFusedTileCount = sizeof(kFusedTiles) / sizeof(kFusedTiles[0]);
 constexpr int kFusedChunkZ = 32;  // planes per team along z
 
-// Teams per SM asked of the compiler on a GPU, which caps its registers per thread: the HIP
-// kernel's threads per SM (2 blocks of 256 in fp64, 4 in fp32: at most 128 and 64 registers),
-// or fewer where no more teams fit the SM's shared memory anyway (228 KiB on the H200, sm_90;
-// each team takes its scratch, Kokkos' team-reduction space of 8 bytes a thread and a little
-// more, and the SM's 1 KiB per block). So 28 x 4 in fp32 asks for 7 teams of 128 threads, not 8,
-// and gets 72 registers instead of 64.
+// Teams per SM asked of the compiler on a GPU, which caps its registers per thread: 512 threads
+// per SM in fp64 and 1,024 in fp32 (at most 128 and 64 registers; the HIP kernel's shapes before
+// the sixth session, which now runs 768 and 1,280: kernels/hip/fused.hpp), or fewer where no more
+// teams fit the SM's shared memory anyway (228 KiB on the H200, sm_90; each team takes its
+// scratch, Kokkos' team-reduction space of 8 bytes a thread and a little more, and the SM's 1 KiB
+// per block). Before the slopes 28 x 4 in fp32 asked for 7 teams of 128 threads and got 72
+// registers; with them 8 fit, at 64 registers (where ptxas spilled 96 B before, against 32 at 72):
+// not yet measured on the H200.
 constexpr std::size_t kSharedMemoryPerSM = 228 * 1024;
 template <class Real>
 constexpr unsigned fused_teams_per_sm(int threads, std::size_t scratch_bytes) {
