@@ -4,18 +4,23 @@
 //
 // A tile is Tile::kNx x Tile::kNy columns of cells; a block (a team) marches along z through
 // a chunk of planes. Per plane, four phases, each reading only what the one before wrote:
-//   fill:   the plane with two cells of halo in x and y (a cross: no corners), converted once
-//           to primitive variables (x and y frames), kFill items;
 //   recon:  the x slopes of the tile's cells and one more on each side in x, then the y ones
 //           (limited_slopes: each slope made once; the split kernels make each twice, once
 //           for each face it touches), kReconX + kReconY items;
 //   faces:  the x and y face fluxes (kFaceX + kFaceY items), from the face states that the
 //           two cells' slopes give (face_state, as muscl_cell makes them); and each
 //           column reconstructs its next cell along z and makes the z face above its cell;
-//   update: each column applies the stage to its cell and converts the z frame of the cell
-//           three planes up into its slots of a ring of three planes.
+//   update: each column applies the stage to its cell, moves its cell of the next plane from
+//           its lookahead into the filled plane, and converts the cell three planes up into
+//           the lookahead; the team fills the next plane's halo (kHaloCells items).
+// The filled plane is the plane with two cells of halo in x and y (a cross: no corners), each
+// cell converted once to primitive variables (CellPrims: the pressure of each frame). Its
+// tile part comes from the columns' lookaheads (the cells of the next two planes, converted
+// when first loaded), so a plane loads and converts from memory only its halo; the first
+// plane of a chunk, and every plane where z is inactive, is filled whole (kFill items).
 // A column's z state (the flux below its cell, its cell's high z face state) is its own: one
-// thread's registers on a GPU. The ring's slots are the column's too: no barrier guards them.
+// thread's registers on a GPU. The lookahead's slots, and the column's slot of the filled
+// plane during the update, are the column's too: no barrier guards them.
 //
 // The arithmetic is the split kernels' (muscl_face is two muscl_cell halves, then
 // riemann_flux; update_cell's sum in x, y, z order): the same bits in the strict-FP build.
@@ -35,15 +40,33 @@ HC_INLINE void for_team_items(int rank, int threads, int count, const F& f) {
   for (int i = threads - 1 - rank; i < count; i += threads) f(i);
 }
 
+// The items of a list (count of them) that the last `spread` threads of a team make, counted
+// from the last (for_team_items); the others make none. A team of one thread makes them all.
+template <class F>
+HC_INLINE void for_last_items(int rank, int threads, int spread, int count, const F& f) {
+  const int first = threads - spread;
+  if (rank >= first) for_team_items(rank - first, spread, count, f);
+}
+
 // A tile of Nx x Ny columns: what each phase's list holds.
 template <int Nx, int Ny>
 struct FusedTile {
   static constexpr int kNx = Nx, kNy = Ny, kHalo = kGhostLayers;
   static constexpr int kPitch = kNx + 2 * kHalo, kRows = kNy + 2 * kHalo;  // the filled plane
   static constexpr int kFill = kPitch * kRows;                             // its slots (corners unused)
+  static constexpr int kHaloCells = 4 * (kNx + kNy);                       // its halo: 2 cells a side
   static constexpr int kReconX = (kNx + 2) * kNy, kReconY = kNx * (kNy + 2), kRecon = kReconX + kReconY;
   static constexpr int kFaceX = (kNx + 1) * kNy, kFaceY = kNx * (kNy + 1), kFaces = kFaceX + kFaceY;
   static constexpr int kColumns = kNx * kNy;
+  // The threads that fill a plane's halo in a team of `threads`: those that own no column, or
+  // more where that gives any of them more than two cells (the columns' own work in the update
+  // phase is longer than two cells' loads and conversions).
+  HC_HOST_DEVICE static constexpr int halo_threads(int threads) {
+    const int idle = threads - kColumns, most = threads < (kHaloCells + 1) / 2 ? threads : (kHaloCells + 1) / 2;
+    return idle > most ? idle : most;
+  }
+  // The filled plane's slot of column col's cell.
+  HC_HOST_DEVICE static constexpr int own_slot(int col) { return (col / kNx + kHalo) * kPitch + col % kNx + kHalo; }
 };
 
 // A list of primitive states, one array per value (consecutive items, consecutive addresses).
@@ -64,23 +87,23 @@ struct PrimList {
   }
 };
 
-// What a tile keeps in a block's shared memory (a team's scratch).
-template <class Real, class Tile>
-struct FusedScratch {
-  // The filled plane, slot (b + 2) * kPitch + a + 2 for cell (a, b) of the tile: density,
-  // velocities in x, y, z order, and the pressures of the x and y frames.
-  Real rho[Tile::kFill], u[3][Tile::kFill], p[2][Tile::kFill];
-  // The x slopes of cell (a, b), a = -1 .. kNx, at slot b * (kNx + 2) + a + 1; then the y
-  // ones, b = -1 .. kNy, at kReconX + (b + 1) * kNx + a. Slopes, not the two face states
-  // they give: half the space (the faces make the states again, the same bits).
-  PrimList<Real, Tile::kRecon> slope;
-  // The flux through the low x face of cell (a, b), a = 0 .. kNx, at slot b * (kNx + 1) + a;
-  // then the low y faces, b = 0 .. kNy, at kFaceX + b * kNx + a (in x, y, z order).
-  Real flux[kNumVars][Tile::kFaces];
-  // The z frame of each column's planes k, k + 1, k + 2, in ring[k % 3].
-  PrimList<Real, Tile::kColumns> ring[3];
-
-  // The primitive state of frame d (0: x, 1: y) of plane slot i.
+// A list of cells' primitive states in all three frames (CellPrims), one array per value.
+template <class Real, int N>
+struct CellPrimsList {
+  Real rho[N], u[3][N], p[3][N];  // velocities in x, y, z order; the pressure of each frame
+  HC_INLINE void put(int i, const CellPrims<Real>& q) {
+    rho[i] = q.rho;
+    for (int c = 0; c < 3; ++c) u[c][i] = q.u[c];
+    for (int d = 0; d < 3; ++d) p[d][i] = q.p[d];
+  }
+  HC_INLINE CellPrims<Real> get(int i) const {
+    CellPrims<Real> q;
+    q.rho = rho[i];
+    for (int c = 0; c < 3; ++c) q.u[c] = u[c][i];
+    for (int d = 0; d < 3; ++d) q.p[d] = p[d][i];
+    return q;
+  }
+  // The primitive state of item i in frame d (in_frame(get(i), d), loading only that frame).
   HC_INLINE Prim<Real> frame(int d, int i) const {
     Prim<Real> q;
     q.rho = rho[i];
@@ -88,6 +111,23 @@ struct FusedScratch {
     q.p = p[d][i];
     return q;
   }
+};
+
+// What a tile keeps in a block's shared memory (a team's scratch).
+template <class Real, class Tile>
+struct FusedScratch {
+  // The filled plane, slot (b + 2) * kPitch + a + 2 for cell (a, b) of the tile (own_slot).
+  CellPrimsList<Real, Tile::kFill> plane;
+  // The x slopes of cell (a, b), a = -1 .. kNx, at slot b * (kNx + 2) + a + 1; then the y
+  // ones, b = -1 .. kNy, at kReconX + (b + 1) * kNx + a. Slopes, not the two face states
+  // they give: half the space (the faces make the states again, the same bits).
+  PrimList<Real, Tile::kRecon> slope;
+  // The flux through the low x face of cell (a, b), a = 0 .. kNx, at slot b * (kNx + 1) + a;
+  // then the low y faces, b = 0 .. kNy, at kFaceX + b * kNx + a (in x, y, z order).
+  Real flux[kNumVars][Tile::kFaces];
+  // Each column's lookahead: while the filled plane is plane k, its cells of planes k + 1 and
+  // k + 2, in ahead[(k + 1) % 2] and ahead[k % 2].
+  CellPrimsList<Real, Tile::kColumns> ahead[2];
 };
 
 // A column's own z state across planes: the flux through the low z face of its cell (in x, y,
@@ -114,20 +154,35 @@ struct FusedTileStage {
   // Column `col` (a = col % kNx, b = col / kNx) is one of the cells the tile updates.
   HC_INLINE bool owns(int col) const { return col < Tile::kColumns && col % Tile::kNx < nx && col / Tile::kNx < ny; }
   HC_INLINE std::size_t cell(int col, int k) const { return g.index(x0 + col % Tile::kNx, y0 + col / Tile::kNx, k); }
-  HC_INLINE Prim<Real> z_prims(int col, int k) const {
-    return in_frame(cell_prims(load_cell(in, cell(col, k)), gas), 2);
+  HC_INLINE CellPrims<Real> prims(int col, int k) const { return cell_prims(load_cell(in, cell(col, k)), gas); }
+
+  // Cell (a, b) of the plane: is it one the x or y stencils read (the tile's cells and their
+  // halo along x and y, as far as the grid has ghost layers)?
+  HC_INLINE bool read_by_stencils(int a, int b) const {
+    const bool in_x = a >= 0 && a < nx, in_y = b >= 0 && b < ny;
+    return (in_y && a >= -g.ng[0] && a < nx + g.ng[0]) || (in_x && b >= -g.ng[1] && b < ny + g.ng[1]);
+  }
+  HC_INLINE void fill_cell(Scratch& s, int k, int a, int b) const {
+    s.plane.put((b + Tile::kHalo) * Tile::kPitch + a + Tile::kHalo,
+                cell_prims(load_cell(in, g.index(x0 + a, y0 + b, k)), gas));
   }
 
   // Fill item i: slot i of plane k, if the x or y stencils read it.
   HC_INLINE void fill(Scratch& s, int k, int i) const {
     const int a = i % Tile::kPitch - Tile::kHalo, b = i / Tile::kPitch - Tile::kHalo;
-    const bool in_x = a >= 0 && a < nx, in_y = b >= 0 && b < ny;
-    if (!((in_y && a >= -g.ng[0] && a < nx + g.ng[0]) || (in_x && b >= -g.ng[1] && b < ny + g.ng[1]))) return;
-    const CellPrims<Real> q = cell_prims(load_cell(in, g.index(x0 + a, y0 + b, k)), gas);
-    s.rho[i] = q.rho;
-    for (int c = 0; c < 3; ++c) s.u[c][i] = q.u[c];
-    s.p[0][i] = q.p[0];
-    s.p[1][i] = q.p[1];
+    if (read_by_stencils(a, b)) fill_cell(s, k, a, b);
+  }
+
+  // Halo item i of plane k: the two cells on each side of a row, kNy rows (b = i / 4), then
+  // the two rows below and above the tile (b = -2, -1, ny, ny + 1), a whole row of kNx cells
+  // each (consecutive items, consecutive cells).
+  HC_INLINE void fill_halo(Scratch& s, int k, int i) const {
+    const bool along_x = i < 4 * Tile::kNy;
+    const int j = along_x ? i : i - 4 * Tile::kNy;
+    const int side = along_x ? j % 4 : j / Tile::kNx;  // 0, 1: below the tile; 2, 3: above it
+    const int edge = side < 2 ? side - 2 : (along_x ? nx : ny) + side - 2;
+    const int a = along_x ? edge : j % Tile::kNx, b = along_x ? j / 4 : edge;
+    if (read_by_stencils(a, b)) fill_cell(s, k, a, b);
   }
 
   // Recon item i: the slopes of cell a = -1 .. nx along x, then of b = -1 .. ny along y.
@@ -139,7 +194,7 @@ struct FusedTileStage {
     if (!(along_x ? st.active[0] && b < ny && a <= nx : st.active[1] && a < nx && b <= ny)) return;
     const int d = along_x ? 0 : 1, at = (b + Tile::kHalo) * Tile::kPitch + a + Tile::kHalo;
     const int step = along_x ? 1 : Tile::kPitch;
-    s.slope.put(i, limited_slopes(s.frame(d, at - step), s.frame(d, at), s.frame(d, at + step), lim));
+    s.slope.put(i, limited_slopes(s.plane.frame(d, at - step), s.plane.frame(d, at), s.plane.frame(d, at + step), lim));
   }
 
   // Face item i: the low x face of cell a = 0 .. nx (the last, the high face of the tile's
@@ -153,29 +208,32 @@ struct FusedTileStage {
     const int below = along_x ? b * (Tile::kNx + 2) + a : Tile::kReconX + b * Tile::kNx + a;
     const int above = below + (along_x ? 1 : Tile::kNx);
     const int d = along_x ? 0 : 1, at = (b + Tile::kHalo) * Tile::kPitch + a + Tile::kHalo;  // the cell above
-    const Prim<Real> left = face_state(s.frame(d, at - (along_x ? 1 : Tile::kPitch)), s.slope.get(below), Real(1));
-    const Prim<Real> right = face_state(s.frame(d, at), s.slope.get(above), Real(-1));
+    const Prim<Real> left =
+        face_state(s.plane.frame(d, at - (along_x ? 1 : Tile::kPitch)), s.slope.get(below), Real(1));
+    const Prim<Real> right = face_state(s.plane.frame(d, at), s.slope.get(above), Real(-1));
     // Straight to the x, y, z slots of the list: the frame is known only at run time here.
     put_in_xyz_order(riemann_flux(left, right, gas, solver), d, [&](int v, Real x) { s.flux[v][i] = x; });
   }
 
-  // Before plane k0 (z active): the column's z state at k0, and the ring's planes k0 .. k0 + 2.
+  // Before plane k0 (z active): the column's z state at k0, and its lookahead (planes k0 + 1
+  // and k0 + 2). (Plane k0's cell is loaded here too: other threads fill the plane.)
   HC_INLINE void column_start(Scratch& s, int col, int k0, ColumnZ<Real>& z) const {
-    const Prim<Real> qm2 = z_prims(col, k0 - 2), qm1 = z_prims(col, k0 - 1), q0 = z_prims(col, k0),
-                     qp1 = z_prims(col, k0 + 1), qp2 = z_prims(col, k0 + 2);
-    const FaceStates<Real> here = muscl_cell(qm1, q0, qp1, lim);
+    const CellPrims<Real> next = prims(col, k0 + 1), after = prims(col, k0 + 2);
+    const Prim<Real> qm2 = in_frame(prims(col, k0 - 2), 2), qm1 = in_frame(prims(col, k0 - 1), 2),
+                     q0 = in_frame(prims(col, k0), 2);
+    const FaceStates<Real> here = muscl_cell(qm1, q0, in_frame(next, 2), lim);
     z.below = from_frame(riemann_flux(muscl_cell(qm2, qm1, q0, lim).high, here.low, gas, solver), 2);
     z.high = here.high;
-    s.ring[k0 % 3].put(col, q0);
-    s.ring[(k0 + 1) % 3].put(col, qp1);
-    s.ring[(k0 + 2) % 3].put(col, qp2);
+    s.ahead[(k0 + 1) % 2].put(col, next);
+    s.ahead[k0 % 2].put(col, after);
   }
 
   // The flux through the z face above the column's cell k (in x, y, z order): the cell above
-  // reconstructed from the ring (planes k .. k + 2), its low state against this cell's high.
+  // reconstructed from the filled plane's cell and the lookahead (planes k .. k + 2), its low
+  // state against this cell's high.
   HC_INLINE Cons<Real> column_face_above(const Scratch& s, int col, int k, ColumnZ<Real>& z) const {
-    const FaceStates<Real> next =
-        muscl_cell(s.ring[k % 3].get(col), s.ring[(k + 1) % 3].get(col), s.ring[(k + 2) % 3].get(col), lim);
+    const FaceStates<Real> next = muscl_cell(s.plane.frame(2, Tile::own_slot(col)), s.ahead[(k + 1) % 2].frame(2, col),
+                                             s.ahead[k % 2].frame(2, col), lim);
     const Cons<Real> above = from_frame(riemann_flux(z.high, next.low, gas, solver), 2);
     z.high = next.high;
     return above;
@@ -183,8 +241,9 @@ struct FusedTileStage {
 
   // The stage applied to the column's cell k: dt div F summed over x, y, z in that order (as
   // update_cell), with `above` the z face made for it; the face above becomes the one below.
-  // Stage 2 keeps the largest signal rate written in `most`. Then (k + 1 < k1) the cell three
-  // planes up takes plane k's place in the ring.
+  // Stage 2 keeps the largest signal rate written in `most`. Then (k + 1 < k1) the column's
+  // cell of plane k + 1 moves from the lookahead into the filled plane, and the cell three
+  // planes up takes its place in the lookahead.
   HC_INLINE void column_update(Scratch& s, int col, int k, int k1, const Cons<Real>& above, ColumnZ<Real>& z,
                                Real& most) const {
     const std::size_t c = cell(col, k);
@@ -212,7 +271,10 @@ struct FusedTileStage {
     }
     if (!st.active[2]) return;
     z.below = above;
-    if (k + 1 < k1) s.ring[k % 3].put(col, z_prims(col, k + 3));
+    if (k + 1 == k1) return;
+    CellPrimsList<Real, Tile::kColumns>& next = s.ahead[(k + 1) % 2];
+    s.plane.put(Tile::own_slot(col), next.get(col));
+    next.put(col, prims(col, k + 3));
   }
 };
 

@@ -149,16 +149,28 @@ HC_INLINE Cons<Real> from_frame(const Cons<Real>& w, int d) {
   return f;
 }
 
+// The total energy per volume of a primitive state: p / (gamma - 1) + rho |u|^2 / 2.
 template <class Real>
-HC_INLINE Cons<Real> to_cons(const Prim<Real>& s, const IdealGas<Real>& gas) {
+HC_INLINE Real total_energy(const Prim<Real>& s, const IdealGas<Real>& gas) {
+  const Real kinetic = Real(0.5) * s.rho * squared_norm(s.u[0], s.u[1], s.u[2]);
+  return mul_add(s.p, gas.inv_gamma_minus_1, kinetic);
+}
+
+// The conserved state of a primitive state whose total energy is known.
+template <class Real>
+HC_INLINE Cons<Real> to_cons(const Prim<Real>& s, Real energy) {
   Cons<Real> w;
   w.q[0] = s.rho;
   w.q[1] = s.rho * s.u[0];
   w.q[2] = s.rho * s.u[1];
   w.q[3] = s.rho * s.u[2];
-  const Real kinetic = Real(0.5) * s.rho * squared_norm(s.u[0], s.u[1], s.u[2]);
-  w.q[4] = mul_add(s.p, gas.inv_gamma_minus_1, kinetic);
+  w.q[4] = energy;
   return w;
+}
+
+template <class Real>
+HC_INLINE Cons<Real> to_cons(const Prim<Real>& s, const IdealGas<Real>& gas) {
+  return to_cons(s, total_energy(s, gas));
 }
 
 template <class Real>
@@ -304,14 +316,15 @@ HC_INLINE Cons<Real> hllc_flux(const Prim<Real>& l, const Prim<Real>& r, const I
   // taken once and multiplied by.
   const Real inv_rl = Real(1) / l.rho, inv_rr = Real(1) / r.rho;
   const Real cl = square_root(gas.gamma * l.p * inv_rl), cr = square_root(gas.gamma * r.p * inv_rr);
-  const Cons<Real> wl = to_cons(l, gas), wr = to_cons(r, gas);
+  // The total energies; the momenta only for the side whose flux the face takes (below).
+  const Real el = total_energy(l, gas), er = total_energy(r, gas);
 
   // Roe averages for the Einfeldt speeds.
   const Real sql = square_root(l.rho), sqr = square_root(r.rho);
   const Real inv_sum = Real(1) / (sql + sqr);
   Real u_roe[3];
   for (int c = 0; c < 3; ++c) u_roe[c] = mul_add(sql, l.u[c], sqr * r.u[c]) * inv_sum;
-  const Real hl = (wl.q[4] + l.p) * inv_rl, hr = (wr.q[4] + r.p) * inv_rr;
+  const Real hl = (el + l.p) * inv_rl, hr = (er + r.p) * inv_rr;
   const Real h_roe = mul_add(sql, hl, sqr * hr) * inv_sum;
   Real c2_roe = gas.gamma_minus_1 * (h_roe - Real(0.5) * squared_norm(u_roe[0], u_roe[1], u_roe[2]));
   c2_roe = c2_roe > Real(0) ? c2_roe : Real(0);
@@ -322,8 +335,8 @@ HC_INLINE Cons<Real> hllc_flux(const Prim<Real>& l, const Prim<Real>& r, const I
   const Real sl = sl_a < sl_b ? sl_a : sl_b;
   const Real sr = sr_a > sr_b ? sr_a : sr_b;
 
-  if (sl >= Real(0)) return physical_flux(l, wl);
-  if (sr <= Real(0)) return physical_flux(r, wr);
+  if (sl >= Real(0)) return physical_flux(l, to_cons(l, el));
+  if (sr <= Real(0)) return physical_flux(r, to_cons(r, er));
 
   const Real ml = l.rho * (sl - l.u[0]);  // mass flux relative to the left wave
   const Real mr = r.rho * (sr - r.u[0]);
@@ -338,7 +351,7 @@ HC_INLINE Cons<Real> hllc_flux(const Prim<Real>& l, const Prim<Real>& r, const I
   // compiler put both in (slow) local memory.
   const bool left_side = s_star >= Real(0);
   const Prim<Real> s = left_side ? l : r;
-  const Cons<Real> w = left_side ? wl : wr;
+  const Cons<Real> w = to_cons(s, left_side ? el : er);
   const Real sk = left_side ? sl : sr;
   const Real mk = left_side ? ml : mr;
   const Real inv_rk = left_side ? inv_rl : inv_rr;

@@ -18,25 +18,28 @@ namespace halocline::hip {
 // (which caps its registers per thread at 65536 / (threads x blocks) on NVIDIA), per precision.
 // On NVIDIA (the H200: 228 KiB of shared memory and 64 Ki registers per SM), each chosen by
 // measurement among others built beside it (docs/performance.md):
-//   fp64: 24 x 8 columns, 256 threads, 3 blocks: 72 KiB of shared memory a block and 80
-//         registers, with about 600 B spilled. fp64 waits on its dependent results, and a
-//         third block hides more of that than the spills cost: 8% faster at 512^3 than 28 x 8
-//         with 2 blocks of 128 registers, 5% on a Sedov blast at 256^3;
-//   fp32: 28 x 8 columns (a fill row with its halo is a warp wide), 256 threads, 5 blocks of
-//         42 KiB, 48 registers (about 180 B spilled): 1% faster than 4 blocks of 64 registers.
+//   fp64: 24 x 8 columns, 256 threads, 3 blocks: 73.1 KiB of shared memory a block (three fit
+//         an SM with 1 KiB each for the runtime) and 80 registers, with about 600 B spilled.
+//         fp64 waits on its dependent results, and a third block hides more of that than the
+//         spills cost: 8% faster at 512^3 than 28 x 8 with 2 blocks of 128 registers;
+//   fp32: 28 x 8 columns (a fill row with its halo is a warp wide), 256 threads, 4 blocks of
+//         42.4 KiB, 64 registers and no spill: with the columns' lookahead 3.5% faster than 5
+//         blocks of 48 registers, which spilled (before the lookahead 5 blocks were 1% faster).
 // On AMD 28 x 4 with 128 threads in both, whose shared memory fits 64 KiB of LDS in fp64.
 template <class Real>
 struct FusedShape {
 #if defined(HALOCLINE_HIP_NVIDIA)
   using Tile = std::conditional_t<sizeof(Real) == 8, FusedTile<24, 8>, FusedTile<28, 8>>;
-  static constexpr int kThreads = 256, kBlocksPerSM = sizeof(Real) == 8 ? 3 : 5;
+  static constexpr int kThreads = 256, kBlocksPerSM = sizeof(Real) == 8 ? 3 : 4;
+  static_assert(kBlocksPerSM * (sizeof(FusedScratch<Real, Tile>) + 1024) <= 228 * 1024,
+                "the blocks per SM asked for do not fit an H200 SM's shared memory");
 #else
   using Tile = FusedTile<28, 4>;
   static constexpr int kThreads = 128, kBlocksPerSM = sizeof(Real) == 8 ? 2 : 4;
-  static_assert(sizeof(FusedScratch<Real, Tile>) + kThreads * sizeof(Real) <= 65536,
-                "the fused tile and block_max_into over 64 KiB of LDS");
+  static_assert(sizeof(FusedScratch<Real, Tile>) <= 65536, "the fused tile over 64 KiB of LDS");
 #endif
   static_assert(Tile::kColumns <= kThreads, "a thread per column");
+  static_assert(Tile::kRecon >= kThreads, "block_max_into in the slopes' space");
 };
 constexpr int kFusedChunkZ = 32;  // planes per block along z
 
@@ -104,7 +107,7 @@ __global__ void __launch_bounds__(FusedShape<Real>::kThreads, FusedShape<Real>::
           const Real rate = cell_signal_rate(out, c, gas, tile.scale);
           if (rate > most) most = rate;
         }
-      block_max_into<Real, kThreads>(max_bits, most);
+      block_max_into<Real, kThreads>(max_bits, most, s.slope.rho);
     }
     return;
   }
@@ -124,9 +127,16 @@ __global__ void __launch_bounds__(FusedShape<Real>::kThreads, FusedShape<Real>::
     if (z && mine) above = tile.column_face_above(s, col, k, column);
     __syncthreads();
     if (mine) tile.column_update(s, col, k, k1, above, column, most);
-    if (k + 1 < k1) for_items<kThreads>(Tile::kFill, [&](int i) { tile.fill(s, k + 1, i); });
+    if (k + 1 < k1) {
+      if (z)
+        for_last_items(col, kThreads, Tile::halo_threads(kThreads), Tile::kHaloCells,
+                       [&](int i) { tile.fill_halo(s, k + 1, i); });
+      else
+        for_items<kThreads>(Tile::kFill, [&](int i) { tile.fill(s, k + 1, i); });
+    }
   }
-  if (stage == 2) block_max_into<Real, kThreads>(max_bits, most);
+  // The block's max in the slopes' space: no thread reads the slopes after the last faces.
+  if (stage == 2) block_max_into<Real, kThreads>(max_bits, most, s.slope.rho);
 }
 
 }  // namespace halocline::hip

@@ -24,11 +24,11 @@ __host__ __device__ inline Real rate_of_bits(RateBits<Real> bits) {
   return bit_cast<Real>(bits);
 }
 
-// Folds each thread's largest rate into *max_bits: the block's max through shared memory,
-// then one atomic max per block. Every thread of the block (Threads of them) must call it.
+// Folds each thread's largest rate into *max_bits: the block's max through shared memory
+// (`part`, Threads Reals that no thread reads or writes meanwhile), then one atomic max per
+// block. Every thread of the block (Threads of them) must call it.
 template <class Real, int Threads>
-__device__ void block_max_into(RateBits<Real>* max_bits, Real rate) {
-  __shared__ Real part[Threads];
+__device__ void block_max_into(RateBits<Real>* max_bits, Real rate, Real* part) {
   const int t = threadIdx.x + blockDim.x * threadIdx.y;
   part[t] = rate;
   __syncthreads();
@@ -39,6 +39,12 @@ __device__ void block_max_into(RateBits<Real>* max_bits, Real rate) {
     __syncthreads();
   }
   if (t == 0) atomicMax(max_bits, rate_bits(part[0]));
+}
+// The same in a shared array of its own.
+template <class Real, int Threads>
+__device__ void block_max_into(RateBits<Real>* max_bits, Real rate) {
+  __shared__ Real part[Threads];
+  block_max_into<Real, Threads>(max_bits, rate, part);
 }
 
 // The controller's own kernels: one thread each. Planning takes the pass's max and starts

@@ -9,10 +9,10 @@
 // turn). The arithmetic is the split kernels' in the same order: the same bits.
 //
 // The tile is the largest of kFusedTiles whose FusedScratch (the plane, the slopes, the
-// face fluxes and the ring of three z planes, all in the team's level-0 scratch) fits what
-// Kokkos gives a team: on the host 28 x 8 (the HIP kernel's NVIDIA tile in fp32); under CUDA, where
-// Kokkos 4.6 gives a team 40,936 bytes, 28 x 4 in fp32 (23,748 bytes) and 16 x 4 in fp64
-// (28,008 bytes). Stage 2 also folds the signal rate of every cell it writes into max_rate (a
+// face fluxes and the columns' lookahead of two planes, all in the team's level-0 scratch) fits
+// what Kokkos gives a team: on the host 28 x 8 (the HIP kernel's NVIDIA tile in fp32); under CUDA,
+// where Kokkos 4.6 gives a team 40,936 bytes, 28 x 4 in fp32 (24,324 bytes) and 16 x 4 in fp64
+// (28,776 bytes). Stage 2 also folds the signal rate of every cell it writes into max_rate (a
 // team max, then an atomic max: exact in any order), so that the next time step needs no pass
 // over the state. Why this shape: docs/performance.md.
 #pragma once
@@ -29,12 +29,12 @@ namespace halocline::kokkos {
 // (the columns rounded up to whole groups of four warps). A stage runs on the first whose
 // FusedScratch fits the team's level-0 scratch (fused_stage). The bytes a team asks for (its
 // FusedScratch and one Real more for alignment, View::shmem_size):
-//   28 x 8: 85,480 in fp64, 42,740 in fp32 (the host's: its scratch is allocated memory);
-//   28 x 4: 47,496 in fp64, 23,748 in fp32 (fp32 under CUDA: Kokkos 4.6 gives 40,936);
-//   16 x 4: 28,008 in fp64, 14,004 in fp32 (fp64 under CUDA).
+//   28 x 8: 86,760 in fp64, 43,380 in fp32 (the host's: its scratch is allocated memory);
+//   28 x 4: 48,648 in fp64, 24,324 in fp32 (fp32 under CUDA: Kokkos 4.6 gives 40,936);
+//   16 x 4: 28,776 in fp64, 14,388 in fp32 (fp64 under CUDA).
 // A tile as wide as the HIP kernel's keeps the fill's rows a warp wide (28 cells and their halo
-// of 2 + 2). Since the face states are kept as slopes (half the space), 22 x 4 (37,752 bytes)
-// and 28 x 3 (38,000) fit in fp64 under CUDA too: not yet measured there against 16 x 4. 16 x 4's 64 columns
+// of 2 + 2). Since the face states are kept as slopes (half the space), 22 x 4 (38,712 bytes)
+// and 28 x 3 (39,120) fit in fp64 under CUDA too: not yet measured there against 16 x 4. 16 x 4's 64 columns
 // leave two of the team's four warps idle in the column phases; its fill, reconstruction and
 // faces use all four (against 64 threads: to be measured on the H200).
 struct FusedTileShape {
@@ -46,7 +46,7 @@ constexpr int kFusedChunkZ = 32;  // planes per team along z
 
 // Teams per SM asked of the compiler on a GPU, which caps its registers per thread: 512 threads
 // per SM in fp64 and 1,024 in fp32 (at most 128 and 64 registers; the HIP kernel's shapes before
-// the sixth session, which now runs 768 and 1,280: kernels/hip/fused.hpp), or fewer where no more
+// the sixth session, which now runs 768 and 1,024: kernels/hip/fused.hpp), or fewer where no more
 // teams fit the SM's shared memory anyway (228 KiB on the H200, sm_90; each team takes its
 // scratch, Kokkos' team-reduction space of 8 bytes a thread and a little more, and the SM's 1 KiB
 // per block). Before the slopes 28 x 4 in fp32 asked for 7 teams of 128 threads and got 72
@@ -136,7 +136,13 @@ struct FusedStage {
       for_columns(team, columns, [&](int col, ColumnState<Real>& c) {
         if (w.owns(col)) w.column_update(s, col, k, k1, c.above, c.z, most);
       });
-      if (k + 1 < k1) for_items(team, Tile::kFill, [&](int i) { w.fill(s, k + 1, i); });
+      if (k + 1 < k1) {
+        if (z)
+          for_last_items(team.team_rank(), kThreads, Tile::halo_threads(kThreads), Tile::kHaloCells,
+                         [&](int i) { w.fill_halo(s, k + 1, i); });
+        else
+          for_items(team, Tile::kFill, [&](int i) { w.fill(s, k + 1, i); });
+      }
     }
   }
 

@@ -5,6 +5,10 @@
 # bench.toml.
 # Each profile has the speed of light, occupancy, launch, compute, memory, warp state and
 # instruction sections, and why warps stalled (per issued instruction).
+# PROFILE_SOURCE=1 profiles each kernel a second time with the per-instruction counters and stall
+# samples (SourceCounters): its SASS with them in OUTDIR/sass_KERNELS_PRECISION.csv, and for the
+# fused stage the sums per phase (the stretches between its barriers; tools/gpu/sass_phases.py)
+# in OUTDIR/phases_fused_PRECISION.txt.
 #
 #   tools/gpu/profile.sh BIN OUTDIR
 set -uo pipefail
@@ -30,6 +34,16 @@ for precision in ${PROFILE_PRECISIONS:-fp64 fp32}; do
       "$bin" run inputs/bench.toml --backend hip --set grid.n="$n" --set time.max_steps="$step" \
       --set run.kernels="$kernels" --set run.precision="$precision" --out "$out/run" \
       > "$out/ncu_${kernels}_${precision}.txt" 2>&1 || status=1
+    if [ "${PROFILE_SOURCE:-0}" != 0 ]; then
+      name=${kernels}_${precision}
+      ncu "${which[@]}" --section SourceCounters --section WarpStateStats --export "$out/$name" \
+        "$bin" run inputs/bench.toml --backend hip --set grid.n="$n" --set time.max_steps="$step" \
+        --set run.kernels="$kernels" --set run.precision="$precision" --out "$out/run" \
+        > "$out/ncu_source_$name.log" 2>&1 || status=1
+      ncu --import "$out/$name.ncu-rep" --page source --print-source sass --csv > "$out/sass_$name.csv" 2>&1 || status=1
+      [ "$kernels" = split ] || python3 tools/gpu/sass_phases.py "$out/sass_$name.csv" > "$out/phases_$name.txt" 2>&1 || status=1
+      rm -f "$out/$name.ncu-rep"
+    fi
   done
 done
 rm -rf "$out/run"

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Where a kernel's time goes, phase by phase, from Nsight Compute's per-instruction counters.
+
+Reads the CSV of `ncu --import REPORT --page source --print-source sass --csv` (a profile with
+the SourceCounters section: instructions executed and warp-state samples per SASS instruction)
+and cuts the kernel at its block barriers (BAR.SYNC): the fused stage's loop is four phases, so
+the stretch after the top-of-loop barrier is the reconstruction, the next the faces, the next
+the update and the fill (docs/performance.md). A warp waiting at a barrier is sampled at the
+instruction after it, so a stretch's barrier stalls are its warps waiting for the phase before
+to end in every warp of the block.
+
+Prints, for the whole kernel and for each stretch that has at least 0.5% of the samples: its
+share of the warp instructions and of the samples, and the samples' largest stall reasons (as
+shares of all samples); then the local-memory (spill) instructions executed per stretch.
+
+    tools/gpu/sass_phases.py SASS.csv
+"""
+import csv
+import sys
+
+SAMPLES = "Warp Stall Sampling (All Samples)"
+EXECUTED = "Instructions Executed"
+
+
+def read(path):
+    """(stall column names, rows as dicts) of the CSV; its first line names the kernel."""
+    with open(path, newline="") as f:
+        lines = list(csv.reader(f))
+    header = next(i for i, line in enumerate(lines) if "Source" in line and EXECUTED in line)
+    names = lines[header]
+    rows = [dict(zip(names, line)) for line in lines[header + 1:] if len(line) == len(names)]
+    stalls = [n for n in names if n.startswith("stall_") and "Not Issued" not in n]
+    return stalls, rows
+
+
+def number(row, key):
+    try:
+        return float(row.get(key, "") or 0)
+    except ValueError:
+        return 0.0
+
+
+def stretches(rows):
+    """The rows cut at each BAR.SYNC (the barrier opens the stretch after it)."""
+    cut = [[]]
+    for row in rows:
+        if "BAR.SYNC" in row["Source"]:
+            cut.append([])
+        cut[-1].append(row)
+    return cut
+
+
+def opcode(row):
+    words = row["Source"].split()
+    while words and words[0].startswith("@"):
+        words = words[1:]
+    return words[0].split(".")[0] if words else ""
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: tools/gpu/sass_phases.py SASS.csv")
+    stalls, rows = read(sys.argv[1])
+    if not rows:
+        sys.exit(f"sass_phases: no instruction rows in {sys.argv[1]}")
+    total_samples = sum(number(r, SAMPLES) for r in rows) or 1.0
+    total_executed = sum(number(r, EXECUTED) for r in rows) or 1.0
+    print(f"{len(rows)} instructions, {total_executed:.4g} warp instructions executed, {total_samples:.0f} samples")
+
+    def describe(label, part):
+        executed = sum(number(r, EXECUTED) for r in part) / total_executed
+        samples = sum(number(r, SAMPLES) for r in part) / total_samples
+        reasons = sorted(((sum(number(r, s) for r in part) / total_samples, s[6:]) for s in stalls), reverse=True)
+        top = ", ".join(f"{name} {share:.1%}" for share, name in reasons[:5] if share > 0)
+        print(f"{label}: {executed:6.1%} of the instructions, {samples:6.1%} of the samples ({top})")
+
+    describe("kernel", rows)
+    for i, part in enumerate(stretches(rows)):
+        if sum(number(r, SAMPLES) for r in part) / total_samples >= 0.005:
+            describe(f"stretch {i} (after {i} barriers, {len(part)} instructions)", part)
+    print("local memory (spills), warp instructions executed per stretch:")
+    for i, part in enumerate(stretches(rows)):
+        loads = sum(number(r, EXECUTED) for r in part if opcode(r) == "LDL")
+        stores = sum(number(r, EXECUTED) for r in part if opcode(r) == "STL")
+        if loads or stores:
+            print(f"  stretch {i}: {loads:.4g} loads, {stores:.4g} stores")
+
+
+if __name__ == "__main__":
+    main()
