@@ -151,16 +151,13 @@ ArithmeticCount split_face(RiemannSolver solver, Limiter lim) {
     return out;
   });
 }
-// A fused stage's conversion of a cell: the frames of x and y into the plane (fill),
-// or the frame of z (the tile's ring).
-ArithmeticCount fill_conversion() {
+// A fused stage's conversion of a cell, once, in all three frames: into the column's lookahead
+// (z active) or into the filled plane (z inactive: the plane filled whole).
+ArithmeticCount cell_conversion() {
   return count_operations([] {
     const CellPrims<R> q = cell_prims(input_cons(0), input_gas());
-    return std::vector<R>{q.rho, q.u[0], q.u[1], q.u[2], q.p[0], q.p[1]};
+    return std::vector<R>{q.rho, q.u[0], q.u[1], q.u[2], q.p[0], q.p[1], q.p[2]};
   });
-}
-ArithmeticCount z_conversion() {
-  return count_operations([] { return stored(in_frame(cell_prims(input_cons(0), input_gas()), 2)); });
 }
 // The fused tile's reconstruction of a cell along one direction: its slopes, and the two face
 // states its faces make from them (limited_slopes, then face_state twice: muscl_cell's operations).
@@ -234,8 +231,7 @@ ArithmeticCount cell_update_operations(ArithmeticPath path, RiemannSolver solver
   switch (path) {
     case ArithmeticPath::Split: stage = directions * split_face(solver, lim); break;
     case ArithmeticPath::FusedTile:
-      stage = fill_conversion() + (active[2] ? z_conversion() : ArithmeticCount{}) +
-              directions * (cell_reconstruction(lim) + face_riemann(solver, lim));
+      stage = cell_conversion() + directions * (cell_reconstruction(lim) + face_riemann(solver, lim));
       break;
   }
   return 2 * stage + cell_stage_update(1, active) + cell_stage_update(2, active) + signal_rate_of_cell(active);

@@ -87,7 +87,8 @@ TEST(Arithmetic, HllcStarPathHasFiveDivisionsAndFiveRoots) {
 
 // The cell-update of a 3-D step from its pieces, per stage: the split kernels convert 4 cells
 // and make the flux of each of 3 faces; the fused tile (both backends) converts each cell
-// twice (x and y frames, z frame) and makes 3 faces. Each step adds the signal rate (a conversion and a sound speed).
+// once (all three frames, into its column's lookahead) and makes 3 faces. Each step adds the signal rate (a conversion
+// and a sound speed).
 TEST(Arithmetic, CellUpdateFollowsEachKernelStructure) {
   const bool active[3] = {true, true, true};
   using P = hc::ArithmeticPath;
@@ -96,7 +97,7 @@ TEST(Arithmetic, CellUpdateFollowsEachKernelStructure) {
     const hc::ArithmeticCount split = cell_update_operations(P::Split, solver, hc::Limiter::MC, active);
     const hc::ArithmeticCount tile = cell_update_operations(P::FusedTile, solver, hc::Limiter::MC, active);
     EXPECT_EQ(split.div, 2 * 3 * (4 + face_div) + 2);
-    EXPECT_EQ(tile.div, 2 * (2 + 3 * face_div) + 2);
+    EXPECT_EQ(tile.div, 2 * (1 + 3 * face_div) + 2);
     for (const hc::ArithmeticCount& c : {split, tile}) EXPECT_EQ(c.sqrt, 2 * 3 * face_sqrt + 1);
     // The tile reconstructs each cell once per direction, the split kernels twice (less the
     // face states they do not use): fewer slots.
@@ -112,7 +113,7 @@ TEST(Arithmetic, CellUpdateFollowsEachKernelStructure) {
                   solver == hc::RiemannSolver::HLLC ? "hllc" : "rusanov", name, c.add, c.mul, c.fma, c.div, c.sqrt,
                   c.compare, c.fma_slots());
   }
-  // A 1-D run: one face per stage and no z conversion.
+  // A 1-D run: one face per stage, each cell converted once (into the plane, filled whole).
   const bool x_only[3] = {true, false, false};
   EXPECT_EQ(cell_update_operations(P::FusedTile, hc::RiemannSolver::HLLC, hc::Limiter::MC, x_only).div,
             2 * (1 + 5) + 2);
