@@ -3,7 +3,7 @@
 // its barriers between the phases.
 //
 // A tile is Tile::kNx x Tile::kNy columns of cells; a block (a team) marches along z through
-// a chunk of planes. Per plane, four phases, each reading only what the one before wrote:
+// a chunk of planes. Per plane, three phases, each reading only what the one before wrote:
 //   recon:  the x slopes of the tile's cells and one more on each side in x, then the y ones
 //           (limited_slopes: each slope made once; the split kernels make each twice, once
 //           for each face it touches), kReconX + kReconY items;

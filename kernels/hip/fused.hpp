@@ -24,7 +24,8 @@ namespace halocline::hip {
 //         spills cost: 8% faster at 512^3 than 28 x 8 with 2 blocks of 128 registers;
 //   fp32: 28 x 8 columns (a fill row with its halo is a warp wide), 256 threads, 4 blocks of
 //         42.4 KiB, 64 registers and no spill: with the columns' lookahead 3.5% faster than 5
-//         blocks of 48 registers, which spilled (before the lookahead 5 blocks were 1% faster).
+//         blocks of 48 registers, which spilled (before the lookahead 5 blocks were 1% faster);
+//         still 1.5-2.4% slower than fp32 before the lookahead (fp64 3.7% faster).
 // On AMD 28 x 4 with 128 threads in both, whose shared memory fits 64 KiB of LDS in fp64.
 template <class Real>
 struct FusedShape {

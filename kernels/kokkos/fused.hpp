@@ -1,5 +1,5 @@
 // The fused stage on Kokkos: one team per tile marching along z through a chunk of planes,
-// each cell converted to primitive variables once per frame, each cell's slopes made once
+// each cell converted to primitive variables once (in all three frames), each cell's slopes made once
 // per direction, each face flux made once, only the stage's result
 // written (no flux arrays). The fourth form of the HIP kernel: the work on a tile is
 // kernels/fused_tile.hpp's (FusedTileStage), shared with kernels/hip/fused.hpp; here a team

@@ -34,9 +34,9 @@ for precision in ${PROFILE_PRECISIONS:-fp64 fp32}; do
       "$bin" run inputs/bench.toml --backend hip --set grid.n="$n" --set time.max_steps="$step" \
       --set run.kernels="$kernels" --set run.precision="$precision" --out "$out/run" \
       > "$out/ncu_${kernels}_${precision}.txt" 2>&1 || status=1
-    if [ "${PROFILE_SOURCE:-0}" != 0 ]; then
+    if [ "${PROFILE_SOURCE:-0}" = 1 ]; then
       name=${kernels}_${precision}
-      ncu "${which[@]}" --section SourceCounters --section WarpStateStats --export "$out/$name" \
+      ncu "${which[@]}" --section SourceCounters --section WarpStateStats --force-overwrite --export "$out/$name" \
         "$bin" run inputs/bench.toml --backend hip --set grid.n="$n" --set time.max_steps="$step" \
         --set run.kernels="$kernels" --set run.precision="$precision" --out "$out/run" \
         > "$out/ncu_source_$name.log" 2>&1 || status=1

@@ -3,11 +3,13 @@
 
 Reads the CSV of `ncu --import REPORT --page source --print-source sass --csv` (a profile with
 the SourceCounters section: instructions executed and warp-state samples per SASS instruction)
-and cuts the kernel at its block barriers (BAR.SYNC): the fused stage's loop is four phases, so
-the stretch after the top-of-loop barrier is the reconstruction, the next the faces, the next
-the update and the fill (docs/performance.md). A warp waiting at a barrier is sampled at the
-instruction after it, so a stretch's barrier stalls are its warps waiting for the phase before
-to end in every warp of the block.
+and cuts the kernel at its block barriers (BAR.SYNC), in the order of the SASS addresses: in the
+fused stage as compiled on the H200 the stretch after the first barrier is the reconstruction,
+the next the faces, the next the update and the fill (docs/performance.md), and the barriers of
+block_max_into come last; another compiler may place them otherwise, so read the stretches'
+instructions before naming them. A warp waiting at a barrier is sampled at the instruction after
+it, so a stretch's barrier stalls are its warps waiting for the phase before to end in every
+warp of the block.
 
 Prints, for the whole kernel and for each stretch that has at least 0.5% of the samples: its
 share of the warp instructions and of the samples, and the samples' largest stall reasons (as
@@ -26,7 +28,9 @@ def read(path):
     """(stall column names, rows as dicts) of the CSV; its first line names the kernel."""
     with open(path, newline="") as f:
         lines = list(csv.reader(f))
-    header = next(i for i, line in enumerate(lines) if "Source" in line and EXECUTED in line)
+    header = next((i for i, line in enumerate(lines) if "Source" in line and EXECUTED in line), None)
+    if header is None:
+        sys.exit(f"sass_phases: {path} has no header with Source and {EXECUTED}: not a source page with SourceCounters")
     names = lines[header]
     rows = [dict(zip(names, line)) for line in lines[header + 1:] if len(line) == len(names)]
     stalls = [n for n in names if n.startswith("stall_") and "Not Issued" not in n]
@@ -34,10 +38,14 @@ def read(path):
 
 
 def number(row, key):
-    try:
-        return float(row.get(key, "") or 0)
-    except ValueError:
+    """The cell's number (thousands separators allowed); an empty cell or "-" is 0."""
+    text = row.get(key, "").replace(",", "").strip()
+    if text in ("", "-"):
         return 0.0
+    try:
+        return float(text)
+    except ValueError:
+        sys.exit(f"sass_phases: {key} = {text!r} is not a number")
 
 
 def stretches(rows):
