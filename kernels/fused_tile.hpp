@@ -65,8 +65,9 @@ struct FusedTile {
     const int idle = threads - kColumns, most = threads < (kHaloCells + 1) / 2 ? threads : (kHaloCells + 1) / 2;
     return idle > most ? idle : most;
   }
-  // The filled plane's slot of column col's cell.
-  HC_HOST_DEVICE static constexpr int own_slot(int col) { return (col / kNx + kHalo) * kPitch + col % kNx + kHalo; }
+  // The filled plane's slot of cell (a, b) of the tile (a, b from -2), and of column col's cell.
+  HC_HOST_DEVICE static constexpr int slot(int a, int b) { return (b + kHalo) * kPitch + a + kHalo; }
+  HC_HOST_DEVICE static constexpr int own_slot(int col) { return slot(col % kNx, col / kNx); }
 };
 
 // A list of primitive states, one array per value (consecutive items, consecutive addresses).
@@ -116,7 +117,7 @@ struct CellPrimsList {
 // What a tile keeps in a block's shared memory (a team's scratch).
 template <class Real, class Tile>
 struct FusedScratch {
-  // The filled plane, slot (b + 2) * kPitch + a + 2 for cell (a, b) of the tile (own_slot).
+  // The filled plane, cell (a, b) of the tile at Tile::slot(a, b).
   CellPrimsList<Real, Tile::kFill> plane;
   // The x slopes of cell (a, b), a = -1 .. kNx, at slot b * (kNx + 2) + a + 1; then the y
   // ones, b = -1 .. kNy, at kReconX + (b + 1) * kNx + a. Slopes, not the two face states
@@ -154,7 +155,8 @@ struct FusedTileStage {
   // Column `col` (a = col % kNx, b = col / kNx) is one of the cells the tile updates.
   HC_INLINE bool owns(int col) const { return col < Tile::kColumns && col % Tile::kNx < nx && col / Tile::kNx < ny; }
   HC_INLINE std::size_t cell(int col, int k) const { return g.index(x0 + col % Tile::kNx, y0 + col / Tile::kNx, k); }
-  HC_INLINE CellPrims<Real> prims(int col, int k) const { return cell_prims(load_cell(in, cell(col, k)), gas); }
+  HC_INLINE CellPrims<Real> converted(std::size_t c) const { return cell_prims(load_cell(in, c), gas); }
+  HC_INLINE CellPrims<Real> prims(int col, int k) const { return converted(cell(col, k)); }
 
   // Cell (a, b) of the plane: is it one the x or y stencils read (the tile's cells and their
   // halo along x and y, as far as the grid has ghost layers)?
@@ -163,8 +165,7 @@ struct FusedTileStage {
     return (in_y && a >= -g.ng[0] && a < nx + g.ng[0]) || (in_x && b >= -g.ng[1] && b < ny + g.ng[1]);
   }
   HC_INLINE void fill_cell(Scratch& s, int k, int a, int b) const {
-    s.plane.put((b + Tile::kHalo) * Tile::kPitch + a + Tile::kHalo,
-                cell_prims(load_cell(in, g.index(x0 + a, y0 + b, k)), gas));
+    s.plane.put(Tile::slot(a, b), converted(g.index(x0 + a, y0 + b, k)));
   }
 
   // Fill item i: slot i of plane k, if the x or y stencils read it.
@@ -185,6 +186,16 @@ struct FusedTileStage {
     if (read_by_stencils(a, b)) fill_cell(s, k, a, b);
   }
 
+  // The fill items of plane k that thread `rank` of a team of `threads` makes: with z active
+  // only the halo (the columns bring the rest from their lookaheads), two cells a thread on the
+  // last threads (halo_threads); otherwise the whole plane over the team (for_team_items).
+  HC_INLINE void fill_next(Scratch& s, int k, int rank, int threads) const {
+    if (st.active[2])
+      for_last_items(rank, threads, Tile::halo_threads(threads), Tile::kHaloCells, [&](int i) { fill_halo(s, k, i); });
+    else
+      for_team_items(rank, threads, Tile::kFill, [&](int i) { fill(s, k, i); });
+  }
+
   // Recon item i: the slopes of cell a = -1 .. nx along x, then of b = -1 .. ny along y.
   HC_INLINE void recon(Scratch& s, int i) const {
     const bool along_x = i < Tile::kReconX;
@@ -192,7 +203,7 @@ struct FusedTileStage {
     const int a = along_x ? j % (Tile::kNx + 2) - 1 : j % Tile::kNx;
     const int b = along_x ? j / (Tile::kNx + 2) : j / Tile::kNx - 1;
     if (!(along_x ? st.active[0] && b < ny && a <= nx : st.active[1] && a < nx && b <= ny)) return;
-    const int d = along_x ? 0 : 1, at = (b + Tile::kHalo) * Tile::kPitch + a + Tile::kHalo;
+    const int d = along_x ? 0 : 1, at = Tile::slot(a, b);
     const int step = along_x ? 1 : Tile::kPitch;
     s.slope.put(i, limited_slopes(s.plane.frame(d, at - step), s.plane.frame(d, at), s.plane.frame(d, at + step), lim));
   }
@@ -207,7 +218,7 @@ struct FusedTileStage {
     if (!(along_x ? st.active[0] && b < ny && a <= nx : st.active[1] && a < nx && b <= ny)) return;
     const int below = along_x ? b * (Tile::kNx + 2) + a : Tile::kReconX + b * Tile::kNx + a;
     const int above = below + (along_x ? 1 : Tile::kNx);
-    const int d = along_x ? 0 : 1, at = (b + Tile::kHalo) * Tile::kPitch + a + Tile::kHalo;  // the cell above
+    const int d = along_x ? 0 : 1, at = Tile::slot(a, b);  // the cell above
     const Prim<Real> left =
         face_state(s.plane.frame(d, at - (along_x ? 1 : Tile::kPitch)), s.slope.get(below), Real(1));
     const Prim<Real> right = face_state(s.plane.frame(d, at), s.slope.get(above), Real(-1));

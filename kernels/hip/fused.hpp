@@ -128,13 +128,7 @@ __global__ void __launch_bounds__(FusedShape<Real>::kThreads, FusedShape<Real>::
     if (z && mine) above = tile.column_face_above(s, col, k, column);
     __syncthreads();
     if (mine) tile.column_update(s, col, k, k1, above, column, most);
-    if (k + 1 < k1) {
-      if (z)
-        for_last_items(col, kThreads, Tile::halo_threads(kThreads), Tile::kHaloCells,
-                       [&](int i) { tile.fill_halo(s, k + 1, i); });
-      else
-        for_items<kThreads>(Tile::kFill, [&](int i) { tile.fill(s, k + 1, i); });
-    }
+    if (k + 1 < k1) tile.fill_next(s, k + 1, col, kThreads);
   }
   // The block's max in the slopes' space: no thread reads the slopes after the last faces.
   if (stage == 2) block_max_into<Real, kThreads>(max_bits, most, s.slope.rho);

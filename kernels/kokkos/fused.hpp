@@ -136,13 +136,7 @@ struct FusedStage {
       for_columns(team, columns, [&](int col, ColumnState<Real>& c) {
         if (w.owns(col)) w.column_update(s, col, k, k1, c.above, c.z, most);
       });
-      if (k + 1 < k1) {
-        if (z)
-          for_last_items(team.team_rank(), kThreads, Tile::halo_threads(kThreads), Tile::kHaloCells,
-                         [&](int i) { w.fill_halo(s, k + 1, i); });
-        else
-          for_items(team, Tile::kFill, [&](int i) { w.fill(s, k + 1, i); });
-      }
+      if (k + 1 < k1) w.fill_next(s, k + 1, team.team_rank(), kThreads);
     }
   }
 
