@@ -19,7 +19,8 @@
 // when first loaded), so a plane loads and converts from memory only its halo; the first
 // plane of a chunk, and every plane where z is inactive, is filled whole (kFill items).
 // A column's z state (the flux below its cell, its cell's high z face state) is its own: one
-// thread's registers on a GPU. The lookahead's slots, and the column's slot of the filled
+// thread's registers on a GPU, or its slot of shared memory where the registers are too few
+// (kernels/hip/fused.hpp). The lookahead's slots, and the column's slot of the filled
 // plane during the update, are the column's too: no barrier guards them.
 //
 // The arithmetic is the split kernels' (muscl_face is two muscl_cell halves, then

@@ -14,31 +14,44 @@
 
 namespace halocline::hip {
 
-// The tile a block updates, the block's threads, and the blocks per SM asked of the compiler
-// (which caps its registers per thread at 65536 / (threads x blocks) on NVIDIA), per precision.
-// On NVIDIA (the H200: 228 KiB of shared memory and 64 Ki registers per SM), each chosen by
-// measurement among others built beside it (docs/performance.md):
-//   fp64: 24 x 8 columns, 256 threads, 3 blocks: 73.1 KiB of shared memory a block (three fit
-//         an SM with 1 KiB each for the runtime) and 80 registers, with about 600 B spilled.
-//         fp64 waits on its dependent results, and a third block hides more of that than the
-//         spills cost: 8% faster at 512^3 than 28 x 8 with 2 blocks of 128 registers;
+// The tile a block updates, the block's threads, the blocks per SM asked of the compiler
+// (which caps its registers per thread at 65536 / (threads x blocks) on NVIDIA), and whether
+// the columns keep their z state (ColumnZ) in shared memory between planes rather than in
+// registers, per precision. On NVIDIA (the H200: 228 KiB of shared memory and 64 Ki registers
+// per SM), each chosen by measurement among others built beside it (docs/performance.md):
+//   fp64: 20 x 8 columns, 256 threads, 3 blocks, z state in shared memory: 74.0 KiB a block
+//         (three fit an SM with 1 KiB each for the runtime), 80 registers. fp64 waits on its
+//         dependent results, and a third block hides more of that than its spills cost; with
+//         the z state (10 values a column) out of the registers the faces phase spills about
+//         half as much, 8% faster at 512^3 than 24 x 8 with the z state in registers;
 //   fp32: 28 x 8 columns (a fill row with its halo is a warp wide), 256 threads, 4 blocks of
-//         42.4 KiB, 64 registers and no spill: with the columns' lookahead 3.5% faster than 5
-//         blocks of 48 registers, which spilled (before the lookahead 5 blocks were 1% faster);
-//         still 1.5-2.4% slower than fp32 before the lookahead (fp64 3.7% faster).
-// On AMD 28 x 4 with 128 threads in both, whose shared memory fits 64 KiB of LDS in fp64.
+//         42.4 KiB, 64 registers and no spill, z state in registers (2% faster than in shared
+//         memory): with the columns' lookahead 3.5% faster than 5 blocks of 48 registers,
+//         which spilled (before the lookahead 5 blocks were 1% faster).
+// On AMD 28 x 4 with 128 threads in both, z state in registers, whose shared memory fits
+// 64 KiB of LDS in fp64.
 template <class Real>
 struct FusedShape {
 #if defined(HALOCLINE_HIP_NVIDIA)
-  using Tile = std::conditional_t<sizeof(Real) == 8, FusedTile<24, 8>, FusedTile<28, 8>>;
+  using Tile = std::conditional_t<sizeof(Real) == 8, FusedTile<20, 8>, FusedTile<28, 8>>;
   static constexpr int kThreads = 256, kBlocksPerSM = sizeof(Real) == 8 ? 3 : 4;
-  static_assert(kBlocksPerSM * (sizeof(FusedScratch<Real, Tile>) + 1024) <= 228 * 1024,
-                "the blocks per SM asked for do not fit an H200 SM's shared memory");
+  static constexpr bool kColumnZShared = sizeof(Real) == 8;
 #else
   using Tile = FusedTile<28, 4>;
   static constexpr int kThreads = 128, kBlocksPerSM = sizeof(Real) == 8 ? 2 : 4;
-  static_assert(sizeof(FusedScratch<Real, Tile>) <= 65536, "the fused tile over 64 KiB of LDS");
+  static constexpr bool kColumnZShared = false;
 #endif
+  // The block's dynamic shared memory: the tile's scratch, then the columns' z states if shared.
+  static constexpr std::size_t kSharedBytes =
+      sizeof(FusedScratch<Real, Tile>) + (kColumnZShared ? Tile::kColumns * sizeof(ColumnZ<Real>) : 0);
+#if defined(HALOCLINE_HIP_NVIDIA)
+  static_assert(kBlocksPerSM * (kSharedBytes + 1024) <= 228 * 1024,
+                "the blocks per SM asked for do not fit an H200 SM's shared memory");
+#else
+  static_assert(kSharedBytes <= 65536, "the fused tile over 64 KiB of LDS");
+#endif
+  static_assert(sizeof(FusedScratch<Real, Tile>) % alignof(ColumnZ<Real>) == 0,
+                "the z states after the scratch are aligned");
   static_assert(Tile::kColumns <= kThreads, "a thread per column");
   static_assert(Tile::kRecon >= kThreads, "block_max_into in the slopes' space");
 };
@@ -57,7 +70,7 @@ inline dim3 fused_threads() {
 }
 template <class Real>
 constexpr std::size_t fused_shared_bytes() {
-  return sizeof(FusedScratch<Real, typename FusedShape<Real>::Tile>);
+  return FusedShape<Real>::kSharedBytes;
 }
 
 // The items of a phase's list that this thread makes (for_team_items: from the last thread).
@@ -114,7 +127,11 @@ __global__ void __launch_bounds__(FusedShape<Real>::kThreads, FusedShape<Real>::
   }
   tile.st = stage_update(stage, control->dt, g);
   const bool z = tile.st.active[2];
-  ColumnZ<Real> column;
+  // The column's z state: in registers, or (kColumnZShared) in the shared memory after the
+  // scratch, where each use loads and stores it and the faces phase does not hold it.
+  ColumnZ<Real> own;
+  auto* shared_z = reinterpret_cast<ColumnZ<Real>*>(fused_shared_memory + sizeof(s));
+  ColumnZ<Real>& column = FusedShape<Real>::kColumnZShared ? shared_z[min(col, Tile::kColumns - 1)] : own;
   if (z && mine) tile.column_start(s, col, k0, column);
   for_items<kThreads>(Tile::kFill, [&](int i) { tile.fill(s, k0, i); });
   for (int k = k0; k < k1; ++k) {
