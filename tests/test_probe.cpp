@@ -16,6 +16,7 @@
 #include "app/info.hpp"
 #include "app/probe.hpp"
 #include "app/provenance.hpp"
+#include "app/references.hpp"
 #include "app/select.hpp"
 #include "app/verify.hpp"
 #include "io/deck.hpp"
@@ -330,6 +331,23 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   rows = 0;
   EXPECT_EQ(recorded_fused_checksums({"bench_slopes_1024_fp64.json"}, rows), recip_big);
   EXPECT_EQ(rows, 1u);
+  // Each column's z state in shared memory, fp64 on 20 x 8 tiles (the eighth session): the same
+  // bits over the layouts and at 1024^3; and beside the Kokkos fused stage (8 SoA rows: 2 sizes
+  // x 2 backends x 2 precisions), where 512^3 has the same bits and 256^3 after its 40 steps the
+  // benchmark's references.
+  rows = 0;
+  EXPECT_EQ(recorded_fused_checksums({"bench_zshared_512_layouts.json"}, rows), recip);
+  EXPECT_EQ(rows, 12u);
+  rows = 0;
+  EXPECT_EQ(recorded_fused_checksums({"bench_zshared_1024_fp64.json"}, rows), recip_big);
+  EXPECT_EQ(rows, 1u);
+  rows = 0;
+  const auto beside_kokkos = recorded_fused_checksums({"bench_zshared_soa_hip_kokkos.json"}, rows);
+  EXPECT_EQ(rows, 8u);
+  for (const std::string precision : {"fp64", "fp32"}) {
+    EXPECT_EQ(beside_kokkos.at("512 " + precision), recip.at("512 " + precision));
+    EXPECT_EQ(beside_kokkos.at("256 " + precision), std::set<std::string>{hc::reference_checksum(256, precision, 40)});
+  }
 }
 
 // Split against fused on small grids on the H200 (tests/data/h200/fused/small_grids_split_fused.*,

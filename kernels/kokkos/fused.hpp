@@ -33,10 +33,9 @@ namespace halocline::kokkos {
 //   28 x 4: 48,648 in fp64, 24,324 in fp32 (fp32 under CUDA: Kokkos 4.6 gives 40,936);
 //   16 x 4: 28,776 in fp64, 14,388 in fp32 (fp64 under CUDA).
 // A tile as wide as the HIP kernel's keeps the fill's rows a warp wide (28 cells and their halo
-// of 2 + 2). Since the face states are kept as slopes (half the space), 22 x 4 (38,712 bytes)
-// and 28 x 3 (39,120) fit in fp64 under CUDA too: not yet measured there against 16 x 4. 16 x 4's 64 columns
-// leave two of the team's four warps idle in the column phases; its fill, reconstruction and
-// faces use all four (against 64 threads: to be measured on the H200).
+// of 2 + 2). 22 x 4 (38,712 bytes) fits in fp64 under CUDA too and keeps three of the team's
+// four warps busy in the column phases, where 16 x 4 leaves two idle; on the H200 it was 3%
+// slower at 512^3 and 4% at 256^3 (docs/performance.md), so it is not compiled.
 struct FusedTileShape {
   int nx, ny, threads;
 };
@@ -51,7 +50,8 @@ constexpr int kFusedChunkZ = 32;  // planes per team along z
 // scratch, Kokkos' team-reduction space of 8 bytes a thread and a little more, and the SM's 1 KiB
 // per block). Before the slopes 28 x 4 in fp32 asked for 7 teams of 128 threads and got 72
 // registers; with them 8 fit, at 64 registers (where ptxas spilled 96 B before, against 32 at 72):
-// not yet measured on the H200.
+// not yet measured on the H200. In fp64, 768 threads per SM (6 teams of 16 x 4, the HIP kernel's
+// count) was 4% slower at 512^3 than 512 and 5% at 256^3 (docs/performance.md).
 constexpr std::size_t kSharedMemoryPerSM = 228 * 1024;
 template <class Real>
 constexpr unsigned fused_teams_per_sm(int threads, std::size_t scratch_bytes) {
