@@ -348,6 +348,10 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
     EXPECT_EQ(beside_kokkos.at("512 " + precision), recip.at("512 " + precision));
     EXPECT_EQ(beside_kokkos.at("256 " + precision), std::set<std::string>{hc::reference_checksum(256, precision, 40)});
   }
+  // The Kokkos columns' states in team scratch (4 rows at 512^3: 2 backends x 2 precisions).
+  rows = 0;
+  EXPECT_EQ(recorded_fused_checksums({"bench_kokkos_scratch_512_hip_kokkos.json"}, rows), recip);
+  EXPECT_EQ(rows, 4u);
 }
 
 // Split against fused on small grids on the H200 (tests/data/h200/fused/small_grids_split_fused.*,

@@ -5,14 +5,14 @@
 // kernels/fused_tile.hpp's (FusedTileStage), shared with kernels/hip/fused.hpp; here a team
 // hands each phase's items out over its threads (for_team_items) with a team_barrier between
 // phases, and each column's z state is one thread's own (on a GPU a thread per column, in
-// registers; on the host a team of one thread, which keeps one per column and runs the loops in
-// turn). The arithmetic is the split kernels' in the same order: the same bits.
+// registers, or in fp64 in the team's scratch; on the host a team of one thread, which keeps one per column and runs
+// the loops in turn). The arithmetic is the split kernels' in the same order: the same bits.
 //
 // The tile is the largest of kFusedTiles whose FusedScratch (the plane, the slopes, the
 // face fluxes and the columns' lookahead of two planes, all in the team's level-0 scratch) fits
 // what Kokkos gives a team: on the host 28 x 8 (the HIP kernel's NVIDIA tile in fp32); under CUDA,
 // where Kokkos 4.6 gives a team 40,936 bytes, 28 x 4 in fp32 (24,324 bytes) and 16 x 4 in fp64
-// (28,776 bytes). Stage 2 also folds the signal rate of every cell it writes into max_rate (a
+// (36,456 bytes with the columns' states). Stage 2 also folds the signal rate of every cell it writes into max_rate (a
 // team max, then an atomic max: exact in any order), so that the next time step needs no pass
 // over the state. Why this shape: docs/performance.md.
 #pragma once
@@ -31,7 +31,8 @@ namespace halocline::kokkos {
 // FusedScratch and one Real more for alignment, View::shmem_size):
 //   28 x 8: 86,760 in fp64, 43,380 in fp32 (the host's: its scratch is allocated memory);
 //   28 x 4: 48,648 in fp64, 24,324 in fp32 (fp32 under CUDA: Kokkos 4.6 gives 40,936);
-//   16 x 4: 28,776 in fp64, 14,388 in fp32 (fp64 under CUDA).
+//   16 x 4: 28,776 in fp64, 14,388 in fp32 (fp64 under CUDA, and 7,680 more there for the
+//           columns' states: FusedStage::kColumnsInScratch).
 // A tile as wide as the HIP kernel's keeps the fill's rows a warp wide (28 cells and their halo
 // of 2 + 2). 22 x 4 (38,712 bytes) fits in fp64 under CUDA too and keeps three of the team's
 // four warps busy in the column phases, where 16 x 4 leaves two idle; on the H200 it was 3%
@@ -43,19 +44,20 @@ constexpr FusedTileShape kFusedTiles[] = {{28, 8, 256}, {28, 4, 128}, {16, 4, 12
 constexpr int kFusedTileCount = sizeof(kFusedTiles) / sizeof(kFusedTiles[0]);
 constexpr int kFusedChunkZ = 32;  // planes per team along z
 
-// Teams per SM asked of the compiler on a GPU, which caps its registers per thread: 512 threads
-// per SM in fp64 and 1,024 in fp32 (at most 128 and 64 registers; the HIP kernel's shapes before
-// the sixth session, which now runs 768 and 1,024: kernels/hip/fused.hpp), or fewer where no more
-// teams fit the SM's shared memory anyway (228 KiB on the H200, sm_90; each team takes its
-// scratch, Kokkos' team-reduction space of 8 bytes a thread and a little more, and the SM's 1 KiB
+// Teams per SM asked of the compiler on a GPU, which caps its registers per thread: 768 threads
+// per SM in fp64 and 1,024 in fp32 (at most 85 and 64 registers; the HIP kernel's counts,
+// kernels/hip/fused.hpp), or fewer where no more teams fit the SM's shared memory anyway (228 KiB on the H200, sm_90;
+// each team takes its scratch, Kokkos' team-reduction space of 8 bytes a thread and a little more, and the SM's 1 KiB
 // per block). Before the slopes 28 x 4 in fp32 asked for 7 teams of 128 threads and got 72
 // registers; with them 8 fit, at 64 registers (where ptxas spilled 96 B before, against 32 at 72):
-// not yet measured on the H200. In fp64, 768 threads per SM (6 teams of 16 x 4, the HIP kernel's
-// count) was 4% slower at 512^3 than 512 and 5% at 256^3 (docs/performance.md).
+// not yet measured on the H200. In fp64 16 x 4 with the column states in scratch (FusedStage)
+// fits 5 teams (640 threads: 96 registers, 96 B spilled), 8% faster at 512^3 on the H200 than 4
+// teams with the states in registers (124 registers, no spill); 6 teams with them in registers
+// (80 registers) were 4% slower, 4 with them in scratch 1.5% slower (docs/performance.md).
 constexpr std::size_t kSharedMemoryPerSM = 228 * 1024;
 template <class Real>
 constexpr unsigned fused_teams_per_sm(int threads, std::size_t scratch_bytes) {
-  const std::size_t by_registers = (sizeof(Real) == 8 ? 512 : 1024) / threads;
+  const std::size_t by_registers = (sizeof(Real) == 8 ? 768 : 1024) / threads;
   const std::size_t by_scratch = kSharedMemoryPerSM / (scratch_bytes + 8 * threads + 2048);
   return static_cast<unsigned>(by_scratch < 1 ? 1 : by_scratch < by_registers ? by_scratch : by_registers);
 }
@@ -75,9 +77,14 @@ struct FusedStage {
   using Tile = FusedTile<kShape.nx, kShape.ny>;
   using Work = FusedTileStage<Real, L, Tile>;
   using Scratch = FusedScratch<Real, Tile>;
+  // On a GPU in fp64 each column's state (ColumnState) lives in the team's scratch after the
+  // tile's, not in its thread's registers, which the faces phase then has for itself (as the
+  // HIP kernel's kColumnZShared); fp32 keeps it in registers, where it spills nothing.
+  static constexpr bool kColumnsInScratch = !kHostExecution && sizeof(Real) == 8;
+  static constexpr std::size_t kColumnBytes = kColumnsInScratch ? Tile::kColumns * sizeof(ColumnState<Real>) : 0;
   using Policy = Kokkos::TeamPolicy<
-      Exec,
-      Kokkos::LaunchBounds<kShape.threads, fused_teams_per_sm<Real>(kShape.threads, sizeof(Scratch) + sizeof(Real))>>;
+      Exec, Kokkos::LaunchBounds<kShape.threads, fused_teams_per_sm<Real>(
+                                                     kShape.threads, sizeof(Scratch) + kColumnBytes + sizeof(Real))>>;
   using Team = typename Policy::member_type;
   using Reals = Kokkos::View<Real*, Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using MaxRate = Kokkos::View<Real, Exec::memory_space>;
@@ -87,7 +94,7 @@ struct FusedStage {
   static constexpr int kThreads = kHostExecution ? 1 : kShape.threads;
   // Column states a thread keeps: its own column's on a GPU, every column's on the host.
   static constexpr int kColumnStates = kHostExecution ? Tile::kColumns : 1;
-  static constexpr int kScratchReals = sizeof(Scratch) / sizeof(Real);
+  static constexpr int kScratchReals = (sizeof(Scratch) + kColumnBytes) / sizeof(Real);
   static std::size_t scratch_bytes() { return Reals::shmem_size(kScratchReals); }
 
   Work work;  // the stage's inputs; each team sets the tile's place in its copy
@@ -106,7 +113,11 @@ struct FusedStage {
     w.nx = min_of(Tile::kNx, box.hi[0] - w.x0);
     w.ny = min_of(Tile::kNy, box.hi[1] - w.y0);
     const int k0 = box.lo[2] + bz * kFusedChunkZ, k1 = min_of(k0 + kFusedChunkZ, box.hi[2]);
-    ColumnState<Real> columns[kColumnStates];
+    ColumnState<Real> own[kColumnStates];
+    ColumnState<Real>* columns = own;  // or this thread's column's state in the scratch
+    if (kColumnsInScratch)
+      columns = reinterpret_cast<ColumnState<Real>*>(reals.data() + sizeof(Scratch) / sizeof(Real)) +
+                min_of(team.team_rank(), Tile::kColumns - 1);
     Real most = 0;  // the largest signal rate this thread wrote (stage 2)
     march(team, w, s, columns, k0, k1, most);
     if (w.st.stage == 2) {
@@ -146,7 +157,8 @@ struct FusedStage {
     for_team_items(team.team_rank(), kThreads, count, f);
   }
   // f(col, state) for the column this thread owns on a GPU (its rank: a thread per column,
-  // whose state stays in its registers), for every column in turn on the host.
+  // whose state is its own, in its registers or its slot of the scratch), for every column in
+  // turn on the host.
   template <class F>
   KOKKOS_INLINE_FUNCTION static void for_columns(const Team& team, ColumnState<Real>* columns, const F& f) {
     if (kHostExecution) {
