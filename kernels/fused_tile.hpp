@@ -140,8 +140,11 @@ struct ColumnZ {
   Prim<Real> high;
 };
 
-// One tile of one stage: the stage's inputs and where the tile lies.
-template <class Real, class L, class Tile>
+// One tile of one stage: the stage's inputs and where the tile lies. LookaheadLoadsFirst: the
+// update reads the cell its lookahead takes with the stage's old values, before its stores,
+// rather than after them (one wait on memory instead of two, for more registers held across the
+// stage's arithmetic); each backend chooses it per precision by measurement.
+template <class Real, class L, class Tile, bool LookaheadLoadsFirst = false>
 struct FusedTileStage {
   using Scratch = FusedScratch<Real, Tile>;
   Grid g;
@@ -259,13 +262,17 @@ struct FusedTileStage {
   HC_INLINE void column_update(Scratch& s, int col, int k, int k1, const Cons<Real>& above, ColumnZ<Real>& z,
                                Real& most) const {
     const std::size_t c = cell(col, k);
-    // The cell's old values, all read before the first store below (which may alias them, so
-    // the compiler would otherwise wait for each load in turn).
+    const bool look = st.active[2] && k + 1 < k1;  // the lookahead takes the cell three planes up
+    // The cell's old values (and with LookaheadLoadsFirst the cell the lookahead takes), all
+    // read before the first store below (which may alias them, so the compiler would otherwise
+    // wait for each load in turn).
     Real in0[kNumVars], in1[kNumVars];
     for (int v = 0; v < kNumVars; ++v) {
       in0[v] = u0(v, c);
       in1[v] = st.stage == 1 ? Real(0) : in(v, c);
     }
+    Cons<Real> up;
+    if (LookaheadLoadsFirst && look) up = load_cell(in, cell(col, k + 3));
     const int a = col % Tile::kNx, b = col / Tile::kNx;
     const int fx = b * (Tile::kNx + 1) + a, fy = Tile::kFaceX + b * Tile::kNx + a;
     Cons<Real> w;
@@ -283,10 +290,10 @@ struct FusedTileStage {
     }
     if (!st.active[2]) return;
     z.below = above;
-    if (k + 1 == k1) return;
+    if (!look) return;
     CellPrimsList<Real, Tile::kColumns>& next = s.ahead[(k + 1) % 2];
     s.plane.put(Tile::own_slot(col), next.get(col));
-    next.put(col, prims(col, k + 3));
+    next.put(col, LookaheadLoadsFirst ? cell_prims(up, gas) : prims(col, k + 3));
   }
 };
 

@@ -352,6 +352,11 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   rows = 0;
   EXPECT_EQ(recorded_fused_checksums({"bench_kokkos_scratch_512_hip_kokkos.json"}, rows), recip);
   EXPECT_EQ(rows, 4u);
+  // The lookahead's cell read with the stage's old values (HIP fp32, Kokkos fp64; the ninth
+  // session): 4 rows at 512^3, the same bits.
+  rows = 0;
+  EXPECT_EQ(recorded_fused_checksums({"bench_lookahead_512_hip_kokkos.json"}, rows), recip);
+  EXPECT_EQ(rows, 4u);
 }
 
 // Split against fused on small grids on the H200 (tests/data/h200/fused/small_grids_split_fused.*,
