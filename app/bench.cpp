@@ -319,6 +319,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
         row.bytes_per_step = m.bytes_per_step;
         row.phases_per_step_s = m.phases_per_step_s;
         row.checksum = m.checksum;
+        row.fused_shape = m.report["config"].value("fused_shape", "");
         // Rank 0's record, with the GPU of the first configuration that ran on one.
         if (result.provenance.gpu == "none") result.provenance = m.provenance;
       }
@@ -385,6 +386,7 @@ nlohmann::json bench_json(const BenchResult& r) {
       j["checksum"] = row.checksum;
       j["run_s"] = row.run_s;
       j["phases_per_step_s"] = row.phases_per_step_s;
+      if (!row.fused_shape.empty()) j["fused_shape"] = row.fused_shape;
     }
     rows.push_back(j);
   }
@@ -412,6 +414,7 @@ nlohmann::json bench_json(const BenchResult& r) {
             {"fraction_of_arithmetic_limit",
              "the run's report's: fom.cell_updates_per_s / arithmetic.limit_cell_updates_per_s (docs/report.md)"},
             {"speedup", "the baseline's median step time / this configuration's"},
+            {"fused_shape", "with fused kernels, how the backend ran them: the run's report's config.fused_shape"},
             {"run_s", "the configuration's whole run: set-up, steps, final checks, memory freed"},
             {"phases_per_step_s",
              "each timed phase's total over the run's timed steps (all but the "

@@ -104,6 +104,7 @@ struct BenchRow {
   double speedup = 0;                               // baseline median / this median (0: no baseline)
   std::string checksum;                             // of the final state
   std::map<std::string, double> phases_per_step_s;  // timed phase -> seconds per timed step
+  std::string fused_shape;                          // with fused kernels, the run's report's; else empty
 };
 
 struct BenchResult {

@@ -233,6 +233,7 @@ void Simulation::set_up_backend() {
   });
   r_.halo = halo_.strategy;
   r_.kernels = backend_->kernels();
+  if (r_.kernels == KernelStrategy::Fused) r_.fused_shape = backend_->fused_shape();
   backend_->configure_halo(halo_);
   if (comm_.size() > 1) backend_->set_global_max([this](double x) { return comm_.max(x); });
   r_.backend_description = backend_->description();

@@ -162,6 +162,7 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
       {"output_mode", r.output_mode},
   };
   if (c.backend == BackendKind::Kokkos) j["config"]["kokkos_tile"] = kokkos_tile_name(c.kokkos_tile);
+  if (r.kernels == KernelStrategy::Fused) j["config"]["fused_shape"] = r.fused_shape;
   j["device"] = {{"kind", r.device.kind},
                  {"name", r.device.name},
                  {"memory_bytes", r.device.memory_bytes},
@@ -299,6 +300,7 @@ void print_summary(std::ostream& os, const Config& c, const RunResult& r, const 
   os << "halocline " << HALOCLINE_VERSION << ": " << problem_name(c.problem) << " on " << c.n[0] << " x " << c.n[1]
      << " x " << c.n[2] << ", " << layout_name(c.layout) << ", " << precision_name(c.precision) << ", "
      << r.backend_description << '\n';
+  if (r.kernels == KernelStrategy::Fused) os << "fused stage: " << r.fused_shape << '\n';
   os << "steps " << r.steps << ", t = " << r.sim_time << ", wall " << std::fixed << std::setprecision(3) << r.wall_s
      << " s, loop " << r.loop_s << " s\n";
   double outside = 0;

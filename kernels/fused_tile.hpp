@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "kernels/stencil.hpp"
 
@@ -70,6 +71,20 @@ struct FusedTile {
   HC_HOST_DEVICE static constexpr int slot(int a, int b) { return (b + kHalo) * kPitch + a + kHalo; }
   HC_HOST_DEVICE static constexpr int own_slot(int col) { return slot(col % kNx, col / kNx); }
 };
+
+// How a backend runs the fused stage, in words, for the run's report (config.fused_shape): the
+// tile's columns, the threads of a block (a team), the blocks per multiprocessor asked of the
+// compiler (`per_multiprocessor`, empty where that means nothing: the host), and where the
+// columns' z states live and when the update reads its lookahead's cell. Host code only.
+inline std::string describe_fused_shape(int nx, int ny, int threads, int per_multiprocessor, const char* unit,
+                                        bool columns_shared, bool lookahead_loads_first) {
+  std::string s = std::to_string(nx) + " x " + std::to_string(ny) + " columns, " + std::to_string(threads) +
+                  (threads == 1 ? " thread" : " threads") + " a " + unit;
+  if (per_multiprocessor > 0) s += ", " + std::to_string(per_multiprocessor) + " " + unit + "s per multiprocessor";
+  s += columns_shared ? ", column states in shared memory" : ", column states in registers";
+  if (lookahead_loads_first) s += ", lookahead read with the old values";
+  return s;
+}
 
 // A list of primitive states, one array per value (consecutive items, consecutive addresses).
 template <class Real, int N>

@@ -21,6 +21,7 @@
 #include "app/probe.hpp"
 #include "app/provenance.hpp"
 #include "io/config.hpp"
+#include "kernels/fused_tile.hpp"
 #include "tests/schema_check.hpp"
 #include "tests/test_support.hpp"
 
@@ -664,6 +665,56 @@ TEST_F(Cli, BenchSkipsChoicesThatChangeNoStep) {
   ASSERT_EQ(short_deck.code, 0) << short_deck.err;
   const nlohmann::json k = read_json(dir_ / "bench_short" / "bench.json");
   EXPECT_NE(k["rows"][0].value("skipped", "").find("raise time.t_end"), std::string::npos) << k.dump();
+}
+
+// A fused run names how its backend ran the stage (the report's config.fused_shape, which the
+// bench rows repeat, and a line of the printed summary); a split run names none. On the host
+// (Kokkos Serial or OpenMP) that is the host's tile, a team of one thread.
+TEST_F(Cli, FusedRunsNameTheShapeTheyRanOn) {
+  const fs::path out = dir_ / "bench_shape";
+  const Result r = run({"bench", "inputs/bench.toml", "--set", "grid.n=12", "--sweep", "kernels=split,fused", "--sweep",
+                        "precision=fp64,fp32", "--repeat", "1", "--steps", "2", "--out", out.string(), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = read_json(out / "bench.json");
+  EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("bench")), "");
+  ASSERT_EQ(j["rows"].size(), 4u);
+  int fused = 0;
+  std::string fp64_shape;
+  for (std::size_t i = 0; i < j["rows"].size(); ++i) {
+    const auto& row = j["rows"][i];
+    ASSERT_TRUE(row.contains("checksum")) << row.dump();
+    const nlohmann::json report = read_json(out / "runs" / std::to_string(i) / "report.json");
+    EXPECT_EQ(hc::test::schema_violation(report, hc::test::load_schema("run")), "");
+    if (row["values"]["kernels"] == "split") {
+      EXPECT_FALSE(row.contains("fused_shape")) << row.dump();
+      EXPECT_FALSE(report["config"].contains("fused_shape")) << report["config"].dump();
+      continue;
+    }
+    ++fused;
+    ASSERT_TRUE(row.contains("fused_shape")) << row.dump();
+    EXPECT_EQ(row["fused_shape"], report["config"]["fused_shape"]);
+    const std::string shape = row["fused_shape"].get<std::string>();
+    if (row["values"]["precision"] == "fp64") fp64_shape = shape;
+    if (report["device"]["kind"] == "cpu") {
+      const std::string host = "28 x 8 columns, 1 thread a team, column states in registers";
+      EXPECT_EQ(shape, row["values"]["precision"] == "fp64" ? host + ", lookahead read with the old values" : host);
+    } else {
+      EXPECT_NE(shape.find(" per multiprocessor"), std::string::npos) << shape;
+    }
+  }
+  EXPECT_EQ(fused, 2);
+  const Result printed = run({"run", "inputs/bench.toml", "--set", "grid.n=12", "--kernels", "fused", "--steps", "2",
+                              "--no-probe", "--out", (dir_ / "fused_run").string()});
+  ASSERT_EQ(printed.code, 0) << printed.err;
+  EXPECT_NE(printed.out.find("\nfused stage: " + fp64_shape + "\n"), std::string::npos) << printed.out;
+}
+
+// The words of a fused shape (kernels/fused_tile.hpp), as a GPU backend gives them.
+TEST(CliFusedShape, SaysTileThreadsAndWhereTheStatesLive) {
+  EXPECT_EQ(hc::describe_fused_shape(20, 8, 256, 3, "block", true, false),
+            "20 x 8 columns, 256 threads a block, 3 blocks per multiprocessor, column states in shared memory");
+  EXPECT_EQ(hc::describe_fused_shape(28, 4, 128, 0, "team", false, true),
+            "28 x 4 columns, 128 threads a team, column states in registers, lookahead read with the old values");
 }
 
 // A configuration that fails while it runs (here: its run folder cannot be made, a file is

@@ -157,6 +157,9 @@ class Backend {
   // applies the stage, with the same result bit for bit.
   virtual KernelStrategy kernels() const = 0;
   virtual void fused_stage(int stage, const CellBox& cells) = 0;
+  // How fused_stage() runs here, in words: its tile, threads, blocks per multiprocessor and
+  // where the columns' states live (the report's config.fused_shape; docs/report.md).
+  virtual std::string fused_shape() const = 0;
 
   // ---- Halo exchange (kernels/halo.hpp): the device side; app/driver.cpp calls MPI -----
   // Set once before the first step: the strategy, which faces are exchanged, and the host

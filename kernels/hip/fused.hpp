@@ -6,6 +6,7 @@
 // this shape, and what it measured: docs/performance.md.
 #pragma once
 
+#include <string>
 #include <type_traits>
 
 #include "kernels/fused_tile.hpp"
@@ -58,6 +59,14 @@ struct FusedShape {
   static_assert(Tile::kRecon >= kThreads, "block_max_into in the slopes' space");
 };
 constexpr int kFusedChunkZ = 32;  // planes per block along z
+
+// The shape above in words (the run's report: config.fused_shape).
+template <class Real>
+inline std::string fused_shape_name() {
+  using Shape = FusedShape<Real>;
+  return describe_fused_shape(Shape::Tile::kNx, Shape::Tile::kNy, Shape::kThreads, Shape::kBlocksPerSM, "block",
+                              Shape::kColumnZShared, Shape::kLookaheadLoadsFirst);
+}
 
 // Launch shape of the fused kernel over the cells of `box`, and the shared memory it needs.
 template <class Real>

@@ -339,6 +339,7 @@ class HipBackend final : public Backend {
   }
 
   KernelStrategy kernels() const override { return kernels_; }
+  std::string fused_shape() const override { return hip::fused_shape_name<Real>(); }
 
   void fused_stage(int stage, const CellBox& cells) override {
     if (cells.empty()) return;

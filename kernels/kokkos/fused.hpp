@@ -18,6 +18,7 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 
 #include "kernels/contract/errors.hpp"
 #include "kernels/fused_tile.hpp"
@@ -86,9 +87,9 @@ struct FusedStage {
   // HIP kernel's kColumnZShared); fp32 keeps it in registers, where it spills nothing.
   static constexpr bool kColumnsInScratch = !kHostExecution && sizeof(Real) == 8;
   static constexpr std::size_t kColumnBytes = kColumnsInScratch ? Tile::kColumns * sizeof(ColumnState<Real>) : 0;
-  using Policy = Kokkos::TeamPolicy<
-      Exec, Kokkos::LaunchBounds<kShape.threads, fused_teams_per_sm<Real>(
-                                                     kShape.threads, sizeof(Scratch) + kColumnBytes + sizeof(Real))>>;
+  static constexpr unsigned kTeamsPerSM =
+      fused_teams_per_sm<Real>(kShape.threads, sizeof(Scratch) + kColumnBytes + sizeof(Real));
+  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<kShape.threads, kTeamsPerSM>>;
   using Team = typename Policy::member_type;
   using Reals = Kokkos::View<Real*, Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using MaxRate = Kokkos::View<Real, Exec::memory_space>;
@@ -100,6 +101,11 @@ struct FusedStage {
   static constexpr int kColumnStates = kHostExecution ? Tile::kColumns : 1;
   static constexpr int kScratchReals = (sizeof(Scratch) + kColumnBytes) / sizeof(Real);
   static std::size_t scratch_bytes() { return Reals::shmem_size(kScratchReals); }
+  // This shape in words (the run's report: config.fused_shape).
+  static std::string name() {
+    return describe_fused_shape(Tile::kNx, Tile::kNy, kThreads, kHostExecution ? 0 : static_cast<int>(kTeamsPerSM),
+                                "team", kColumnsInScratch, kLookaheadLoadsFirst);
+  }
 
   Work work;  // the stage's inputs; each team sets the tile's place in its copy
   CellBox box;
@@ -185,22 +191,34 @@ struct FusedStageArgs {
   Kokkos::View<Real, Exec::memory_space> max_rate;
 };
 
-// Launches the stage on tiles of kFusedTiles[T], or of the first later one, whose scratch fits
-// the `most` bytes a GPU team may have (the host's scratch is allocated memory, whatever
-// scratch_size_max says there: the first tile). None fits: one line, ResourceError (exit 2).
-template <class Real, class L, int T>
-void launch_fitting(const Launch& on, const FusedStageArgs<Real, L>& a, std::size_t most) {
+// f(tag) for the stage on tiles of kFusedTiles[T], or of the first later one, whose scratch
+// fits the `most` bytes a GPU team may have (the host's scratch is allocated memory, whatever
+// scratch_size_max says there: the first tile); tag is a null FusedStage<Real, L, T'>*, which
+// names the chosen stage. None fits: one line, ResourceError (exit 2).
+template <class Real, class L, int T = 0, class F>
+auto with_fitting_stage(std::size_t most, const F& f) {
   using Stage = FusedStage<Real, L, T>;
-  using Tile = typename Stage::Tile;
   if (!kHostExecution && Stage::scratch_bytes() > most) {
     if constexpr (T + 1 < kFusedTileCount) {
-      launch_fitting<Real, L, T + 1>(on, a, most);
-      return;
+      return with_fitting_stage<Real, L, T + 1>(most, f);
     } else {
       throw ResourceError("--kernels fused: a team needs " + std::to_string(Stage::scratch_bytes()) +
                           " bytes of scratch memory; " + Exec::name() + " gives " + std::to_string(most));
     }
   }
+  return f(static_cast<Stage*>(nullptr));
+}
+
+// The level-0 scratch a team of the fused stage may have.
+template <class Real, class L>
+std::size_t fused_scratch_max() {
+  return FusedStage<Real, L, 0>::Policy::scratch_size_max(0);
+}
+
+// Launches the stage on the tiles of Stage.
+template <class Stage, class Real, class L>
+void launch_stage(const Launch& on, const FusedStageArgs<Real, L>& a) {
+  using Tile = typename Stage::Tile;
   const int tiles_x = (a.box.hi[0] - a.box.lo[0] + Tile::kNx - 1) / Tile::kNx;
   const int tiles_y = (a.box.hi[1] - a.box.lo[1] + Tile::kNy - 1) / Tile::kNy;
   const int tiles_z = (a.box.hi[2] - a.box.lo[2] + kFusedChunkZ - 1) / kFusedChunkZ;
@@ -232,7 +250,15 @@ void fused_stage(const Launch& on, const Grid& g, const CellBox& box, const Stag
                  const Kokkos::View<Real, Exec::memory_space>& max_rate) {
   if (box.empty()) return;
   const FusedStageArgs<Real, L> args{g, box, st, ph, in, u0, out, max_rate};
-  launch_fitting<Real, L, 0>(on, args, FusedStage<Real, L, 0>::Policy::scratch_size_max(0));
+  with_fitting_stage<Real, L>(fused_scratch_max<Real, L>(),
+                              [&](auto* chosen) { launch_stage<std::remove_pointer_t<decltype(chosen)>>(on, args); });
+}
+
+// The shape the stage runs on, in words (the run's report: config.fused_shape).
+template <class Real, class L>
+std::string fused_shape_name() {
+  return with_fitting_stage<Real, L>(fused_scratch_max<Real, L>(),
+                                     [](auto* chosen) { return std::remove_pointer_t<decltype(chosen)>::name(); });
 }
 
 }  // namespace halocline::kokkos

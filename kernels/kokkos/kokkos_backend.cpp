@@ -288,6 +288,7 @@ class KokkosBackend final : public Backend {
   }
 
   KernelStrategy kernels() const override { return kernels_; }
+  std::string fused_shape() const override { return kokkos::fused_shape_name<Real, L>(); }
   void fused_stage(int stage, const CellBox& cells) override {
     if (cells.empty() || carried(stage, cells)) return;
     kokkos::fused_stage(compute_launch(), grid_, cells, stage_update(stage, control_.dt, grid_), physics_,
