@@ -230,10 +230,11 @@ void Simulation::set_up_backend() {
       throw ResourceError(device_refusal(e.what(), config_, comm_.grid().dims, comm_.node_size(), comm_.node_has_root(),
                                          e.device_free));
     }
+    // A fused stage whose tile fits nothing on this device is refused here, before any step.
+    if (backend_->kernels() == KernelStrategy::Fused) r_.fused_shape = backend_->fused_shape();
   });
   r_.halo = halo_.strategy;
   r_.kernels = backend_->kernels();
-  if (r_.kernels == KernelStrategy::Fused) r_.fused_shape = backend_->fused_shape();
   backend_->configure_halo(halo_);
   if (comm_.size() > 1) backend_->set_global_max([this](double x) { return comm_.max(x); });
   r_.backend_description = backend_->description();

@@ -74,14 +74,18 @@ struct FusedTile {
 
 // How a backend runs the fused stage, in words, for the run's report (config.fused_shape): the
 // tile's columns, the threads of a block (a team), the blocks per multiprocessor asked of the
-// compiler (`per_multiprocessor`, empty where that means nothing: the host), and where the
-// columns' z states live and when the update reads its lookahead's cell. Host code only.
-inline std::string describe_fused_shape(int nx, int ny, int threads, int per_multiprocessor, const char* unit,
-                                        bool columns_shared, bool lookahead_loads_first) {
-  std::string s = std::to_string(nx) + " x " + std::to_string(ny) + " columns, " + std::to_string(threads) +
-                  (threads == 1 ? " thread" : " threads") + " a " + unit;
-  if (per_multiprocessor > 0) s += ", " + std::to_string(per_multiprocessor) + " " + unit + "s per multiprocessor";
-  s += columns_shared ? ", column states in shared memory" : ", column states in registers";
+// compiler (`per_multiprocessor`; 0 where that means nothing: the host, or AMD, where the
+// launch bound counts waves), where the columns' states live between planes (`states_in`), and
+// whether the update reads its lookahead's cell with the old values. Host code only.
+inline std::string describe_fused_shape(int nx, int ny, int threads, int per_multiprocessor, const std::string& unit,
+                                        const char* states_in, bool lookahead_loads_first) {
+  const auto count = [](int n, const std::string& what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+  };
+  std::string s =
+      std::to_string(nx) + " x " + std::to_string(ny) + " columns, " + count(threads, "thread") + " a " + unit;
+  if (per_multiprocessor > 0) s += ", " + count(per_multiprocessor, unit) + " per multiprocessor";
+  s += std::string(", column states in ") + states_in;
   if (lookahead_loads_first) s += ", lookahead read with the old values";
   return s;
 }

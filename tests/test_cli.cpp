@@ -696,10 +696,14 @@ TEST_F(Cli, FusedRunsNameTheShapeTheyRanOn) {
     const std::string shape = row["fused_shape"].get<std::string>();
     if (row["values"]["precision"] == "fp64") fp64_shape = shape;
     if (report["device"]["kind"] == "cpu") {
-      const std::string host = "28 x 8 columns, 1 thread a team, column states in registers";
+      const std::string host = "28 x 8 columns, 1 thread a team, column states in a local array";
       EXPECT_EQ(shape, row["values"]["precision"] == "fp64" ? host + ", lookahead read with the old values" : host);
     } else {
-      EXPECT_NE(shape.find(" per multiprocessor"), std::string::npos) << shape;
+      EXPECT_TRUE(std::regex_match(shape, std::regex("[0-9]+ x [0-9]+ columns, [0-9]+ threads a (block|team)(, [0-9]+ "
+                                                     "(block|team)s? per multiprocessor)?, column states in (shared "
+                                                     "memory|registers|the team's scratch)(, lookahead read with the "
+                                                     "old values)?")))
+          << shape;
     }
   }
   EXPECT_EQ(fused, 2);
@@ -711,10 +715,13 @@ TEST_F(Cli, FusedRunsNameTheShapeTheyRanOn) {
 
 // The words of a fused shape (kernels/fused_tile.hpp), as a GPU backend gives them.
 TEST(CliFusedShape, SaysTileThreadsAndWhereTheStatesLive) {
-  EXPECT_EQ(hc::describe_fused_shape(20, 8, 256, 3, "block", true, false),
+  EXPECT_EQ(hc::describe_fused_shape(20, 8, 256, 3, "block", "shared memory", false),
             "20 x 8 columns, 256 threads a block, 3 blocks per multiprocessor, column states in shared memory");
-  EXPECT_EQ(hc::describe_fused_shape(28, 4, 128, 0, "team", false, true),
-            "28 x 4 columns, 128 threads a team, column states in registers, lookahead read with the old values");
+  EXPECT_EQ(hc::describe_fused_shape(16, 4, 128, 1, "team", "the team's scratch", true),
+            "16 x 4 columns, 128 threads a team, 1 team per multiprocessor, column states in the team's scratch, "
+            "lookahead read with the old values");
+  EXPECT_EQ(hc::describe_fused_shape(28, 4, 128, 0, "team", "registers", false),
+            "28 x 4 columns, 128 threads a team, column states in registers");
 }
 
 // A configuration that fails while it runs (here: its run folder cannot be made, a file is

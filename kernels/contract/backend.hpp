@@ -157,8 +157,9 @@ class Backend {
   // applies the stage, with the same result bit for bit.
   virtual KernelStrategy kernels() const = 0;
   virtual void fused_stage(int stage, const CellBox& cells) = 0;
-  // How fused_stage() runs here, in words: its tile, threads, blocks per multiprocessor and
-  // where the columns' states live (the report's config.fused_shape; docs/report.md).
+  // How fused_stage() runs here, in words: its tile, threads, blocks per multiprocessor, where
+  // the columns' states live and when the update reads its lookahead (the report's
+  // config.fused_shape; docs/report.md). Throws ResourceError where no tile fits the device.
   virtual std::string fused_shape() const = 0;
 
   // ---- Halo exchange (kernels/halo.hpp): the device side; app/driver.cpp calls MPI -----

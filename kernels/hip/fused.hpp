@@ -64,8 +64,13 @@ constexpr int kFusedChunkZ = 32;  // planes per block along z
 template <class Real>
 inline std::string fused_shape_name() {
   using Shape = FusedShape<Real>;
-  return describe_fused_shape(Shape::Tile::kNx, Shape::Tile::kNy, Shape::kThreads, Shape::kBlocksPerSM, "block",
-                              Shape::kColumnZShared, Shape::kLookaheadLoadsFirst);
+#if defined(HALOCLINE_HIP_NVIDIA)
+  constexpr int per_sm = Shape::kBlocksPerSM;
+#else
+  constexpr int per_sm = 0;  // hipcc reads the launch bound's second number as waves per execution unit
+#endif
+  return describe_fused_shape(Shape::Tile::kNx, Shape::Tile::kNy, Shape::kThreads, per_sm, "block",
+                              Shape::kColumnZShared ? "shared memory" : "registers", Shape::kLookaheadLoadsFirst);
 }
 
 // Launch shape of the fused kernel over the cells of `box`, and the shared memory it needs.

@@ -104,7 +104,11 @@ struct FusedStage {
   // This shape in words (the run's report: config.fused_shape).
   static std::string name() {
     return describe_fused_shape(Tile::kNx, Tile::kNy, kThreads, kHostExecution ? 0 : static_cast<int>(kTeamsPerSM),
-                                "team", kColumnsInScratch, kLookaheadLoadsFirst);
+                                "team",
+                                kColumnsInScratch ? "the team's scratch"
+                                : kHostExecution  ? "a local array"
+                                                  : "registers",
+                                kLookaheadLoadsFirst);
   }
 
   Work work;  // the stage's inputs; each team sets the tile's place in its copy
