@@ -244,6 +244,15 @@ std::map<std::string, std::set<std::string>> recorded_fused_checksums(const std:
   return checksums;
 }
 
+// A recorded file of `rows` rows whose checksums per grid and precision are `expected`'s: a
+// change that kept the arithmetic, recorded again.
+void expect_same_bits(const std::string& file, std::size_t rows,
+                      const std::map<std::string, std::set<std::string>>& expected) {
+  std::size_t seen = 0;
+  EXPECT_EQ(recorded_fused_checksums({file}, seen), expected) << file;
+  EXPECT_EQ(seen, rows) << file;
+}
+
 // Records made after a change of the arithmetic: one checksum per grid and precision, none of
 // them one that `before` had for the same grid and precision.
 void expect_new_bits(const std::map<std::string, std::set<std::string>>& now,
@@ -325,22 +334,14 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   EXPECT_NE(recip_big, big);
   // Slopes instead of face states, fp64 on 24 x 8 tiles with 3 blocks per SM, fp32 with 5 (the
   // sixth session): the same bits as the reciprocals' records, over the layouts and at 1024^3.
-  rows = 0;
-  EXPECT_EQ(recorded_fused_checksums({"bench_slopes_512_layouts.json"}, rows), recip);
-  EXPECT_EQ(rows, 12u);
-  rows = 0;
-  EXPECT_EQ(recorded_fused_checksums({"bench_slopes_1024_fp64.json"}, rows), recip_big);
-  EXPECT_EQ(rows, 1u);
+  expect_same_bits("bench_slopes_512_layouts.json", 12, recip);
+  expect_same_bits("bench_slopes_1024_fp64.json", 1, recip_big);
   // Each column's z state in shared memory, fp64 on 20 x 8 tiles (the eighth session): the same
   // bits over the layouts and at 1024^3; and beside the Kokkos fused stage (8 SoA rows: 2 sizes
   // x 2 backends x 2 precisions), where 512^3 has the same bits and 256^3 after its 40 steps the
   // benchmark's references.
-  rows = 0;
-  EXPECT_EQ(recorded_fused_checksums({"bench_zshared_512_layouts.json"}, rows), recip);
-  EXPECT_EQ(rows, 12u);
-  rows = 0;
-  EXPECT_EQ(recorded_fused_checksums({"bench_zshared_1024_fp64.json"}, rows), recip_big);
-  EXPECT_EQ(rows, 1u);
+  expect_same_bits("bench_zshared_512_layouts.json", 12, recip);
+  expect_same_bits("bench_zshared_1024_fp64.json", 1, recip_big);
   rows = 0;
   const auto beside_kokkos = recorded_fused_checksums({"bench_zshared_soa_hip_kokkos.json"}, rows);
   EXPECT_EQ(rows, 8u);
@@ -349,14 +350,10 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
     EXPECT_EQ(beside_kokkos.at("256 " + precision), std::set<std::string>{hc::reference_checksum(256, precision, 40)});
   }
   // The Kokkos columns' states in team scratch (4 rows at 512^3: 2 backends x 2 precisions).
-  rows = 0;
-  EXPECT_EQ(recorded_fused_checksums({"bench_kokkos_scratch_512_hip_kokkos.json"}, rows), recip);
-  EXPECT_EQ(rows, 4u);
+  expect_same_bits("bench_kokkos_scratch_512_hip_kokkos.json", 4, recip);
   // The lookahead's cell read with the stage's old values (HIP fp32, Kokkos fp64; the ninth
   // session): 4 rows at 512^3, the same bits.
-  rows = 0;
-  EXPECT_EQ(recorded_fused_checksums({"bench_lookahead_512_hip_kokkos.json"}, rows), recip);
-  EXPECT_EQ(rows, 4u);
+  expect_same_bits("bench_lookahead_512_hip_kokkos.json", 4, recip);
 }
 
 // Split against fused on small grids on the H200 (tests/data/h200/fused/small_grids_split_fused.*,

@@ -6,12 +6,13 @@
 set -uo pipefail
 bin=$1 mpiexec=$2 deck=$3
 source "$(dirname "$0")/common.sh"
+ranks="^$bin run .*--out $work/out"  # this run's rank processes, for pgrep -f
 timeout 120 "$mpiexec" --oversubscribe -n 3 "$bin" run --no-probe "$deck" --set grid.n=48 --steps 100000 \
   --quiet --out "$work/out" >"$work/log" 2>&1 &
 launcher=$!
 # Wait for the ranks to be in the step loop, then kill one of them.
 for _ in $(seq 1 100); do
-  pids=$(pgrep -f "^$bin run .*--out $work/out" || true)
+  pids=$(pgrep -f "$ranks" || true)
   [ "$(echo "$pids" | wc -w)" -ge 3 ] && break
   sleep 0.1
 done
@@ -28,9 +29,9 @@ if [ "$code" = 124 ]; then echo "FAIL: the run hung (killed by the 120 s timeout
 # The launcher may return while it still tears the other ranks down (a GPU rank's context takes
 # a moment to go): they must be gone within 10 s of it, not at once.
 for _ in $(seq 1 100); do
-  pgrep -f "^$bin run .*--out $work/out" >/dev/null || { echo "ok"; exit 0; }
+  pgrep -f "$ranks" >/dev/null || { echo "ok"; exit 0; }
   sleep 0.1
 done
 echo "FAIL: ranks left running 10 s after the launcher ended:"
-pgrep -af "^$bin run .*--out $work/out"
+pgrep -af "$ranks"
 exit 1
