@@ -354,6 +354,25 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   // The lookahead's cell read with the stage's old values (HIP fp32, Kokkos fp64; the ninth
   // session): 4 rows at 512^3, the same bits.
   expect_same_bits("bench_lookahead_512_hip_kokkos.json", 4, recip);
+  // Kokkos fp32 on 24 x 8 tiles, and fp64 with the z face above in registers (the tenth
+  // session), beside HIP: 8 SoA rows, 512^3 with the same bits and 256^3 the references.
+  std::map<std::string, std::set<std::string>> wide = recip;
+  for (const std::string precision : {"fp64", "fp32"})
+    wide["256 " + precision] = {hc::reference_checksum(256, precision, 40)};
+  expect_same_bits("bench_kokkos_wide_soa_hip_kokkos.json", 8, wide);
+  // ... and each row names the shape it ran on (config.fused_shape): Kokkos fp32 the wide tile.
+  const std::map<std::string, std::string> shapes = {
+      {"hip fp64", "20 x 8 columns, 256 threads a block, 3 blocks per multiprocessor"},
+      {"hip fp32", "28 x 8 columns, 256 threads a block, 4 blocks per multiprocessor"},
+      {"kokkos fp64", "16 x 4 columns, 128 threads a team, 5 teams per multiprocessor, column states in the team's"},
+      {"kokkos fp32", "24 x 8 columns, 256 threads a team, 4 teams per multiprocessor"}};
+  std::ifstream wide_in(std::string(HALOCLINE_SOURCE_DIR) +
+                        "/tests/data/h200/fused/bench_kokkos_wide_soa_hip_kokkos.json");
+  for (const auto& row : nlohmann::json::parse(wide_in)["rows"]) {
+    const auto& v = row["values"];
+    const std::string& shape = shapes.at(v["backend"].get<std::string>() + " " + v["precision"].get<std::string>());
+    EXPECT_EQ(row["fused_shape"].get<std::string>().rfind(shape, 0), 0u) << row["name"];
+  }
 }
 
 // Split against fused on small grids on the H200 (tests/data/h200/fused/small_grids_split_fused.*,

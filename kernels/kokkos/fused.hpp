@@ -11,10 +11,10 @@
 // The tile is the largest of kFusedTiles whose FusedScratch (the plane, the slopes, the
 // face fluxes and the columns' lookahead of two planes, all in the team's level-0 scratch) fits
 // what Kokkos gives a team: on the host 28 x 8 (the HIP kernel's NVIDIA tile in fp32); under CUDA,
-// where Kokkos 4.6 gives a team 40,936 bytes, 28 x 4 in fp32 (24,324 bytes) and 16 x 4 in fp64
-// (36,456 bytes with the columns' states). Stage 2 also folds the signal rate of every cell it writes into max_rate (a
-// team max, then an atomic max: exact in any order), so that the next time step needs no pass
-// over the state. Why this shape: docs/performance.md.
+// where Kokkos 4.6 gives a team 40,936 bytes, 24 x 8 in fp32 (37,444 bytes) and 16 x 4 in fp64
+// (33,896 bytes with the columns' z states). Stage 2 also folds the signal rate of every cell it writes into max_rate
+// (a team max, then an atomic max: exact in any order), so that the next time step needs no pass over the state. Why
+// this shape: docs/performance.md.
 #pragma once
 
 #include <string>
@@ -31,62 +31,60 @@ namespace halocline::kokkos {
 // FusedScratch fits the team's level-0 scratch (fused_stage). The bytes a team asks for (its
 // FusedScratch and one Real more for alignment, View::shmem_size):
 //   28 x 8: 86,760 in fp64, 43,380 in fp32 (the host's: its scratch is allocated memory);
-//   28 x 4: 48,648 in fp64, 24,324 in fp32 (fp32 under CUDA: Kokkos 4.6 gives 40,936);
-//   16 x 4: 28,776 in fp64, 14,388 in fp32 (fp64 under CUDA, and 7,680 more there for the
-//           columns' states: FusedStage::kColumnsInScratch).
-// A tile as wide as the HIP kernel's keeps the fill's rows a warp wide (28 cells and their halo
-// of 2 + 2). 22 x 4 (38,712 bytes) fits in fp64 under CUDA too and keeps three of the team's
-// four warps busy in the column phases, where 16 x 4 leaves two idle; on the H200 it was 3%
-// slower at 512^3 and 4% at 256^3 (docs/performance.md), so it is not compiled.
+//   24 x 8: 74,888 in fp64, 37,444 in fp32 (fp32 under CUDA: Kokkos 4.6 gives 40,936);
+//   28 x 4: 48,648 in fp64, 24,324 in fp32;
+//   16 x 4: 28,776 in fp64, 14,388 in fp32 (fp64 under CUDA, and 5,120 more there for the
+//           columns' z states: FusedStage::kColumnsInScratch).
+// In fp32 under CUDA 24 x 8 (4 teams per SM) was 9% faster at 512^3 on the H200 than 28 x 4 (8
+// teams per SM), and 12% at 256^3: about 2/3 of a halo cell loaded and converted per column and
+// plane instead of 8/7, and 8 warps a team between barriers (docs/performance.md). 22 x 4
+// (38,712 bytes) fits in fp64 under CUDA too and keeps three of the team's four warps busy in
+// the column phases, where 16 x 4 leaves two idle; on the H200 it was 3% slower at 512^3 and 4%
+// at 256^3, so it is not compiled.
 struct FusedTileShape {
   int nx, ny, threads;
 };
-constexpr FusedTileShape kFusedTiles[] = {{28, 8, 256}, {28, 4, 128}, {16, 4, 128}};
+constexpr FusedTileShape kFusedTiles[] = {{28, 8, 256}, {24, 8, 256}, {28, 4, 128}, {16, 4, 128}};
 constexpr int kFusedTileCount = sizeof(kFusedTiles) / sizeof(kFusedTiles[0]);
 constexpr int kFusedChunkZ = 32;  // planes per team along z
 
-// Teams per SM asked of the compiler on a GPU, which caps its registers per thread: 768 threads
-// per SM in fp64 and 1,024 in fp32 (at most 85 and 64 registers; the HIP kernel's counts,
-// kernels/hip/fused.hpp), or fewer where no more teams fit the SM's shared memory anyway (228 KiB on the H200, sm_90;
-// each team takes its scratch, Kokkos' team-reduction space of 8 bytes a thread and a little more, and the SM's 1 KiB
-// per block). Before the slopes 28 x 4 in fp32 asked for 7 teams of 128 threads and got 72
-// registers; with them 8 fit, at 64 registers (where ptxas spilled 96 B before, against 32 at 72):
-// not yet measured on the H200. In fp64 16 x 4 with the column states in scratch (FusedStage)
-// fits 5 teams (640 threads: 96 registers, 96 B spilled), 8% faster at 512^3 on the H200 than 4
-// teams with the states in registers (124 registers, no spill); 6 teams with them in registers
-// (80 registers) were 4% slower, 4 with them in scratch 1.5% slower (docs/performance.md).
+// Teams per SM asked of the compiler on a GPU, which caps its registers per thread: 640 threads
+// per SM in fp64 and 1,024 in fp32 (at most 102 and 64 registers), or fewer where no more teams
+// fit the SM's shared memory anyway (228 KiB on the H200, sm_90; each team takes its scratch,
+// Kokkos' team-reduction space of 8 bytes a thread and a little more, and the SM's 1 KiB per
+// block). In fp32 24 x 8 fits 4 teams of 256 threads (64 registers, as the HIP kernel's 28 x 8).
+// In fp64 16 x 4 with the column states in scratch (FusedStage) runs 5 teams, 8% faster at 512^3
+// on the H200 than 4 teams with the states in registers (124 registers, no spill); 6 teams with
+// them in registers (80 registers) were 4% slower, 4 with them in scratch 1.5% slower
+// (docs/performance.md).
 constexpr std::size_t kSharedMemoryPerSM = 228 * 1024;
 template <class Real>
 constexpr unsigned fused_teams_per_sm(int threads, std::size_t scratch_bytes) {
-  const std::size_t by_registers = (sizeof(Real) == 8 ? 768 : 1024) / threads;
+  const std::size_t by_registers = (sizeof(Real) == 8 ? 640 : 1024) / threads;
   const std::size_t by_scratch = kSharedMemoryPerSM / (scratch_bytes + 8 * threads + 2048);
   return static_cast<unsigned>(by_scratch < 1 ? 1 : by_scratch < by_registers ? by_scratch : by_registers);
 }
-
-// The z state a column keeps from plane to plane, and the flux through the z face above its
-// cell, made before the barrier that precedes its update.
-template <class Real>
-struct ColumnState {
-  ColumnZ<Real> z;
-  Cons<Real> above;
-};
 
 // The stage on tiles of kFusedTiles[T].
 template <class Real, class L, int T>
 struct FusedStage {
   static constexpr FusedTileShape kShape = kFusedTiles[T];
   using Tile = FusedTile<kShape.nx, kShape.ny>;
-  // fp64 reads the lookahead's cell with the stage's old values (FusedTileStage): 2% faster at
-  // 512^3 on the H200, where fp32 was 0.7% slower (docs/performance.md). The host takes the
-  // same form, so that its tests check both forms' bits against the split kernels.
-  static constexpr bool kLookaheadLoadsFirst = sizeof(Real) == 8;
+  // The update reads the lookahead's cell with the stage's old values (FusedTileStage) in fp64,
+  // 2% faster at 512^3 on the H200 (16 x 4), and in fp32 on a GPU's teams of 256 threads (24 x 8),
+  // 1.3% faster there; fp32 on 28 x 4 was 0.7% slower (docs/performance.md). The host takes the
+  // fp64 form and not the fp32 one, so that its tests check both forms' bits against the split
+  // kernels.
+  static constexpr bool kLookaheadLoadsFirst = sizeof(Real) == 8 || (!kHostExecution && kShape.threads == 256);
   using Work = FusedTileStage<Real, L, Tile, kLookaheadLoadsFirst>;
   using Scratch = FusedScratch<Real, Tile>;
-  // On a GPU in fp64 each column's state (ColumnState) lives in the team's scratch after the
+  // On a GPU in fp64 each column's z state (ColumnZ) lives in the team's scratch after the
   // tile's, not in its thread's registers, which the faces phase then has for itself (as the
-  // HIP kernel's kColumnZShared); fp32 keeps it in registers, where it spills nothing.
+  // HIP kernel's kColumnZShared); fp32 keeps it in registers, where it spills nothing. The z
+  // face above the column's cell, made before the barrier that precedes its update, stays in
+  // registers in both (for_items says what that measured).
   static constexpr bool kColumnsInScratch = !kHostExecution && sizeof(Real) == 8;
-  static constexpr std::size_t kColumnBytes = kColumnsInScratch ? Tile::kColumns * sizeof(ColumnState<Real>) : 0;
+  static constexpr std::size_t kColumnBytes = kColumnsInScratch ? Tile::kColumns * sizeof(ColumnZ<Real>) : 0;
   static constexpr unsigned kTeamsPerSM =
       fused_teams_per_sm<Real>(kShape.threads, sizeof(Scratch) + kColumnBytes + sizeof(Real));
   using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<kShape.threads, kTeamsPerSM>>;
@@ -127,10 +125,10 @@ struct FusedStage {
     w.nx = min_of(Tile::kNx, box.hi[0] - w.x0);
     w.ny = min_of(Tile::kNy, box.hi[1] - w.y0);
     const int k0 = box.lo[2] + bz * kFusedChunkZ, k1 = min_of(k0 + kFusedChunkZ, box.hi[2]);
-    ColumnState<Real> own[kColumnStates];
-    ColumnState<Real>* columns = own;  // or this thread's column's state in the scratch
+    ColumnZ<Real> own[kColumnStates];
+    ColumnZ<Real>* columns = own;  // or this thread's column's z state in the scratch
     if (kColumnsInScratch)
-      columns = reinterpret_cast<ColumnState<Real>*>(reals.data() + sizeof(Scratch) / sizeof(Real)) +
+      columns = reinterpret_cast<ColumnZ<Real>*>(reals.data() + sizeof(Scratch) / sizeof(Real)) +
                 min_of(team.team_rank(), Tile::kColumns - 1);
     Real most = 0;  // the largest signal rate this thread wrote (stage 2)
     march(team, w, s, columns, k0, k1, most);
@@ -142,11 +140,12 @@ struct FusedStage {
 
   // Planes k0 .. k1 - 1 of the tile, in the phases of kernels/fused_tile.hpp: a barrier
   // before each phase that reads what the one before it wrote to the scratch.
-  KOKKOS_INLINE_FUNCTION void march(const Team& team, const Work& w, Scratch& s, ColumnState<Real>* columns, int k0,
-                                    int k1, Real& most) const {
+  KOKKOS_INLINE_FUNCTION void march(const Team& team, const Work& w, Scratch& s, ColumnZ<Real>* columns, int k0, int k1,
+                                    Real& most) const {
     const bool z = w.st.active[2];
-    for_columns(team, columns, [&](int col, ColumnState<Real>& c) {
-      if (z && w.owns(col)) w.column_start(s, col, k0, c.z);
+    Cons<Real> above[kColumnStates];  // each column's z face above its cell
+    for_columns(team, columns, above, [&](int col, ColumnZ<Real>& c, Cons<Real>&) {
+      if (z && w.owns(col)) w.column_start(s, col, k0, c);
     });
     for_items(team, Tile::kFill, [&](int i) { w.fill(s, k0, i); });
     for (int k = k0; k < k1; ++k) {
@@ -154,31 +153,39 @@ struct FusedStage {
       for_items(team, Tile::kRecon, [&](int i) { w.recon(s, i); });
       team.team_barrier();
       for_items(team, Tile::kFaces, [&](int i) { w.face(s, i); });
-      for_columns(team, columns, [&](int col, ColumnState<Real>& c) {
-        if (z && w.owns(col)) c.above = w.column_face_above(s, col, k, c.z);
+      for_columns(team, columns, above, [&](int col, ColumnZ<Real>& c, Cons<Real>& a) {
+        if (z && w.owns(col)) a = w.column_face_above(s, col, k, c);
       });
       team.team_barrier();
-      for_columns(team, columns, [&](int col, ColumnState<Real>& c) {
-        if (w.owns(col)) w.column_update(s, col, k, k1, c.above, c.z, most);
+      for_columns(team, columns, above, [&](int col, ColumnZ<Real>& c, Cons<Real>& a) {
+        if (w.owns(col)) w.column_update(s, col, k, k1, a, c, most);
       });
       if (k + 1 < k1) w.fill_next(s, k + 1, team.team_rank(), kThreads);
     }
   }
 
-  // f(i) for the items of a phase's list that this thread makes (all of them on the host).
+  // f(i) for the items of a phase's list that this thread makes (all of them on the host): those
+  // of for_team_items (counted from the last thread), in a loop kept rolled on a GPU, as the HIP
+  // kernel's recon and faces loops. With the z face above in registers (kColumnsInScratch) 2%
+  // faster in fp64 at 512^3 on the H200; each change alone moved it less than 0.5%
+  // (docs/performance.md).
   template <class F>
   KOKKOS_INLINE_FUNCTION static void for_items(const Team& team, int count, const F& f) {
-    for_team_items(team.team_rank(), kThreads, count, f);
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#pragma unroll 1
+#endif
+    for (int i = kThreads - 1 - team.team_rank(); i < count; i += kThreads) f(i);
   }
-  // f(col, state) for the column this thread owns on a GPU (its rank: a thread per column,
-  // whose state is its own, in its registers or its slot of the scratch), for every column in
-  // turn on the host.
+  // f(col, z state, z face above) for the column this thread owns on a GPU (its rank: a thread
+  // per column, whose state is its own, in its registers or its slot of the scratch), for every
+  // column in turn on the host.
   template <class F>
-  KOKKOS_INLINE_FUNCTION static void for_columns(const Team& team, ColumnState<Real>* columns, const F& f) {
+  KOKKOS_INLINE_FUNCTION static void for_columns(const Team& team, ColumnZ<Real>* columns, Cons<Real>* above,
+                                                 const F& f) {
     if (kHostExecution) {
-      for (int col = 0; col < Tile::kColumns; ++col) f(col, columns[col]);
+      for (int col = 0; col < Tile::kColumns; ++col) f(col, columns[col], above[col]);
     } else {
-      f(team.team_rank(), columns[0]);
+      f(team.team_rank(), columns[0], above[0]);
     }
   }
   KOKKOS_INLINE_FUNCTION static int min_of(int a, int b) { return a < b ? a : b; }
