@@ -38,9 +38,9 @@ namespace halocline::kokkos {
 // In fp32 under CUDA 24 x 8 (4 teams per SM) was 9% faster at 512^3 on the H200 than 28 x 4 (8
 // teams per SM), and 12% at 256^3: about 2/3 of a halo cell loaded and converted per column and
 // plane instead of 8/7, and 8 warps a team between barriers (docs/performance.md). 22 x 4
-// (38,712 bytes) fits in fp64 under CUDA too and keeps three of the team's four warps busy in
-// the column phases, where 16 x 4 leaves two idle; on the H200 it was 3% slower at 512^3 and 4%
-// at 256^3, so it is not compiled.
+// (38,712 bytes, with the column states in registers) fits in fp64 under CUDA too and keeps three of the team's four
+// warps busy in the column phases, where 16 x 4 leaves two idle; on the H200 it was 3% slower at 512^3 and 4% at 256^3,
+// so it is not compiled.
 struct FusedTileShape {
   int nx, ny, threads;
 };
@@ -56,7 +56,8 @@ constexpr int kFusedChunkZ = 32;  // planes per team along z
 // In fp64 16 x 4 with the column states in scratch (FusedStage) runs 5 teams, 8% faster at 512^3
 // on the H200 than 4 teams with the states in registers (124 registers, no spill); 6 teams with
 // them in registers (80 registers) were 4% slower, 4 with them in scratch 1.5% slower
-// (docs/performance.md).
+// (docs/performance.md; measured with the z face above in the scratch too). Since only the z
+// states are there, the scratch would fit 6 teams: the cap of 640 threads keeps the 5 measured.
 constexpr std::size_t kSharedMemoryPerSM = 228 * 1024;
 template <class Real>
 constexpr unsigned fused_teams_per_sm(int threads, std::size_t scratch_bytes) {
@@ -71,8 +72,9 @@ struct FusedStage {
   static constexpr FusedTileShape kShape = kFusedTiles[T];
   using Tile = FusedTile<kShape.nx, kShape.ny>;
   // The update reads the lookahead's cell with the stage's old values (FusedTileStage) in fp64,
-  // 2% faster at 512^3 on the H200 (16 x 4), and in fp32 on a GPU's teams of 256 threads (24 x 8),
-  // 1.3% faster there; fp32 on 28 x 4 was 0.7% slower (docs/performance.md). The host takes the
+  // 2% faster at 512^3 on the H200 (16 x 4), and in fp32 on a GPU's teams of 256 threads (24 x 8
+  // under CUDA, 1.3% faster there, as the HIP kernel's 28 x 8; 28 x 8 where a team may have its
+  // scratch, not measured); fp32 on 28 x 4 was 0.7% slower (docs/performance.md). The host takes the
   // fp64 form and not the fp32 one, so that its tests check both forms' bits against the split
   // kernels.
   static constexpr bool kLookaheadLoadsFirst = sizeof(Real) == 8 || (!kHostExecution && kShape.threads == 256);
