@@ -372,7 +372,8 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
        "24 x 8 columns, 256 threads a team, 4 teams per multiprocessor, column states in registers" + first}};
   std::ifstream wide_in(std::string(HALOCLINE_SOURCE_DIR) +
                         "/tests/data/h200/fused/bench_kokkos_wide_soa_hip_kokkos.json");
-  for (const auto& row : nlohmann::json::parse(wide_in)["rows"]) {
+  const nlohmann::json wide_rows = nlohmann::json::parse(wide_in)["rows"];  // a copy: the parsed file is a temporary
+  for (const auto& row : wide_rows) {
     const auto& v = row["values"];
     const std::string& shape = shapes.at(v["backend"].get<std::string>() + " " + v["precision"].get<std::string>());
     EXPECT_EQ(row["fused_shape"].get<std::string>(), shape) << row["name"];
