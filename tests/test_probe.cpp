@@ -222,6 +222,14 @@ TEST(Probe, RecordedH200KokkosRunsMatchTheNativeBackend) {
   }
 }
 
+// A recorded bench output of tests/data/h200/fused/, checked against the bench schema.
+nlohmann::json recorded_fused_bench(const std::string& name) {
+  std::ifstream in(std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/h200/fused/" + name);
+  const nlohmann::json bench = nlohmann::json::parse(in);
+  EXPECT_EQ(hc::test::schema_violation(bench, hc::test::load_schema("bench")), "") << name;
+  return bench;
+}
+
 // The fused kernels beside the split ones on the H200 (tests/data/h200/fused/README.md):
 // every configuration ran, and one grid and precision give one checksum whatever the
 // kernels, backend, layout and where the time step's max is taken. `files` were made by one
@@ -230,9 +238,7 @@ std::map<std::string, std::set<std::string>> recorded_fused_checksums(const std:
                                                                       std::size_t& rows) {
   std::map<std::string, std::set<std::string>> checksums;
   for (const std::string& name : files) {
-    std::ifstream in(std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/h200/fused/" + name);
-    const nlohmann::json bench = nlohmann::json::parse(in);
-    EXPECT_EQ(hc::test::schema_violation(bench, hc::test::load_schema("bench")), "") << name;
+    const nlohmann::json bench = recorded_fused_bench(name);
     for (const auto& row : bench["rows"]) {
       EXPECT_FALSE(row.contains("skipped")) << row["name"];
       const auto& v = row["values"];
@@ -290,9 +296,7 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   // The fourth form's work moved into kernels/fused_tile.hpp, run beside a Kokkos fused stage
   // on that tile: HIP's rows have the same checksums; Kokkos refused the tile's scratch (a CUDA
   // team gets 40,936 bytes), so the Kokkos fused stage kept its third form.
-  std::ifstream tile_in(std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/h200/fused/bench_tile_soa_hip_kokkos.json");
-  const nlohmann::json tile = nlohmann::json::parse(tile_in);
-  EXPECT_EQ(hc::test::schema_violation(tile, hc::test::load_schema("bench")), "");
+  const nlohmann::json tile = recorded_fused_bench("bench_tile_soa_hip_kokkos.json");
   std::size_t refused = 0;
   for (const auto& row : tile["rows"]) {
     const auto& v = row["values"];
@@ -370,10 +374,8 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
        "16 x 4 columns, 128 threads a team, 5 teams per multiprocessor, column states in the team's scratch" + first},
       {"kokkos fp32",
        "24 x 8 columns, 256 threads a team, 4 teams per multiprocessor, column states in registers" + first}};
-  std::ifstream wide_in(std::string(HALOCLINE_SOURCE_DIR) +
-                        "/tests/data/h200/fused/bench_kokkos_wide_soa_hip_kokkos.json");
-  const nlohmann::json wide_rows = nlohmann::json::parse(wide_in)["rows"];  // a copy: the parsed file is a temporary
-  for (const auto& row : wide_rows) {
+  const nlohmann::json wide_bench = recorded_fused_bench("bench_kokkos_wide_soa_hip_kokkos.json");
+  for (const auto& row : wide_bench["rows"]) {
     const auto& v = row["values"];
     const std::string& shape = shapes.at(v["backend"].get<std::string>() + " " + v["precision"].get<std::string>());
     EXPECT_EQ(row["fused_shape"].get<std::string>(), shape) << row["name"];
@@ -389,8 +391,7 @@ TEST(Probe, RecordedH200SmallGridsPlaceTheAutoKernelsThreshold) {
   const auto sums = recorded_fused_checksums({"small_grids_split_fused.json"}, rows);
   EXPECT_EQ(rows, 12u);
   for (const auto& [config, seen] : sums) EXPECT_EQ(seen.size(), 1u) << config;
-  std::ifstream in(std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/h200/fused/small_grids_split_fused.json");
-  const nlohmann::json bench = nlohmann::json::parse(in);
+  const nlohmann::json bench = recorded_fused_bench("small_grids_split_fused.json");
   std::map<std::string, double> ms;  // "N precision kernels" -> median ms
   for (const auto& row : bench["rows"]) {
     const auto& v = row["values"];

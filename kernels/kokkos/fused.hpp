@@ -168,8 +168,9 @@ struct FusedStage {
 
   // f(i) for the items of a phase's list that this thread makes (all of them on the host): those
   // of for_team_items (counted from the last thread), in a loop kept rolled on a GPU, as the HIP
-  // kernel's recon and faces loops. With the z face above in registers (kColumnsInScratch) 2%
-  // faster in fp64 at 512^3 on the H200; each change alone moved it less than 0.5%
+  // kernel's recon and faces loops. (Written out here: a rolled form of for_team_items itself,
+  // called from here, compiled as the unrolled loop in nvcc 13, by ptxas's spills.) With the z face above in registers
+  // (kColumnsInScratch) 2% faster in fp64 at 512^3 on the H200; each change alone moved it less than 0.5%
   // (docs/performance.md).
   template <class F>
   KOKKOS_INLINE_FUNCTION static void for_items(const Team& team, int count, const F& f) {
