@@ -366,7 +366,7 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   expect_same_bits("bench_kokkos_wide_soa_hip_kokkos.json", 8, wide);
   // ... and each row names the shape it ran on (config.fused_shape): Kokkos fp32 the wide tile, read first.
   const std::string first = ", lookahead read with the old values";
-  const std::map<std::string, std::string> shapes = {
+  std::map<std::string, std::string> shapes = {
       {"hip fp64", "20 x 8 columns, 256 threads a block, 3 blocks per multiprocessor, column states in shared memory"},
       {"hip fp32",
        "28 x 8 columns, 256 threads a block, 4 blocks per multiprocessor, column states in registers" + first},
@@ -374,12 +374,20 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
        "16 x 4 columns, 128 threads a team, 5 teams per multiprocessor, column states in the team's scratch" + first},
       {"kokkos fp32",
        "24 x 8 columns, 256 threads a team, 4 teams per multiprocessor, column states in registers" + first}};
-  const nlohmann::json wide_bench = recorded_fused_bench("bench_kokkos_wide_soa_hip_kokkos.json");
-  for (const auto& row : wide_bench["rows"]) {
-    const auto& v = row["values"];
-    const std::string& shape = shapes.at(v["backend"].get<std::string>() + " " + v["precision"].get<std::string>());
-    EXPECT_EQ(row["fused_shape"].get<std::string>(), shape) << row["name"];
-  }
+  const auto expect_shapes = [&shapes](const std::string& file) {
+    const nlohmann::json bench = recorded_fused_bench(file);  // kept: the loop runs over its rows
+    for (const auto& row : bench["rows"]) {
+      const auto& v = row["values"];
+      const std::string& shape = shapes.at(v["backend"].get<std::string>() + " " + v["precision"].get<std::string>());
+      EXPECT_EQ(row["fused_shape"].get<std::string>(), shape) << file << ": " << row["name"];
+    }
+  };
+  expect_shapes("bench_kokkos_wide_soa_hip_kokkos.json");
+  // Kokkos fp64 on 16 x 6 tiles with the z states in registers and the lookahead read after the
+  // stores (the eleventh session), beside HIP: the same bits, and the rows name that shape.
+  expect_same_bits("bench_kokkos_16x6_soa_hip_kokkos.json", 8, wide);
+  shapes["kokkos fp64"] = "16 x 6 columns, 128 threads a team, 5 teams per multiprocessor, column states in registers";
+  expect_shapes("bench_kokkos_16x6_soa_hip_kokkos.json");
 }
 
 // Split against fused on small grids on the H200 (tests/data/h200/fused/small_grids_split_fused.*,
