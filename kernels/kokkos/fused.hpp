@@ -5,14 +5,14 @@
 // kernels/fused_tile.hpp's (FusedTileStage), shared with kernels/hip/fused.hpp; here a team
 // hands each phase's items out over its threads (for_team_items) with a team_barrier between
 // phases, and each column's z state is one thread's own (on a GPU a thread per column, in
-// registers, or in fp64 on the smallest tile in the team's scratch; on the host a team of one thread, which keeps one
-// per column and runs the loops in turn). The arithmetic is the split kernels' in the same order: the same bits.
+// registers, or in fp64 on the tiles that say so in the team's scratch; on the host a team of one thread, which keeps
+// one per column and runs the loops in turn). The arithmetic is the split kernels' in the same order: the same bits.
 //
 // The tile is the largest of kFusedTiles whose FusedScratch (the plane, the slopes, the
 // face fluxes and the columns' lookahead of two planes, all in the team's level-0 scratch) fits
 // what Kokkos gives a team: on the host 28 x 8 (the HIP kernel's NVIDIA tile in fp32); under CUDA,
 // where Kokkos 4.6 gives a team 40,936 bytes, 24 x 8 in fp32 (37,444 bytes) and 16 x 6 in fp64
-// (39,968 bytes, the columns' z states in registers). Stage 2 also folds the signal rate of every cell it writes into
+// (39,960 bytes, the columns' z states in registers). Stage 2 also folds the signal rate of every cell it writes into
 // max_rate (a team max, then an atomic max: exact in any order), so that the next time step needs no pass over the
 // state. Why this shape: docs/performance.md.
 #pragma once
@@ -34,7 +34,7 @@ namespace halocline::kokkos {
 //   28 x 8: 86,760 in fp64, 43,380 in fp32 (the host's: its scratch is allocated memory);
 //   24 x 8: 74,888 in fp64, 37,444 in fp32 (fp32 under CUDA: Kokkos 4.6 gives 40,936);
 //   28 x 4: 48,648 in fp64, 24,324 in fp32;
-//   16 x 6: 39,968 in fp64 (fp64 under CUDA), 19,984 in fp32;
+//   16 x 6: 39,960 in fp64 (fp64 under CUDA), 19,980 in fp32;
 //   16 x 4: 28,776 in fp64, 14,388 in fp32 (and 5,120 for the z states: 33,896).
 // In fp32 under CUDA 24 x 8 (4 teams per SM) was 9% faster at 512^3 on the H200 than 28 x 4 (8
 // teams per SM), and 12% at 256^3: about 2/3 of a halo cell loaded and converted per column and
@@ -45,7 +45,7 @@ namespace halocline::kokkos {
 // 2.08 filled cells a column and plane, against 16 x 4's 2.5) was 2.4% faster at 512^3 than 16 x 4
 // with them in the scratch, with the lookahead read after the stores (1.2% at 256^3); 12 x 8 in
 // registers was 4-6% slower, and 16 x 5 and 12 x 6 with the z states in the scratch (which still
-// fit) 8-10% and 13-15% (tests/data/h200/fused/kokkos_gap_trial.md, the eleventh session).
+// fit) 7.6-10% and 13-15% (tests/data/h200/fused/kokkos_fp64_tile_trial.md, the eleventh session).
 struct FusedTileShape {
   int nx, ny, threads;
   bool fp64_columns_in_scratch;  // on a GPU: FusedStage::kColumnsInScratch
@@ -65,7 +65,8 @@ constexpr int kFusedChunkZ = 32;  // planes per team along z
 // them in registers (80 registers) were 4% slower, 4 with them in scratch 1.5% slower
 // (docs/performance.md; measured with the z face above in the scratch too); 6 teams with the
 // z face above in registers 7% slower (the eleventh session). fp64's 16 x 6 fits 5 teams by its
-// scratch: 5 ran 2.1% faster at 512^3 than 4 (although ptxas spills 460 bytes of stores at 5).
+// scratch: 5 ran 2.1% faster at 512^3 than 4 (with the lookahead read first), although ptxas
+// spills 348 bytes of stores at 5.
 constexpr std::size_t kSharedMemoryPerSM = 228 * 1024;
 template <class Real>
 constexpr unsigned fused_teams_per_sm(int threads, std::size_t scratch_bytes) {
@@ -79,23 +80,24 @@ template <class Real, class L, int T>
 struct FusedStage {
   static constexpr FusedTileShape kShape = kFusedTiles[T];
   using Tile = FusedTile<kShape.nx, kShape.ny>;
+  // On a GPU in fp64 each column's z state (ColumnZ) lives in the team's scratch after the
+  // tile's where the tile says so (16 x 4 under CUDA; 28 x 4 on AMD, not measured there), not in
+  // its thread's registers, which the faces phase then has for itself (as the HIP kernel's
+  // kColumnZShared); 16 x 6, whose scratch under CUDA has no room for them, and fp32 keep it in
+  // registers. The z face above the column's cell, made before the barrier that precedes its
+  // update, stays in registers in both (for_items says what that measured).
+  static constexpr bool kColumnsInScratch = !kHostExecution && sizeof(Real) == 8 && kShape.fp64_columns_in_scratch;
   // The update reads the lookahead's cell with the stage's old values (FusedTileStage) on a GPU's
   // teams of 256 threads (fp32's 24 x 8 under CUDA, 1.3% faster there, as the HIP kernel's 28 x 8;
-  // 28 x 8 where a team may have its scratch, not measured), and after its stores on teams of 128:
-  // fp32 on 28 x 4 was 0.7% slower reading first, fp64 on 16 x 6 1.4% slower at 512^3 (on 16 x 4
-  // with the z states in the scratch 2% faster; docs/performance.md). The host takes the first
-  // form in fp64 and the second in fp32, so that its tests check both forms' bits against the
-  // split kernels.
-  static constexpr bool kLookaheadLoadsFirst = kHostExecution ? sizeof(Real) == 8 : kShape.threads == 256;
+  // 28 x 8 where a team may have its scratch, not measured) and where the z states are in the
+  // scratch (fp64 on 16 x 4, 2% faster at 512^3), and after its stores on the other teams of 128:
+  // fp32 on 28 x 4 was 0.7% slower reading first, fp64 on 16 x 6 1.4% slower at 512^3
+  // (docs/performance.md). The host takes the first form in fp64 and the second in fp32, so that
+  // its tests check both forms' bits against the split kernels.
+  static constexpr bool kLookaheadLoadsFirst =
+      kHostExecution ? sizeof(Real) == 8 : kShape.threads == 256 || kColumnsInScratch;
   using Work = FusedTileStage<Real, L, Tile, kLookaheadLoadsFirst>;
   using Scratch = FusedScratch<Real, Tile>;
-  // On a GPU in fp64 each column's z state (ColumnZ) lives in the team's scratch after the
-  // tile's where the tile says so (16 x 4), not in its thread's registers, which the faces phase
-  // then has for itself (as the HIP kernel's kColumnZShared); 16 x 6, whose scratch has no room
-  // for them, and fp32 keep it in registers. The z
-  // face above the column's cell, made before the barrier that precedes its update, stays in
-  // registers in both (for_items says what that measured).
-  static constexpr bool kColumnsInScratch = !kHostExecution && sizeof(Real) == 8 && kShape.fp64_columns_in_scratch;
   static constexpr std::size_t kColumnBytes = kColumnsInScratch ? Tile::kColumns * sizeof(ColumnZ<Real>) : 0;
   static constexpr unsigned kTeamsPerSM =
       fused_teams_per_sm<Real>(kShape.threads, sizeof(Scratch) + kColumnBytes + sizeof(Real));
