@@ -234,29 +234,43 @@ nlohmann::json recorded_fused_bench(const std::string& name) {
 // every configuration ran, and one grid and precision give one checksum whatever the
 // kernels, backend, layout and where the time step's max is taken. `files` were made by one
 // version of the physics' arithmetic; the grid and precision -> the checksums seen.
+// add_fused_checksums adds one recorded bench's rows (every one ran: none skipped).
+void add_fused_checksums(const nlohmann::json& bench, std::map<std::string, std::set<std::string>>& checksums,
+                         std::size_t& rows) {
+  for (const auto& row : bench["rows"]) {
+    EXPECT_FALSE(row.contains("skipped")) << row["name"];
+    const auto& v = row["values"];
+    const std::string grid = v.contains("grid.n") ? v["grid.n"].get<std::string>() : "512";
+    checksums[grid + " " + v["precision"].get<std::string>()].insert(row.value("checksum", ""));
+    ++rows;
+  }
+}
+
 std::map<std::string, std::set<std::string>> recorded_fused_checksums(const std::vector<std::string>& files,
                                                                       std::size_t& rows) {
   std::map<std::string, std::set<std::string>> checksums;
-  for (const std::string& name : files) {
-    const nlohmann::json bench = recorded_fused_bench(name);
-    for (const auto& row : bench["rows"]) {
-      EXPECT_FALSE(row.contains("skipped")) << row["name"];
-      const auto& v = row["values"];
-      const std::string grid = v.contains("grid.n") ? v["grid.n"].get<std::string>() : "512";
-      checksums[grid + " " + v["precision"].get<std::string>()].insert(row.value("checksum", ""));
-      ++rows;
-    }
-  }
+  for (const std::string& name : files) add_fused_checksums(recorded_fused_bench(name), checksums, rows);
   return checksums;
 }
 
 // A recorded file of `rows` rows whose checksums per grid and precision are `expected`'s: a
-// change that kept the arithmetic, recorded again.
+// change that kept the arithmetic, recorded again. With `shapes` ("backend precision" -> the
+// report's config.fused_shape), each row also names the shape it ran on.
 void expect_same_bits(const std::string& file, std::size_t rows,
-                      const std::map<std::string, std::set<std::string>>& expected) {
+                      const std::map<std::string, std::set<std::string>>& expected,
+                      const std::map<std::string, std::string>& shapes = {}) {
+  const nlohmann::json bench = recorded_fused_bench(file);
+  std::map<std::string, std::set<std::string>> checksums;
   std::size_t seen = 0;
-  EXPECT_EQ(recorded_fused_checksums({file}, seen), expected) << file;
+  add_fused_checksums(bench, checksums, seen);
+  EXPECT_EQ(checksums, expected) << file;
   EXPECT_EQ(seen, rows) << file;
+  if (shapes.empty()) return;
+  for (const auto& row : bench["rows"]) {
+    const auto& v = row["values"];
+    const std::string& shape = shapes.at(v["backend"].get<std::string>() + " " + v["precision"].get<std::string>());
+    EXPECT_EQ(row.value("fused_shape", std::string()), shape) << file << ": " << row["name"];
+  }
 }
 
 // Records made after a change of the arithmetic: one checksum per grid and precision, none of
@@ -363,8 +377,7 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   std::map<std::string, std::set<std::string>> wide = recip;
   for (const std::string precision : {"fp64", "fp32"})
     wide["256 " + precision] = {hc::reference_checksum(256, precision, 40)};
-  expect_same_bits("bench_kokkos_wide_soa_hip_kokkos.json", 8, wide);
-  // ... and each row names the shape it ran on (config.fused_shape): Kokkos fp32 the wide tile, read first.
+  // Each row names the shape it ran on (config.fused_shape): Kokkos fp32 the wide tile, read first.
   const std::string first = ", lookahead read with the old values";
   std::map<std::string, std::string> shapes = {
       {"hip fp64", "20 x 8 columns, 256 threads a block, 3 blocks per multiprocessor, column states in shared memory"},
@@ -374,20 +387,11 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
        "16 x 4 columns, 128 threads a team, 5 teams per multiprocessor, column states in the team's scratch" + first},
       {"kokkos fp32",
        "24 x 8 columns, 256 threads a team, 4 teams per multiprocessor, column states in registers" + first}};
-  const auto expect_shapes = [&shapes](const std::string& file) {
-    const nlohmann::json bench = recorded_fused_bench(file);  // kept: the loop runs over its rows
-    for (const auto& row : bench["rows"]) {
-      const auto& v = row["values"];
-      const std::string& shape = shapes.at(v["backend"].get<std::string>() + " " + v["precision"].get<std::string>());
-      EXPECT_EQ(row.value("fused_shape", std::string()), shape) << file << ": " << row["name"];
-    }
-  };
-  expect_shapes("bench_kokkos_wide_soa_hip_kokkos.json");
+  expect_same_bits("bench_kokkos_wide_soa_hip_kokkos.json", 8, wide, shapes);
   // Kokkos fp64 on 16 x 6 tiles with the z states in registers and the lookahead read after the
   // stores (the eleventh session), beside HIP: the same bits, and the rows name that shape.
-  expect_same_bits("bench_kokkos_16x6_soa_hip_kokkos.json", 8, wide);
   shapes["kokkos fp64"] = "16 x 6 columns, 128 threads a team, 5 teams per multiprocessor, column states in registers";
-  expect_shapes("bench_kokkos_16x6_soa_hip_kokkos.json");
+  expect_same_bits("bench_kokkos_16x6_soa_hip_kokkos.json", 8, wide, shapes);
 }
 
 // Split against fused on small grids on the H200 (tests/data/h200/fused/small_grids_split_fused.*,
