@@ -312,20 +312,23 @@ HC_INLINE Cons<Real> rusanov_flux(const Prim<Real>& l, const Prim<Real>& r, cons
 template <class Real>
 HC_INLINE Cons<Real> hllc_flux(const Prim<Real>& l, const Prim<Real>& r, const IdealGas<Real>& gas) {
   // Divisions and square roots are the costliest operations here (on GPUs above all in
-  // fp64, about 14 multiply-adds each): five of each per face. The reciprocal densities are
-  // taken once and multiplied by.
-  const Real inv_rl = Real(1) / l.rho, inv_rr = Real(1) / r.rho;
+  // fp64, about 14 multiply-adds each): three divisions and four square roots per face. Each
+  // division is a reciprocal, multiplied by: the two densities' from one, 1 / (rho_l rho_r).
+  const Real rho_lr = l.rho * r.rho;
+  const Real inv_rho_lr = Real(1) / rho_lr;
+  const Real inv_rl = r.rho * inv_rho_lr, inv_rr = l.rho * inv_rho_lr;
   const Real cl = square_root(gas.gamma * l.p * inv_rl), cr = square_root(gas.gamma * r.p * inv_rr);
   // The total energies; the momenta only for the side whose flux the face takes (below).
   const Real el = total_energy(l, gas), er = total_energy(r, gas);
 
-  // Roe averages for the Einfeldt speeds.
-  const Real sql = square_root(l.rho), sqr = square_root(r.rho);
-  const Real inv_sum = Real(1) / (sql + sqr);
+  // Roe averages for the Einfeldt speeds, weighted sqrt(rho_l) : sqrt(rho_r), which is
+  // rho_l : g with g = sqrt(rho_l rho_r): one square root, not two.
+  const Real g = square_root(rho_lr);
+  const Real inv_sum = Real(1) / (l.rho + g);
   Real u_roe[3];
-  for (int c = 0; c < 3; ++c) u_roe[c] = mul_add(sql, l.u[c], sqr * r.u[c]) * inv_sum;
-  const Real hl = (el + l.p) * inv_rl, hr = (er + r.p) * inv_rr;
-  const Real h_roe = mul_add(sql, hl, sqr * hr) * inv_sum;
+  for (int c = 0; c < 3; ++c) u_roe[c] = mul_add(l.rho, l.u[c], g * r.u[c]) * inv_sum;
+  const Real hr = (er + r.p) * inv_rr;  // rho_l times h_l is e_l + p_l
+  const Real h_roe = mul_add(g, hr, el + l.p) * inv_sum;
   Real c2_roe = gas.gamma_minus_1 * (h_roe - Real(0.5) * squared_norm(u_roe[0], u_roe[1], u_roe[2]));
   c2_roe = c2_roe > Real(0) ? c2_roe : Real(0);
   const Real c_roe = square_root(c2_roe);
@@ -340,35 +343,35 @@ HC_INLINE Cons<Real> hllc_flux(const Prim<Real>& l, const Prim<Real>& r, const I
 
   const Real ml = l.rho * (sl - l.u[0]);  // mass flux relative to the left wave
   const Real mr = r.rho * (sr - r.u[0]);
-  // The contact speed is its numerator times a reciprocal, not a quotient: a GPU's correctly
-  // rounded division checks its operands and sends a numerator near 0 (gas at rest, or
-  // rounding noise about it) to a slow subroutine; the reciprocal of the mass-flux gap never
-  // goes there.
-  const Real s_star = mul_add(-mr, r.u[0], mul_add(ml, l.u[0], r.p - l.p)) * (Real(1) / (ml - mr));
+  // The contact speed S* = num / den, and the side of it the face sees, from their signs.
+  const Real num = mul_add(-mr, r.u[0], mul_add(ml, l.u[0], r.p - l.p));
+  const Real den = ml - mr;
+  const bool left_side = den < Real(0) ? !(num > Real(0)) : !(num < Real(0));
 
   // Flux of the star region on the side of the contact that the face sees. Copies, not
   // references: a reference chosen at run time between two local structs makes a GPU
   // compiler put both in (slow) local memory.
-  const bool left_side = s_star >= Real(0);
   const Prim<Real> s = left_side ? l : r;
   const Cons<Real> w = to_cons(s, left_side ? el : er);
   const Real sk = left_side ? sl : sr;
   const Real mk = left_side ? ml : mr;
-  const Real inv_rk = left_side ? inv_rl : inv_rr;
   Cons<Real> f = physical_flux(s, w);
-  // U*_K = factor (1, S*, v, w, E/rho + (S* - u)(S* + p / m_K)) with factor = m_K / (S_K - S*)
-  // and m_K = rho_K (S_K - u_K) (Toro 10.39); factor p / m_K is p / (S_K - S*), so one
-  // reciprocal serves both divisions.
-  const Real inv_gap = Real(1) / (sk - s_star);
-  const Real factor = mk * inv_gap;
-  const Real slip = s_star - s.u[0];
-  Cons<Real> star;
-  star.q[0] = factor;
-  star.q[1] = factor * s_star;
-  star.q[2] = factor * s.u[1];
-  star.q[3] = factor * s.u[2];
-  star.q[4] = mul_add(factor, mul_add(w.q[4], inv_rk, slip * s_star), slip * s.p * inv_gap);
-  for (int v = 0; v < kNumVars; ++v) f.q[v] = mul_add(sk, star.q[v] - w.q[v], f.q[v]);
+  // F*_K = F_K + S_K (U*_K - U_K) (Toro 10.38), where U*_K - U_K is (S* - u_K) / (S_K - S*)
+  // times (rho, rho S_K, rho v, rho w, E + p + m_K S*), m_K = rho_K (S_K - u_K): Toro's 10.39
+  // less U_K, which is exactly 0 where the gas is at rest (S* = u_K = 0). With
+  // gap = (S_K - S*) den = S_K den - num, both quotients come from one reciprocal:
+  // S* = num gap / (den gap) and (S* - u_K) / (S_K - S*) = (num - u_K den) den / (den gap), so
+  // a GPU waits here on one division's latency, not on two in a row. (A reciprocal, not a
+  // quotient: a GPU's correctly rounded division sends a numerator near 0 to a slow path.)
+  const Real gap = mul_add(sk, den, -num);
+  const Real inv_both = Real(1) / (den * gap);
+  const Real s_star = num * gap * inv_both;
+  const Real jump = sk * (mul_add(-s.u[0], den, num) * den * inv_both);  // S_K (S* - u_K) / (S_K - S*)
+  f.q[0] = mul_add(jump, w.q[0], f.q[0]);
+  f.q[1] = mul_add(jump, w.q[0] * sk, f.q[1]);
+  f.q[2] = mul_add(jump, w.q[2], f.q[2]);
+  f.q[3] = mul_add(jump, w.q[3], f.q[3]);
+  f.q[4] = mul_add(jump, mul_add(mk, s_star, w.q[4] + s.p), f.q[4]);
   return f;
 }
 

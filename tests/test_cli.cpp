@@ -379,7 +379,7 @@ TEST_F(Cli, SodRunWritesReportAndSnapshot) {
   // probe's fp64 rates, and the FOM's fraction of it.
   const auto& arithmetic = j.at("arithmetic");
   EXPECT_EQ(arithmetic.at("path"), "split");
-  EXPECT_EQ(arithmetic.at("per_cell_update").at("div"), 2 * (4 + 5) + 2);
+  EXPECT_EQ(arithmetic.at("per_cell_update").at("div"), 2 * (4 + 3) + 2);
   EXPECT_EQ(arithmetic.at("rates").at("precision"), "fp64");
   const double limit = arithmetic.at("limit_cell_updates_per_s").get<double>();
   EXPECT_GT(limit, 0.0);
