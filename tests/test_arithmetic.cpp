@@ -93,7 +93,8 @@ TEST(Arithmetic, CellUpdateFollowsEachKernelStructure) {
   const bool active[3] = {true, true, true};
   using P = hc::ArithmeticPath;
   for (hc::RiemannSolver solver : {hc::RiemannSolver::HLLC, hc::RiemannSolver::Rusanov}) {
-    const int face_div = solver == hc::RiemannSolver::HLLC ? 3 : 2, face_sqrt = solver == hc::RiemannSolver::HLLC ? 4 : 2;
+    const int face_div = solver == hc::RiemannSolver::HLLC ? 3 : 2,
+              face_sqrt = solver == hc::RiemannSolver::HLLC ? 4 : 2;
     const hc::ArithmeticCount split = cell_update_operations(P::Split, solver, hc::Limiter::MC, active);
     const hc::ArithmeticCount tile = cell_update_operations(P::FusedTile, solver, hc::Limiter::MC, active);
     EXPECT_EQ(split.div, 2 * 3 * (4 + face_div) + 2);
