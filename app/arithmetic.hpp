@@ -40,6 +40,9 @@ class OpTape {
   static OpTape& current();
   int record(OpKind kind, int a, int b = -1, int c = -1);
   void clear() { nodes_.clear(); }
+  // The precision whose arithmetic is counted, where the physics takes a form per precision
+  // (hllc_flux: hllc_takes_products).
+  Precision precision = Precision::FP64;
   // The operations that `outputs` (node ids) or any comparison depend on.
   ArithmeticCount live(const std::vector<int>& outputs) const;
 
@@ -79,6 +82,8 @@ bool operator!=(CountedReal a, CountedReal b);
 CountedReal mul_add(CountedReal a, CountedReal b, CountedReal c);
 CountedReal square_root(CountedReal x);
 CountedReal absolute_value(CountedReal x);
+// hllc_flux's form for the precision the tape counts (OpTape::precision).
+inline bool hllc_takes_products(CountedReal) { return OpTape::current().precision == Precision::FP64; }
 
 // Counts the live operations of `work`, which returns the values a kernel would store.
 template <class Work>
@@ -100,9 +105,10 @@ const char* arithmetic_path_name(ArithmeticPath path);
 
 // The operations of one interior cell-update (a whole SSP-RK2 step) with the directions
 // `active`, along the representative path of docs/report.md (every face in HLLC's star
-// region, every slope limited but not zero, no first-order fallback).
+// region, every slope limited but not zero, no first-order fallback), in the forms that
+// `precision` takes.
 ArithmeticCount cell_update_operations(ArithmeticPath path, RiemannSolver solver, Limiter limiter,
-                                       const bool active[3]);
+                                       const bool active[3], Precision precision = Precision::FP64);
 
 // 1 / (fma_slots / fma rate + div / div rate + sqrt / sqrt rate): cell-updates per second if
 // the arithmetic alone limited the step (0 when a rate is missing).

@@ -197,8 +197,8 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   j["traffic"] = traffic_json(c, r, median_step);
   const bool active[3] = {r.grid.active(0), r.grid.active(1), r.grid.active(2)};
   const ArithmeticPath path = arithmetic_path(c.backend, r.kernels);
-  j["arithmetic"] = arithmetic_json(cell_update_operations(path, c.physics.riemann, c.physics.limiter, active), path,
-                                    c.physics.riemann);
+  j["arithmetic"] = arithmetic_json(
+      cell_update_operations(path, c.physics.riemann, c.physics.limiter, active, c.precision), path, c.physics.riemann);
   double sum = 0;  // device phases per step: what the kernels take, without gaps
   for (const PhaseStats& p : r.timers)
     if (p.name != "output") sum += r.timed_steps ? p.total_s / r.timed_steps : 0.0;

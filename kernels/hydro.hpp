@@ -306,11 +306,28 @@ HC_INLINE Cons<Real> rusanov_flux(const Prim<Real>& l, const Prim<Real>& r, cons
   return f;
 }
 
-// HLLC flux (Toro, Spruce and Speares 1994) with Einfeldt's wave-speed estimates (from
-// Roe averages), for which HLLC is positively conservative (Batten et al. 1997): strong
-// shocks and near-vacuum rarefactions keep positive density and pressure.
+// Einfeldt's estimates of the fastest waves to the left and right of a face, from the sides'
+// normal velocities and sound speeds and the Roe averages of velocity and enthalpy (HLLC's two
+// forms below).
 template <class Real>
-HC_INLINE Cons<Real> hllc_flux(const Prim<Real>& l, const Prim<Real>& r, const IdealGas<Real>& gas) {
+struct WaveSpeeds {
+  Real low, high;
+};
+
+template <class Real>
+HC_INLINE WaveSpeeds<Real> einfeldt_speeds(const Prim<Real>& l, const Prim<Real>& r, Real cl, Real cr,
+                                           const Real u_roe[3], Real h_roe, const IdealGas<Real>& gas) {
+  Real c2_roe = gas.gamma_minus_1 * (h_roe - Real(0.5) * squared_norm(u_roe[0], u_roe[1], u_roe[2]));
+  c2_roe = c2_roe > Real(0) ? c2_roe : Real(0);
+  const Real c_roe = square_root(c2_roe);
+  const Real sl_a = l.u[0] - cl, sl_b = u_roe[0] - c_roe;
+  const Real sr_a = r.u[0] + cr, sr_b = u_roe[0] + c_roe;
+  return {sl_a < sl_b ? sl_a : sl_b, sr_a > sr_b ? sr_a : sr_b};
+}
+
+// The HLLC flux in the form with products (hllc_flux says which form a precision takes).
+template <class Real>
+HC_INLINE Cons<Real> hllc_flux_products(const Prim<Real>& l, const Prim<Real>& r, const IdealGas<Real>& gas) {
   // Divisions and square roots are the costliest operations here (on GPUs above all in
   // fp64, about 14 multiply-adds each): three divisions and four square roots per face. Each
   // division is a reciprocal, multiplied by: the two densities' from one, 1 / (rho_l rho_r).
@@ -329,14 +346,8 @@ HC_INLINE Cons<Real> hllc_flux(const Prim<Real>& l, const Prim<Real>& r, const I
   for (int c = 0; c < 3; ++c) u_roe[c] = mul_add(l.rho, l.u[c], g * r.u[c]) * inv_sum;
   const Real hr = (er + r.p) * inv_rr;  // rho_l times h_l is e_l + p_l
   const Real h_roe = mul_add(g, hr, el + l.p) * inv_sum;
-  Real c2_roe = gas.gamma_minus_1 * (h_roe - Real(0.5) * squared_norm(u_roe[0], u_roe[1], u_roe[2]));
-  c2_roe = c2_roe > Real(0) ? c2_roe : Real(0);
-  const Real c_roe = square_root(c2_roe);
-
-  const Real sl_a = l.u[0] - cl, sl_b = u_roe[0] - c_roe;
-  const Real sr_a = r.u[0] + cr, sr_b = u_roe[0] + c_roe;
-  const Real sl = sl_a < sl_b ? sl_a : sl_b;
-  const Real sr = sr_a > sr_b ? sr_a : sr_b;
+  const WaveSpeeds<Real> speeds = einfeldt_speeds(l, r, cl, cr, u_roe, h_roe, gas);
+  const Real sl = speeds.low, sr = speeds.high;
 
   if (sl >= Real(0)) return physical_flux(l, to_cons(l, el));
   if (sr <= Real(0)) return physical_flux(r, to_cons(r, er));
@@ -373,6 +384,89 @@ HC_INLINE Cons<Real> hllc_flux(const Prim<Real>& l, const Prim<Real>& r, const I
   f.q[3] = mul_add(jump, w.q[3], f.q[3]);
   f.q[4] = mul_add(jump, mul_add(mk, s_star, w.q[4] + s.p), f.q[4]);
   return f;
+}
+
+// The HLLC flux in the form with quotients (hllc_flux says which form a precision takes).
+template <class Real>
+HC_INLINE Cons<Real> hllc_flux_quotients(const Prim<Real>& l, const Prim<Real>& r, const IdealGas<Real>& gas) {
+  // Divisions and square roots are the costliest operations here (on GPUs above all in
+  // fp64, about 14 multiply-adds each): five of each per face. The reciprocal densities are
+  // taken once and multiplied by.
+  const Real inv_rl = Real(1) / l.rho, inv_rr = Real(1) / r.rho;
+  const Real cl = square_root(gas.gamma * l.p * inv_rl), cr = square_root(gas.gamma * r.p * inv_rr);
+  // The total energies; the momenta only for the side whose flux the face takes (below).
+  const Real el = total_energy(l, gas), er = total_energy(r, gas);
+
+  // Roe averages for the Einfeldt speeds.
+  const Real sql = square_root(l.rho), sqr = square_root(r.rho);
+  const Real inv_sum = Real(1) / (sql + sqr);
+  Real u_roe[3];
+  for (int c = 0; c < 3; ++c) u_roe[c] = mul_add(sql, l.u[c], sqr * r.u[c]) * inv_sum;
+  const Real hl = (el + l.p) * inv_rl, hr = (er + r.p) * inv_rr;
+  const Real h_roe = mul_add(sql, hl, sqr * hr) * inv_sum;
+  const WaveSpeeds<Real> speeds = einfeldt_speeds(l, r, cl, cr, u_roe, h_roe, gas);
+  const Real sl = speeds.low, sr = speeds.high;
+
+  if (sl >= Real(0)) return physical_flux(l, to_cons(l, el));
+  if (sr <= Real(0)) return physical_flux(r, to_cons(r, er));
+
+  const Real ml = l.rho * (sl - l.u[0]);  // mass flux relative to the left wave
+  const Real mr = r.rho * (sr - r.u[0]);
+  // The contact speed is its numerator times a reciprocal, not a quotient: a GPU's correctly
+  // rounded division checks its operands and sends a numerator near 0 (gas at rest, or
+  // rounding noise about it) to a slow subroutine; the reciprocal of the mass-flux gap never
+  // goes there.
+  const Real s_star = mul_add(-mr, r.u[0], mul_add(ml, l.u[0], r.p - l.p)) * (Real(1) / (ml - mr));
+
+  // Flux of the star region on the side of the contact that the face sees. Copies, not
+  // references: a reference chosen at run time between two local structs makes a GPU
+  // compiler put both in (slow) local memory.
+  const bool left_side = s_star >= Real(0);
+  const Prim<Real> s = left_side ? l : r;
+  const Cons<Real> w = to_cons(s, left_side ? el : er);
+  const Real sk = left_side ? sl : sr;
+  const Real mk = left_side ? ml : mr;
+  const Real inv_rk = left_side ? inv_rl : inv_rr;
+  Cons<Real> f = physical_flux(s, w);
+  // U*_K = factor (1, S*, v, w, E/rho + (S* - u)(S* + p / m_K)) with factor = m_K / (S_K - S*)
+  // and m_K = rho_K (S_K - u_K) (Toro 10.39); factor p / m_K is p / (S_K - S*), so one
+  // reciprocal serves both divisions.
+  const Real inv_gap = Real(1) / (sk - s_star);
+  const Real factor = mk * inv_gap;
+  const Real slip = s_star - s.u[0];
+  Cons<Real> star;
+  star.q[0] = factor;
+  star.q[1] = factor * s_star;
+  star.q[2] = factor * s.u[1];
+  star.q[3] = factor * s.u[2];
+  star.q[4] = mul_add(factor, mul_add(w.q[4], inv_rk, slip * s_star), slip * s.p * inv_gap);
+  for (int v = 0; v < kNumVars; ++v) f.q[v] = mul_add(sk, star.q[v] - w.q[v], f.q[v]);
+  return f;
+}
+
+// HLLC flux (Toro, Spruce and Speares 1994) with Einfeldt's wave-speed estimates (from
+// Roe averages), for which HLLC is positively conservative (Batten et al. 1997): strong
+// shocks and near-vacuum rarefactions keep positive density and pressure. Two forms of the
+// same flux, which round differently:
+//   products (fp64): three divisions and four square roots a face. It multiplies the two
+//     densities, and the contact's mass fluxes by their gap, so its intermediates grow like
+//     rho^2 (|u| + c)^3; in fp64 that holds any density from 1e-150 to 1e150. On the H200 the
+//     fused stage ran 4-5% faster with it on flows that move (docs/performance.md).
+//   quotients (fp32): five of each, and no product of two densities: float's range holds
+//     what fp32 can hold (densities 1e-36 to 1e34 alike), where the products form would
+//     leave it beyond about 1e+-19 and give a wrong flux or none
+//     (Physics.HllcInFloatIsAccurateAtEveryDensityScale).
+// Another Real (app/arithmetic.hpp's counting scalar) says which form it counts through
+// hllc_takes_products, found by argument-dependent lookup.
+template <class Real>
+HC_INLINE Cons<Real> hllc_flux(const Prim<Real>& l, const Prim<Real>& r, const IdealGas<Real>& gas) {
+  if constexpr (std::is_same_v<Real, double>) {
+    return hllc_flux_products(l, r, gas);
+  } else if constexpr (std::is_same_v<Real, float>) {
+    return hllc_flux_quotients(l, r, gas);
+  } else {
+    return hllc_takes_products(l.rho) ? hllc_flux_products(l, r, gas) : hllc_flux_quotients(l, r, gas);
+  }
 }
 
 template <class Real>

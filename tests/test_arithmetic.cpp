@@ -32,8 +32,13 @@ hc::IdealGas<R> gas() {
 
 std::vector<R> values(const hc::Cons<R>& w) { return {w.q, w.q + hc::kNumVars}; }
 
-hc::ArithmeticCount hllc(double ul, double ur) {
-  return hc::count_operations([&] { return values(hc::hllc_flux(prim(1.0, ul, 1.0), prim(0.9, ur, 0.9), gas())); });
+// hllc_flux's operations on a face, in the form `precision` takes.
+hc::ArithmeticCount hllc(double ul, double ur, hc::Precision precision = hc::Precision::FP64) {
+  hc::OpTape::current().precision = precision;
+  const hc::ArithmeticCount c =
+      hc::count_operations([&] { return values(hc::hllc_flux(prim(1.0, ul, 1.0), prim(0.9, ur, 0.9), gas())); });
+  hc::OpTape::current().precision = hc::Precision::FP64;
+  return c;
 }
 
 }  // namespace
@@ -70,15 +75,23 @@ TEST(Arithmetic, DeadOperationsDoNotCount) {
   EXPECT_EQ(c.mul, 7);  // the pressure the comparison reads
 }
 
-// hllc_flux's comment: three divisions and four square roots per face (the star region); a
-// supersonic face returns before the contact speed's and the star state's one reciprocal.
-TEST(Arithmetic, HllcStarPathHasThreeDivisionsAndFourRoots) {
+// hllc_flux's comment: in fp64 (the products form) three divisions and four square roots per
+// face (the star region), and a supersonic face returns before the one reciprocal of the
+// contact and the star state; in fp32 (the quotients form) five of each, and the supersonic
+// face returns before the contact speed's and the star state's two divisions.
+TEST(Arithmetic, HllcStarPathTakesEachPrecisionsDivisionsAndRoots) {
   const hc::ArithmeticCount star = hllc(0.1, 0.05);
   EXPECT_EQ(star.div, 3);
   EXPECT_EQ(star.sqrt, 4);
   const hc::ArithmeticCount supersonic = hllc(3.0, 3.0);
   EXPECT_EQ(supersonic.div, 2);
   EXPECT_EQ(supersonic.sqrt, 4);
+  const hc::ArithmeticCount star32 = hllc(0.1, 0.05, hc::Precision::FP32);
+  EXPECT_EQ(star32.div, 5);
+  EXPECT_EQ(star32.sqrt, 5);
+  const hc::ArithmeticCount supersonic32 = hllc(3.0, 3.0, hc::Precision::FP32);
+  EXPECT_EQ(supersonic32.div, 3);
+  EXPECT_EQ(supersonic32.sqrt, 5);
   const hc::ArithmeticCount rusanov =
       hc::count_operations([] { return values(hc::rusanov_flux(prim(1.0, 0.1, 1.0), prim(0.9, 0.05, 0.9), gas())); });
   EXPECT_EQ(rusanov.div, 2);  // the sound speeds' p / rho
@@ -92,11 +105,13 @@ TEST(Arithmetic, HllcStarPathHasThreeDivisionsAndFourRoots) {
 TEST(Arithmetic, CellUpdateFollowsEachKernelStructure) {
   const bool active[3] = {true, true, true};
   using P = hc::ArithmeticPath;
-  for (hc::RiemannSolver solver : {hc::RiemannSolver::HLLC, hc::RiemannSolver::Rusanov}) {
-    const int face_div = solver == hc::RiemannSolver::HLLC ? 3 : 2,
-              face_sqrt = solver == hc::RiemannSolver::HLLC ? 4 : 2;
-    const hc::ArithmeticCount split = cell_update_operations(P::Split, solver, hc::Limiter::MC, active);
-    const hc::ArithmeticCount tile = cell_update_operations(P::FusedTile, solver, hc::Limiter::MC, active);
+  for (const auto& [solver, precision] :
+       {std::pair{hc::RiemannSolver::HLLC, hc::Precision::FP64}, std::pair{hc::RiemannSolver::HLLC, hc::Precision::FP32},
+        std::pair{hc::RiemannSolver::Rusanov, hc::Precision::FP64}}) {
+    const bool hllc = solver == hc::RiemannSolver::HLLC, fp64 = precision == hc::Precision::FP64;
+    const int face_div = hllc ? (fp64 ? 3 : 5) : 2, face_sqrt = hllc ? (fp64 ? 4 : 5) : 2;
+    const hc::ArithmeticCount split = cell_update_operations(P::Split, solver, hc::Limiter::MC, active, precision);
+    const hc::ArithmeticCount tile = cell_update_operations(P::FusedTile, solver, hc::Limiter::MC, active, precision);
     EXPECT_EQ(split.div, 2 * 3 * (4 + face_div) + 2);
     EXPECT_EQ(tile.div, 2 * (1 + 3 * face_div) + 2);
     for (const hc::ArithmeticCount& c : {split, tile}) EXPECT_EQ(c.sqrt, 2 * 3 * face_sqrt + 1);
@@ -105,13 +120,13 @@ TEST(Arithmetic, CellUpdateFollowsEachKernelStructure) {
     EXPECT_LT(tile.fma_slots(), split.fma_slots());
     // Every slope limited but not zero (MC: a sign test, 3 absolute values and 3 comparisons
     // for each of 5 values) and the 4 fallback tests of each muscl_cell; HLLC's 7 comparisons
-    // (Rusanov: 2 absolute values and the max); the signal rate's 3 absolute values, 2 positivity tests, its NaN test
-    // and the max.
-    const int face_compares = solver == hc::RiemannSolver::HLLC ? 7 : 3;
+    // in fp64 and 6 in fp32 (Rusanov: 2 absolute values and the max); the signal rate's 3
+    // absolute values, 2 positivity tests, its NaN test and the max.
+    const int face_compares = hllc ? (fp64 ? 7 : 6) : 3;
     EXPECT_EQ(tile.compare, 2 * 3 * (5 * 7 + 4 + face_compares) + 3 + 2 + 1 + 1);
     for (const auto& [name, c] : {std::pair{"split", split}, std::pair{"fused-tile", tile}})
-      std::printf("%s %s: add %g mul %g fma %g div %g sqrt %g compare %g (fma slots %g)\n",
-                  solver == hc::RiemannSolver::HLLC ? "hllc" : "rusanov", name, c.add, c.mul, c.fma, c.div, c.sqrt,
+      std::printf("%s %s %s: add %g mul %g fma %g div %g sqrt %g compare %g (fma slots %g)\n",
+                  hllc ? "hllc" : "rusanov", fp64 ? "fp64" : "fp32", name, c.add, c.mul, c.fma, c.div, c.sqrt,
                   c.compare, c.fma_slots());
   }
   // A 1-D run: one face per stage, each cell converted once (into the plane, filled whole).

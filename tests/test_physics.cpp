@@ -184,6 +184,41 @@ TEST(Physics, HllcMatchesToroToRounding) {
   for (int k = 0; k < 4; ++k) EXPECT_GT(cases[k], 0) << "no state pair in case " << k;
 }
 
+// hllc_flux's two forms over the densities fp32 can hold: the state pairs of
+// HllcMatchesToroToRounding with densities and pressures scaled together by 10^-36 to 10^34
+// (at 10^36 the fluxes themselves near float's largest value).
+// fp32 takes the quotients form, which keeps the textbook form's accuracy at every scale; the
+// products form (fp64's) multiplies two densities, and in float it leaves the range beyond
+// about 10^+-19: a wrong flux or none there, which is why fp32 does not take it.
+TEST(Physics, HllcInFloatIsAccurateAtEveryDensityScale) {
+  const hc::IdealGas<float> gas(1.4f);
+  const auto narrow = [](const hc::Prim<double>& s) {
+    return hc::Prim<float>{float(s.rho), {float(s.u[0]), float(s.u[1]), float(s.u[2])}, float(s.p)};
+  };
+  int products_wrong_or_not_finite = 0;
+  for (int e = -36; e <= 34; e += 2) {
+    const double scale = std::pow(10.0, e);
+    for (int n = 0; n < 400; ++n) {
+      const double a = (n % 37) / 36.0, b = (n % 23) / 22.0, c = (n % 11) / 10.0;
+      const hc::Prim<double> l{(0.1 + 10 * a) * scale, {8 * b - 4, 0.3 - c, a - 0.5}, (0.05 + 20 * c) * scale};
+      const hc::Prim<double> r{(0.1 + 10 * c) * scale, {4 * a - 3 * c, b - 0.7, 0.25 * c}, (0.05 + 20 * b * a) * scale};
+      int regime = -1;
+      const hc::Cons<double> want = textbook_hllc(l, r, 1.4, regime);
+      double size = 0;
+      for (int q = 0; q < 5; ++q) size = std::max(size, std::fabs(want.q[q]));
+      const hc::Cons<float> got = hc::hllc_flux(narrow(l), narrow(r), gas);
+      const hc::Cons<float> products = hc::hllc_flux_products(narrow(l), narrow(r), gas);
+      bool products_ok = true;
+      for (int q = 0; q < 5; ++q) {
+        ASSERT_LE(std::fabs(double(got.q[q]) - want.q[q]), 1e-4 * size) << "10^" << e << ", pair " << n << " var " << q;
+        products_ok = products_ok && std::fabs(double(products.q[q]) - want.q[q]) <= 1e-4 * size;
+      }
+      if (!products_ok) ++products_wrong_or_not_finite;
+    }
+  }
+  EXPECT_GT(products_wrong_or_not_finite, 0);  // what the quotients form is for
+}
+
 TEST(Physics, SignalRateSumsActiveDirections) {
   const hc::Prim<double> s{1.0, {1.0, -2.0, 3.0}, 1.0 / 1.4};  // c = 1
   const hc::IdealGas<double> gas(1.4);
