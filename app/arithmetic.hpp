@@ -107,8 +107,8 @@ const char* arithmetic_path_name(ArithmeticPath path);
 // `active`, along the representative path of docs/report.md (every face in HLLC's star
 // region, every slope limited but not zero, no first-order fallback), in the forms that
 // `precision` takes.
-ArithmeticCount cell_update_operations(ArithmeticPath path, RiemannSolver solver, Limiter limiter,
-                                       const bool active[3], Precision precision = Precision::FP64);
+ArithmeticCount cell_update_operations(ArithmeticPath path, RiemannSolver solver, Limiter limiter, const bool active[3],
+                                       Precision precision = Precision::FP64);
 
 // 1 / (fma_slots / fma rate + div / div rate + sqrt / sqrt rate): cell-updates per second if
 // the arithmetic alone limited the step (0 when a rate is missing).

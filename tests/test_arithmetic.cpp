@@ -105,9 +105,9 @@ TEST(Arithmetic, HllcStarPathTakesEachPrecisionsDivisionsAndRoots) {
 TEST(Arithmetic, CellUpdateFollowsEachKernelStructure) {
   const bool active[3] = {true, true, true};
   using P = hc::ArithmeticPath;
-  for (const auto& [solver, precision] :
-       {std::pair{hc::RiemannSolver::HLLC, hc::Precision::FP64}, std::pair{hc::RiemannSolver::HLLC, hc::Precision::FP32},
-        std::pair{hc::RiemannSolver::Rusanov, hc::Precision::FP64}}) {
+  for (const auto& [solver, precision] : {std::pair{hc::RiemannSolver::HLLC, hc::Precision::FP64},
+                                          std::pair{hc::RiemannSolver::HLLC, hc::Precision::FP32},
+                                          std::pair{hc::RiemannSolver::Rusanov, hc::Precision::FP64}}) {
     const bool hllc = solver == hc::RiemannSolver::HLLC, fp64 = precision == hc::Precision::FP64;
     const int face_div = hllc ? (fp64 ? 3 : 5) : 2, face_sqrt = hllc ? (fp64 ? 4 : 5) : 2;
     const hc::ArithmeticCount split = cell_update_operations(P::Split, solver, hc::Limiter::MC, active, precision);
