@@ -112,18 +112,14 @@ TEST(Benchmark, RunsStoppedShortOfTheMinimumTimeBreakRuleFour) {
 }
 
 // `halocline benchmark --backend hip` as recorded on the H200 (tests/data/h200/benchmark): a
-// valid, compliant result whose fp64 checksum is the reference made on the CPU. Its fp32
-// configuration ran HLLC's products form, which fp32 no longer takes (kernels/hydro.hpp:
-// float's range): not the fp32 reference now, until it is recorded again.
+// valid, compliant result whose GPU checksums are the references made on the CPU.
 TEST(Benchmark, RecordedH200ResultIsCompliantWithTheCpuReferences) {
   const nlohmann::json j =
       nlohmann::json::parse(read_text(fs::path(HALOCLINE_SOURCE_DIR) / "tests/data/h200/benchmark/benchmark.json"));
   EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("benchmark")), "");
   EXPECT_TRUE(j.at("compliant").get<bool>());
   for (const nlohmann::json& c : j.at("configurations")) {
-    const std::string precision = c.at("precision").get<std::string>();
-    if (precision == "fp64") EXPECT_EQ(c.at("checksum"), hc::reference_checksum(256, precision, 40)) << c["name"];
-    if (precision == "fp32") EXPECT_NE(c.at("checksum"), hc::reference_checksum(256, precision, 40)) << c["name"];
+    EXPECT_EQ(c.at("checksum"), hc::reference_checksum(256, c.at("precision").get<std::string>(), 40)) << c["name"];
     EXPECT_GE(c.at("timed_s").get<double>(), hc::kRuleMinTimeS);
     // Recorded after `--kernels auto` took fused on HIP from 128^3 (the sixth session).
     EXPECT_EQ(c.at("config").at("kernels"), "fused") << c["name"];

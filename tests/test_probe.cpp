@@ -418,6 +418,9 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   hllc3_both["256 fp32"] = beside.at("256 fp32");
   expect_same_bits("bench_hllc3_soa_hip_kokkos.json", 8, hllc3_both, shapes);
   new_bits_record("bench_hllc3_1024_fp64.json", 1, recip_big, "three divisions a face");
+  // fp32 back on the quotients form (the same session): 6 rows at 512^3 over the layouts, one
+  // checksum, not the products form's.
+  new_bits_record("bench_hllc3_fp32_512_layouts.json", 6, hllc3, "fp32's quotients form");
   // The deck before, at rest (u = v = w = 0): split and fused agree, and its bits are not the
   // moving deck's.
   new_bits_record("bench_hllc3_at_rest_512.json", 4, hllc3, "the moving gas");
