@@ -41,7 +41,7 @@ class OpTape {
   int record(OpKind kind, int a, int b = -1, int c = -1);
   void clear() { nodes_.clear(); }
   // The precision whose arithmetic is counted, where the physics takes a form per precision
-  // (hllc_flux: hllc_takes_products).
+  // (hllc_flux: hllc_rescales).
   Precision precision = Precision::FP64;
   // The operations that `outputs` (node ids) or any comparison depend on.
   ArithmeticCount live(const std::vector<int>& outputs) const;
@@ -82,8 +82,11 @@ bool operator!=(CountedReal a, CountedReal b);
 CountedReal mul_add(CountedReal a, CountedReal b, CountedReal c);
 CountedReal square_root(CountedReal x);
 CountedReal absolute_value(CountedReal x);
-// hllc_flux's form for the precision the tape counts (OpTape::precision).
-inline bool hllc_takes_products(CountedReal) { return OpTape::current().precision == Precision::FP64; }
+// hllc_flux's form for the precision the tape counts (OpTape::precision): fp32 scales its
+// states by a power of two (hllc_flux_rescaled), whose making is integer work, not counted; its
+// multiplications are.
+inline bool hllc_rescales(CountedReal) { return OpTape::current().precision == Precision::FP32; }
+inline PowerOfTwoScale<CountedReal> density_scale(CountedReal) { return {CountedReal(1), CountedReal(1)}; }
 
 // Counts the live operations of `work`, which returns the values a kernel would store.
 template <class Work>

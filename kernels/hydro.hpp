@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 
 #include "kernels/grid.hpp"
@@ -354,10 +355,11 @@ HC_INLINE Cons<Real> hllc_flux_products(const Prim<Real>& l, const Prim<Real>& r
 
   const Real ml = l.rho * (sl - l.u[0]);  // mass flux relative to the left wave
   const Real mr = r.rho * (sr - r.u[0]);
-  // The contact speed S* = num / den, and the side of it the face sees, from their signs.
+  // The contact speed S* = num / den, and the side of it the face sees: den < 0 (ml < 0 < mr,
+  // since sl < u_l and sr > u_r), so S* >= 0 where num <= 0 (a NaN takes the left side).
   const Real num = mul_add(-mr, r.u[0], mul_add(ml, l.u[0], r.p - l.p));
   const Real den = ml - mr;
-  const bool left_side = den < Real(0) ? !(num > Real(0)) : !(num < Real(0));
+  const bool left_side = !(num > Real(0));
 
   // Flux of the star region on the side of the contact that the face sees. Copies, not
   // references: a reference chosen at run time between two local structs makes a GPU
@@ -374,10 +376,13 @@ HC_INLINE Cons<Real> hllc_flux_products(const Prim<Real>& l, const Prim<Real>& r
   // S* = num gap / (den gap) and (S* - u_K) / (S_K - S*) = (num - u_K den) den / (den gap), so
   // a GPU waits here on one division's latency, not on two in a row. (A reciprocal, not a
   // quotient: a GPU's correctly rounded division sends a numerator near 0 to a slow path.)
+  // The products are grouped so that no intermediate grows beyond rho^2 (|u| + c)^3 (num gap
+  // would be rho^2 (|u| + c)^4): fp32 then holds speeds to about 1e9 at densities near 1.
   const Real gap = mul_add(sk, den, -num);
   const Real inv_both = Real(1) / (den * gap);
-  const Real s_star = num * gap * inv_both;
-  const Real jump = sk * (mul_add(-s.u[0], den, num) * den * inv_both);  // S_K (S* - u_K) / (S_K - S*)
+  const Real inv_den = gap * inv_both, inv_gap = den * inv_both;
+  const Real s_star = num * inv_den;
+  const Real jump = (sk * mul_add(-s.u[0], den, num)) * inv_gap;  // S_K (S* - u_K) / (S_K - S*)
   f.q[0] = mul_add(jump, w.q[0], f.q[0]);
   f.q[1] = mul_add(jump, w.q[0] * sk, f.q[1]);
   f.q[2] = mul_add(jump, w.q[2], f.q[2]);
@@ -386,86 +391,61 @@ HC_INLINE Cons<Real> hllc_flux_products(const Prim<Real>& l, const Prim<Real>& r
   return f;
 }
 
-// The HLLC flux in the form with quotients (hllc_flux says which form a precision takes).
+// A power of two near 1 / rho and its reciprocal, both exact: `down` brings rho into [1, 2),
+// `up` takes a result back. float only (its exponent field); a counting Real (app/arithmetic.hpp)
+// brings its own, found by argument-dependent lookup.
 template <class Real>
-HC_INLINE Cons<Real> hllc_flux_quotients(const Prim<Real>& l, const Prim<Real>& r, const IdealGas<Real>& gas) {
-  // Divisions and square roots are the costliest operations here (on GPUs above all in
-  // fp64, about 14 multiply-adds each): five of each per face. The reciprocal densities are
-  // taken once and multiplied by.
-  const Real inv_rl = Real(1) / l.rho, inv_rr = Real(1) / r.rho;
-  const Real cl = square_root(gas.gamma * l.p * inv_rl), cr = square_root(gas.gamma * r.p * inv_rr);
-  // The total energies; the momenta only for the side whose flux the face takes (below).
-  const Real el = total_energy(l, gas), er = total_energy(r, gas);
+struct PowerOfTwoScale {
+  Real down, up;
+};
 
-  // Roe averages for the Einfeldt speeds.
-  const Real sql = square_root(l.rho), sqr = square_root(r.rho);
-  const Real inv_sum = Real(1) / (sql + sqr);
-  Real u_roe[3];
-  for (int c = 0; c < 3; ++c) u_roe[c] = mul_add(sql, l.u[c], sqr * r.u[c]) * inv_sum;
-  const Real hl = (el + l.p) * inv_rl, hr = (er + r.p) * inv_rr;
-  const Real h_roe = mul_add(sql, hl, sqr * hr) * inv_sum;
-  const WaveSpeeds<Real> speeds = einfeldt_speeds(l, r, cl, cr, u_roe, h_roe, gas);
-  const Real sl = speeds.low, sr = speeds.high;
+HC_INLINE PowerOfTwoScale<float> density_scale(float rho) {
+  // rho's unbiased exponent, kept where both powers are normal floats (a NaN or an infinite
+  // density stays so through the scaling, and the flux with it).
+  int e = static_cast<int>((bit_cast<std::uint32_t>(rho) >> 23) & 0xffu) - 127;
+  e = e < -126 ? -126 : (e > 126 ? 126 : e);
+  return {bit_cast<float>(static_cast<std::uint32_t>(127 - e) << 23),
+          bit_cast<float>(static_cast<std::uint32_t>(127 + e) << 23)};
+}
 
-  if (sl >= Real(0)) return physical_flux(l, to_cons(l, el));
-  if (sr <= Real(0)) return physical_flux(r, to_cons(r, er));
-
-  const Real ml = l.rho * (sl - l.u[0]);  // mass flux relative to the left wave
-  const Real mr = r.rho * (sr - r.u[0]);
-  // The contact speed is its numerator times a reciprocal, not a quotient: a GPU's correctly
-  // rounded division checks its operands and sends a numerator near 0 (gas at rest, or
-  // rounding noise about it) to a slow subroutine; the reciprocal of the mass-flux gap never
-  // goes there.
-  const Real s_star = mul_add(-mr, r.u[0], mul_add(ml, l.u[0], r.p - l.p)) * (Real(1) / (ml - mr));
-
-  // Flux of the star region on the side of the contact that the face sees. Copies, not
-  // references: a reference chosen at run time between two local structs makes a GPU
-  // compiler put both in (slow) local memory.
-  const bool left_side = s_star >= Real(0);
-  const Prim<Real> s = left_side ? l : r;
-  const Cons<Real> w = to_cons(s, left_side ? el : er);
-  const Real sk = left_side ? sl : sr;
-  const Real mk = left_side ? ml : mr;
-  const Real inv_rk = left_side ? inv_rl : inv_rr;
-  Cons<Real> f = physical_flux(s, w);
-  // U*_K = factor (1, S*, v, w, E/rho + (S* - u)(S* + p / m_K)) with factor = m_K / (S_K - S*)
-  // and m_K = rho_K (S_K - u_K) (Toro 10.39); factor p / m_K is p / (S_K - S*), so one
-  // reciprocal serves both divisions.
-  const Real inv_gap = Real(1) / (sk - s_star);
-  const Real factor = mk * inv_gap;
-  const Real slip = s_star - s.u[0];
-  Cons<Real> star;
-  star.q[0] = factor;
-  star.q[1] = factor * s_star;
-  star.q[2] = factor * s.u[1];
-  star.q[3] = factor * s.u[2];
-  star.q[4] = mul_add(factor, mul_add(w.q[4], inv_rk, slip * s_star), slip * s.p * inv_gap);
-  for (int v = 0; v < kNumVars; ++v) f.q[v] = mul_add(sk, star.q[v] - w.q[v], f.q[v]);
+// The HLLC flux in the form with products, on the two states with their densities and
+// pressures scaled by a power of two that brings the left density into [1, 2). The flux is
+// homogeneous of degree one in the densities and pressures at fixed velocities, and a power of
+// two scales every intermediate of the products form exactly: the flux is that form's bits
+// wherever that form stays in range, and stays in range for any density a float holds, where
+// the products form alone (its intermediates grow like rho^2) leaves float's range beyond
+// densities of about 1e+-19.
+template <class Real>
+HC_INLINE Cons<Real> hllc_flux_rescaled(const Prim<Real>& l, const Prim<Real>& r, const IdealGas<Real>& gas) {
+  const PowerOfTwoScale<Real> k = density_scale(l.rho);
+  const auto scaled = [&](const Prim<Real>& s) {
+    Prim<Real> t = s;
+    t.rho = s.rho * k.down;
+    t.p = s.p * k.down;
+    return t;
+  };
+  Cons<Real> f = hllc_flux_products(scaled(l), scaled(r), gas);
+  for (int v = 0; v < kNumVars; ++v) f.q[v] = f.q[v] * k.up;
   return f;
 }
 
 // HLLC flux (Toro, Spruce and Speares 1994) with Einfeldt's wave-speed estimates (from
 // Roe averages), for which HLLC is positively conservative (Batten et al. 1997): strong
-// shocks and near-vacuum rarefactions keep positive density and pressure. Two forms of the
-// same flux, which round differently:
-//   products (fp64): three divisions and four square roots a face. It multiplies the two
-//     densities, and the contact's mass fluxes by their gap, so its intermediates grow like
-//     rho^2 (|u| + c)^3; in fp64 that holds any density from 1e-150 to 1e150. On the H200 the
-//     fused stage ran 4-5% faster with it on flows that move (docs/performance.md).
-//   quotients (fp32): five of each, and no product of two densities: float's range holds
-//     what fp32 can hold (densities 1e-36 to 1e34 alike), where the products form would
-//     leave it beyond about 1e+-19 and give a wrong flux or none
-//     (Physics.HllcInFloatIsAccurateAtEveryDensityScale).
-// Another Real (app/arithmetic.hpp's counting scalar) says which form it counts through
-// hllc_takes_products, found by argument-dependent lookup.
+// shocks and near-vacuum rarefactions keep positive density and pressure. Three divisions and
+// four square roots a face (hllc_flux_products); its intermediates grow like
+// rho^2 (|u| + c)^3, which fp64 holds for any density from 1e-150 to 1e150, and fp32 only after
+// its states are scaled (hllc_flux_rescaled: the same bits where both stay in range;
+// Physics.HllcInFloatIsAccurateAtEveryDensityScale).
+// Another Real (app/arithmetic.hpp's counting scalar) says whether it counts the scaling
+// through hllc_rescales, found by argument-dependent lookup.
 template <class Real>
 HC_INLINE Cons<Real> hllc_flux(const Prim<Real>& l, const Prim<Real>& r, const IdealGas<Real>& gas) {
   if constexpr (std::is_same_v<Real, double>) {
     return hllc_flux_products(l, r, gas);
   } else if constexpr (std::is_same_v<Real, float>) {
-    return hllc_flux_quotients(l, r, gas);
+    return hllc_flux_rescaled(l, r, gas);
   } else {
-    return hllc_takes_products(l.rho) ? hllc_flux_products(l, r, gas) : hllc_flux_quotients(l, r, gas);
+    return hllc_rescales(l.rho) ? hllc_flux_rescaled(l, r, gas) : hllc_flux_products(l, r, gas);
   }
 }
 

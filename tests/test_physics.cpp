@@ -184,12 +184,13 @@ TEST(Physics, HllcMatchesToroToRounding) {
   for (int k = 0; k < 4; ++k) EXPECT_GT(cases[k], 0) << "no state pair in case " << k;
 }
 
-// hllc_flux's two forms over the densities fp32 can hold: the state pairs of
+// hllc_flux in fp32 over the densities float can hold: the state pairs of
 // HllcMatchesToroToRounding with densities and pressures scaled together by 10^-36 to 10^34
-// (at 10^36 the fluxes themselves near float's largest value).
-// fp32 takes the quotients form, which keeps the textbook form's accuracy at every scale; the
-// products form (fp64's) multiplies two densities, and in float it leaves the range beyond
-// about 10^+-19: a wrong flux or none there, which is why fp32 does not take it.
+// (at 10^36 the fluxes themselves near float's largest value). The products form alone
+// (fp64's) multiplies two densities, and in float it leaves the range beyond about 10^+-19: a
+// wrong flux or none there. fp32 takes it on states scaled by a power of two
+// (hllc_flux_rescaled), which keeps the textbook form's accuracy at every scale and, where the
+// form alone stays in range, its bits.
 TEST(Physics, HllcInFloatIsAccurateAtEveryDensityScale) {
   const hc::IdealGas<float> gas(1.4f);
   const auto narrow = [](const hc::Prim<double>& s) {
@@ -212,11 +213,49 @@ TEST(Physics, HllcInFloatIsAccurateAtEveryDensityScale) {
       for (int q = 0; q < 5; ++q) {
         ASSERT_LE(std::fabs(double(got.q[q]) - want.q[q]), 1e-4 * size) << "10^" << e << ", pair " << n << " var " << q;
         products_ok = products_ok && std::fabs(double(products.q[q]) - want.q[q]) <= 1e-4 * size;
+        // Where the products form stays in range, the scaling changes none of its bits.
+        if (std::abs(e) <= 8) ASSERT_EQ(got.q[q], products.q[q]) << "10^" << e << ", pair " << n << " var " << q;
       }
       if (!products_ok) ++products_wrong_or_not_finite;
     }
   }
-  EXPECT_GT(products_wrong_or_not_finite, 0);  // what the quotients form is for
+  EXPECT_GT(products_wrong_or_not_finite, 0);  // what the scaling is for
+}
+
+// The range of speeds (velocities and sound speeds together, pressures as their squares) over
+// which fp32's HLLC stays accurate: its intermediates grow like rho^2 (|u| + c)^3 at densities
+// near 1 (where the scaling puts the left one); the test covers speeds from 1e-9 to 1e9 at
+// density ratios up to 100 (a float run in cgs units moves at under 3e10 cm/s).
+TEST(Physics, HllcInFloatIsAccurateOverSpeedScales) {
+  const hc::IdealGas<float> gas(1.4f);
+  const auto narrow = [](const hc::Prim<double>& s) {
+    return hc::Prim<float>{float(s.rho), {float(s.u[0]), float(s.u[1]), float(s.u[2])}, float(s.p)};
+  };
+  for (int e = -9; e <= 9; ++e) {
+    // Thin (cgs-like) and dense gas, keeping the pressures normal floats.
+    const double speed = std::pow(10.0, e), density = e >= 0 && e % 2 == 0 ? 1e-24 : 3e5;
+    for (int n = 0; n < 400; ++n) {
+      const double a = (n % 37) / 36.0, b = (n % 23) / 22.0, c = (n % 11) / 10.0;
+      const hc::Prim<double> l{(0.1 + 10 * a) * density,
+                               {(8 * b - 4) * speed, (0.3 - c) * speed, (a - 0.5) * speed},
+                               (0.05 + 20 * c) * density * speed * speed};
+      const hc::Prim<double> r{(0.1 + 10 * c) * density,
+                               {(4 * a - 3 * c) * speed, (b - 0.7) * speed, 0.25 * c * speed},
+                               (0.05 + 20 * b * a) * density * speed * speed};
+      int regime = -1;
+      const hc::Cons<double> want = textbook_hllc(l, r, 1.4, regime);
+      // Each flux in its own units (density times speed to the power 1, 2, 2, 2, 3), so that
+      // the tolerance is the speed-1 test's at every scale.
+      const double units[5] = {density * speed, density * speed * speed, density * speed * speed,
+                               density * speed * speed, density * speed * speed * speed};
+      double size = 0;
+      for (int q = 0; q < 5; ++q) size = std::max(size, std::fabs(want.q[q]) / units[q]);
+      const hc::Cons<float> got = hc::hllc_flux(narrow(l), narrow(r), gas);
+      for (int q = 0; q < 5; ++q)
+        ASSERT_LE(std::fabs(double(got.q[q]) - want.q[q]) / units[q], 1e-4 * size)
+            << "speeds 10^" << e << ", pair " << n << " var " << q;
+    }
+  }
 }
 
 TEST(Physics, SignalRateSumsActiveDirections) {
