@@ -25,10 +25,13 @@ namespace halocline::hip {
 //         dependent results, and a third block hides more of that than its spills cost; with
 //         the z state (10 values a column) out of the registers the faces phase spills about
 //         half as much, 8% faster at 512^3 than 24 x 8 with the z state in registers;
-//   fp32: 28 x 8 columns (a fill row with its halo is a warp wide), 256 threads, 4 blocks of
-//         42.4 KiB, 64 registers and no spill, z state in registers (2% faster than in shared
-//         memory): with the columns' lookahead 3.5% faster than 5 blocks of 48 registers,
-//         which spilled (before the lookahead 5 blocks were 1% faster).
+//   fp32: 27 x 8 columns, 256 threads, 4 blocks, 64 registers and no spill, z state in
+//         registers (2% faster than in shared memory): with the columns' lookahead 3.5% faster
+//         than 5 blocks of 48 registers, which spilled (before the lookahead 5 blocks were 1%
+//         faster). 27 rather than 28 (5% faster at 256^3 and 512^3): its slopes are 502 items,
+//         two for each of the 256 threads (28 x 8's 520 left the last warp a third round while
+//         the block waited at the barrier), and 19 tiles span 512 cells with one column to
+//         spare (28's 19 tiles left 20 columns idle).
 // The update reads its lookahead's cell with the stage's old values (kLookaheadLoadsFirst) in
 // fp32, 2% faster at 512^3; in fp64 that spilled more and was 3% slower.
 // On AMD 28 x 4 with 128 threads in both, z state in registers, whose shared memory fits
@@ -36,7 +39,7 @@ namespace halocline::hip {
 template <class Real>
 struct FusedShape {
 #if defined(HALOCLINE_HIP_NVIDIA)
-  using Tile = std::conditional_t<sizeof(Real) == 8, FusedTile<20, 8>, FusedTile<28, 8>>;
+  using Tile = std::conditional_t<sizeof(Real) == 8, FusedTile<20, 8>, FusedTile<27, 8>>;
   static constexpr int kThreads = 256, kBlocksPerSM = sizeof(Real) == 8 ? 3 : 4;
   static constexpr bool kColumnZShared = sizeof(Real) == 8, kLookaheadLoadsFirst = sizeof(Real) == 4;
 #else
