@@ -420,10 +420,37 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   new_bits_record("bench_hllc3_1024_fp64.json", 1, recip_big, "three divisions a face");
   // fp32 back on the quotients form (the same session): 6 rows at 512^3 over the layouts, one
   // checksum, not the products form's.
-  new_bits_record("bench_hllc3_fp32_512_layouts.json", 6, hllc3, "fp32's quotients form");
+  const auto quotients = new_bits_record("bench_hllc3_fp32_512_layouts.json", 6, hllc3, "fp32's quotients form");
   // The deck before, at rest (u = v = w = 0): split and fused agree, and its bits are not the
   // moving deck's.
   new_bits_record("bench_hllc3_at_rest_512.json", 4, hllc3, "the moving gas");
+  // fp32 on the products form with its states scaled by a power of two, the products regrouped
+  // in both precisions (the thirteenth session; fp32_rescaled_and_tile_trial.md): fp64's bits on
+  // bench.toml unchanged, fp32's new, neither the quotients form's nor the unscaled products
+  // form's. 12 rows at 512^3 over the layouts, HIP fp32 on its 27 x 8 tile; HIP beside Kokkos (8
+  // SoA rows, HIP fp32 still on 28 x 8) with the same bits, at 256^3 the benchmark's references.
+  rows = 0;
+  const auto rescaled = recorded_fused_checksums({"bench_rescaled_512_layouts.json"}, rows);
+  EXPECT_EQ(rows, 12u);
+  EXPECT_EQ(rescaled.at("512 fp64"), hllc3.at("512 fp64"));
+  const std::map<std::string, std::set<std::string>> rescaled_fp32 = {{"512 fp32", rescaled.at("512 fp32")}};
+  expect_new_bits(rescaled_fp32, quotients, "fp32 on scaled states");
+  expect_new_bits(rescaled_fp32, hllc3, "the regrouped products");
+  const std::string tile27 =
+      "27 x 8 columns, 256 threads a block, 4 blocks per multiprocessor, column states in registers" + first;
+  const nlohmann::json layouts = recorded_fused_bench("bench_rescaled_512_layouts.json");
+  int fused_rows = 0;
+  for (const auto& row : layouts["rows"]) {
+    const auto& v = row["values"];
+    if (v["kernels"] != "fused") continue;
+    ++fused_rows;
+    EXPECT_EQ(row.value("fused_shape", std::string()), v["precision"] == "fp32" ? tile27 : shapes.at("hip fp64"));
+  }
+  EXPECT_EQ(fused_rows, 6);
+  std::map<std::string, std::set<std::string>> rescaled_both = rescaled;
+  for (const std::string precision : {"fp64", "fp32"})
+    rescaled_both["256 " + precision] = {hc::reference_checksum(256, precision, 40)};
+  expect_same_bits("bench_rescaled_soa_hip_kokkos.json", 8, rescaled_both, shapes);
 }
 
 // Split against fused on small grids on the H200 (tests/data/h200/fused/small_grids_split_fused.*,
