@@ -227,10 +227,7 @@ const char* arithmetic_path_name(ArithmeticPath path) {
 // per active direction; the faces and conversions of a tile's halo are left out.
 ArithmeticCount cell_update_operations(ArithmeticPath path, RiemannSolver solver, Limiter lim, const bool active[3],
                                        Precision precision) {
-  struct CountedPrecision {  // the tape counts `precision`'s forms until this returns
-    explicit CountedPrecision(Precision p) { OpTape::current().precision = p; }
-    ~CountedPrecision() { OpTape::current().precision = Precision::FP64; }
-  } counted(precision);
+  const CountedPrecision counted(precision);  // until this returns
   const int directions = int(active[0]) + active[1] + active[2];
   ArithmeticCount stage;
   switch (path) {

@@ -88,6 +88,14 @@ CountedReal absolute_value(CountedReal x);
 inline bool hllc_rescales(CountedReal) { return OpTape::current().precision == Precision::FP32; }
 inline PowerOfTwoScale<CountedReal> density_scale(CountedReal) { return {CountedReal(1), CountedReal(1)}; }
 
+// The tape counts `precision`'s forms while this lives (then fp64's again).
+struct CountedPrecision {
+  explicit CountedPrecision(Precision p) { OpTape::current().precision = p; }
+  ~CountedPrecision() { OpTape::current().precision = Precision::FP64; }
+  CountedPrecision(const CountedPrecision&) = delete;
+  CountedPrecision& operator=(const CountedPrecision&) = delete;
+};
+
 // Counts the live operations of `work`, which returns the values a kernel would store.
 template <class Work>
 ArithmeticCount count_operations(Work work) {

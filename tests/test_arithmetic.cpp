@@ -34,11 +34,8 @@ std::vector<R> values(const hc::Cons<R>& w) { return {w.q, w.q + hc::kNumVars}; 
 
 // hllc_flux's operations on a face, in the form `precision` takes.
 hc::ArithmeticCount hllc(double ul, double ur, hc::Precision precision = hc::Precision::FP64) {
-  hc::OpTape::current().precision = precision;
-  const hc::ArithmeticCount c =
-      hc::count_operations([&] { return values(hc::hllc_flux(prim(1.0, ul, 1.0), prim(0.9, ur, 0.9), gas())); });
-  hc::OpTape::current().precision = hc::Precision::FP64;
-  return c;
+  const hc::CountedPrecision counted(precision);
+  return hc::count_operations([&] { return values(hc::hllc_flux(prim(1.0, ul, 1.0), prim(0.9, ur, 0.9), gas())); });
 }
 
 }  // namespace
