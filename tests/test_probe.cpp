@@ -417,7 +417,7 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   hllc3_both["256 fp64"] = {hc::reference_checksum(256, "fp64", 40)};
   hllc3_both["256 fp32"] = beside.at("256 fp32");
   expect_same_bits("bench_hllc3_soa_hip_kokkos.json", 8, hllc3_both, shapes);
-  new_bits_record("bench_hllc3_1024_fp64.json", 1, recip_big, "three divisions a face");
+  const auto hllc3_big = new_bits_record("bench_hllc3_1024_fp64.json", 1, recip_big, "three divisions a face");
   // fp32 back on the quotients form (the same session): 6 rows at 512^3 over the layouts, one
   // checksum, not the products form's.
   const auto quotients = new_bits_record("bench_hllc3_fp32_512_layouts.json", 6, hllc3, "fp32's quotients form");
@@ -451,6 +451,14 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   for (const std::string precision : {"fp64", "fp32"})
     rescaled_both["256 " + precision] = {hc::reference_checksum(256, precision, 40)};
   expect_same_bits("bench_rescaled_soa_hip_kokkos.json", 8, rescaled_both, shapes);
+  // 1024^3 fused in both precisions on the same code: fp64's bits the twelfth session's record's
+  // (their rows carry no grid.n, so both files key them as 512), fp32 one checksum of its own.
+  rows = 0;
+  const auto rescaled_big = recorded_fused_checksums({"bench_rescaled_1024.json"}, rows);
+  EXPECT_EQ(rows, 2u);
+  EXPECT_EQ(rescaled_big.at("512 fp64"), hllc3_big.at("512 fp64"));
+  ASSERT_EQ(rescaled_big.at("512 fp32").size(), 1u);
+  EXPECT_EQ(rescaled.at("512 fp32").count(*rescaled_big.at("512 fp32").begin()), 0u) << "1024^3 gave 512^3's bits?";
 }
 
 // Split against fused on small grids on the H200 (tests/data/h200/fused/small_grids_split_fused.*,
