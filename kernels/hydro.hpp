@@ -308,8 +308,7 @@ HC_INLINE Cons<Real> rusanov_flux(const Prim<Real>& l, const Prim<Real>& r, cons
 }
 
 // Einfeldt's estimates of the fastest waves to the left and right of a face, from the sides'
-// normal velocities and sound speeds and the Roe averages of velocity and enthalpy (HLLC's two
-// forms below).
+// normal velocities and sound speeds and the Roe averages of velocity and enthalpy (HLLC, below).
 template <class Real>
 struct WaveSpeeds {
   Real low, high;
@@ -326,7 +325,8 @@ HC_INLINE WaveSpeeds<Real> einfeldt_speeds(const Prim<Real>& l, const Prim<Real>
   return {sl_a < sl_b ? sl_a : sl_b, sr_a > sr_b ? sr_a : sr_b};
 }
 
-// The HLLC flux in the form with products (hllc_flux says which form a precision takes).
+// The HLLC flux with its divisions turned into products (hllc_flux: fp64 takes it as it is,
+// fp32 on scaled states, hllc_flux_rescaled).
 template <class Real>
 HC_INLINE Cons<Real> hllc_flux_products(const Prim<Real>& l, const Prim<Real>& r, const IdealGas<Real>& gas) {
   // Divisions and square roots are the costliest operations here (on GPUs above all in

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "kernels/boundary.hpp"
 #include "kernels/hydro.hpp"
@@ -126,6 +127,22 @@ TEST(Physics, HllcKeepsAStationaryContact) {
   }
 }
 
+// State pair n of the HLLC tests (all four of HLLC's cases among the first few hundred), its
+// densities and pressures times `density` and its speeds times `speed` (pressures times its
+// square): at 1 and 1 the values themselves, bit for bit.
+static std::pair<hc::Prim<double>, hc::Prim<double>> hllc_state_pair(int n, double density = 1, double speed = 1) {
+  const double a = (n % 37) / 36.0, b = (n % 23) / 22.0, c = (n % 11) / 10.0;
+  const double p = density * speed * speed;
+  return {{(0.1 + 10 * a) * density, {(8 * b - 4) * speed, (0.3 - c) * speed, (a - 0.5) * speed}, (0.05 + 20 * c) * p},
+          {(0.1 + 10 * c) * density,
+           {(4 * a - 3 * c) * speed, (b - 0.7) * speed, 0.25 * c * speed},
+           (0.05 + 20 * b * a) * p}};
+}
+
+static hc::Prim<float> narrow(const hc::Prim<double>& s) {
+  return {float(s.rho), {float(s.u[0]), float(s.u[1]), float(s.u[2])}, float(s.p)};
+}
+
 // The HLLC flux in Toro's own form (Toro, Riemann Solvers, eqs. 10.26, 10.37-10.39, with
 // Einfeldt's speeds from Roe averages), written plainly with divisions: hllc_flux reorders
 // it to take fewer divisions and fused multiply-adds, which must change only the rounding.
@@ -171,9 +188,7 @@ TEST(Physics, HllcMatchesToroToRounding) {
   const hc::IdealGas<double> gas(1.4);
   int cases[4] = {0, 0, 0, 0};
   for (int n = 0; n < 4000; ++n) {
-    const double a = (n % 37) / 36.0, b = (n % 23) / 22.0, c = (n % 11) / 10.0;
-    const hc::Prim<double> l{0.1 + 10 * a, {8 * b - 4, 0.3 - c, a - 0.5}, 0.05 + 20 * c};
-    const hc::Prim<double> r{0.1 + 10 * c, {4 * a - 3 * c, b - 0.7, 0.25 * c}, 0.05 + 20 * b * a};
+    const auto [l, r] = hllc_state_pair(n);
     int regime = -1;
     const hc::Cons<double> got = hc::hllc_flux(l, r, gas), want = textbook_hllc(l, r, 1.4, regime);
     double scale = 0;
@@ -193,16 +208,11 @@ TEST(Physics, HllcMatchesToroToRounding) {
 // form alone stays in range, its bits.
 TEST(Physics, HllcInFloatIsAccurateAtEveryDensityScale) {
   const hc::IdealGas<float> gas(1.4f);
-  const auto narrow = [](const hc::Prim<double>& s) {
-    return hc::Prim<float>{float(s.rho), {float(s.u[0]), float(s.u[1]), float(s.u[2])}, float(s.p)};
-  };
   int products_wrong_or_not_finite = 0;
   for (int e = -36; e <= 34; e += 2) {
     const double scale = std::pow(10.0, e);
     for (int n = 0; n < 400; ++n) {
-      const double a = (n % 37) / 36.0, b = (n % 23) / 22.0, c = (n % 11) / 10.0;
-      const hc::Prim<double> l{(0.1 + 10 * a) * scale, {8 * b - 4, 0.3 - c, a - 0.5}, (0.05 + 20 * c) * scale};
-      const hc::Prim<double> r{(0.1 + 10 * c) * scale, {4 * a - 3 * c, b - 0.7, 0.25 * c}, (0.05 + 20 * b * a) * scale};
+      const auto [l, r] = hllc_state_pair(n, scale);
       int regime = -1;
       const hc::Cons<double> want = textbook_hllc(l, r, 1.4, regime);
       double size = 0;
@@ -228,20 +238,11 @@ TEST(Physics, HllcInFloatIsAccurateAtEveryDensityScale) {
 // density ratios up to 100 (a float run in cgs units moves at under 3e10 cm/s).
 TEST(Physics, HllcInFloatIsAccurateOverSpeedScales) {
   const hc::IdealGas<float> gas(1.4f);
-  const auto narrow = [](const hc::Prim<double>& s) {
-    return hc::Prim<float>{float(s.rho), {float(s.u[0]), float(s.u[1]), float(s.u[2])}, float(s.p)};
-  };
   for (int e = -9; e <= 9; ++e) {
     // Thin (cgs-like) and dense gas, keeping the pressures normal floats.
     const double speed = std::pow(10.0, e), density = e >= 0 && e % 2 == 0 ? 1e-24 : 3e5;
     for (int n = 0; n < 400; ++n) {
-      const double a = (n % 37) / 36.0, b = (n % 23) / 22.0, c = (n % 11) / 10.0;
-      const hc::Prim<double> l{(0.1 + 10 * a) * density,
-                               {(8 * b - 4) * speed, (0.3 - c) * speed, (a - 0.5) * speed},
-                               (0.05 + 20 * c) * density * speed * speed};
-      const hc::Prim<double> r{(0.1 + 10 * c) * density,
-                               {(4 * a - 3 * c) * speed, (b - 0.7) * speed, 0.25 * c * speed},
-                               (0.05 + 20 * b * a) * density * speed * speed};
+      const auto [l, r] = hllc_state_pair(n, density, speed);
       int regime = -1;
       const hc::Cons<double> want = textbook_hllc(l, r, 1.4, regime);
       // Each flux in its own units (density times speed to the power 1, 2, 2, 2, 3), so that
