@@ -29,6 +29,7 @@
 
 #include <cstddef>
 #include <string>
+#include <type_traits>
 
 #include "kernels/stencil.hpp"
 
@@ -76,9 +77,10 @@ struct FusedTile {
 // tile's columns, the threads of a block (a team), the blocks per multiprocessor asked of the
 // compiler (`per_multiprocessor`; 0 where that means nothing: the host, or AMD, where the
 // launch bound counts waves), where the columns' states live between planes (`states_in`), and
-// whether the update reads its lookahead's cell with the old values. Host code only.
+// whether the update reads its lookahead's cell with the old values, and whether the x and y
+// faces have bodies of their own (FusedTileStage's FixedFrames). Host code only.
 inline std::string describe_fused_shape(int nx, int ny, int threads, int per_multiprocessor, const std::string& unit,
-                                        const char* states_in, bool lookahead_loads_first) {
+                                        const char* states_in, bool lookahead_loads_first, bool fixed_frames = false) {
   const auto count = [](int n, const std::string& what) {
     return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
   };
@@ -87,6 +89,7 @@ inline std::string describe_fused_shape(int nx, int ny, int threads, int per_mul
   if (per_multiprocessor > 0) s += ", " + count(per_multiprocessor, unit) + " per multiprocessor";
   s += std::string(", column states in ") + states_in;
   if (lookahead_loads_first) s += ", lookahead read with the old values";
+  if (fixed_frames) s += ", x and y faces in bodies of their own";
   return s;
 }
 
@@ -162,8 +165,11 @@ struct ColumnZ {
 // One tile of one stage: the stage's inputs and where the tile lies. LookaheadLoadsFirst: the
 // update reads the cell its lookahead takes with the stage's old values, before its stores,
 // rather than after them (one wait on memory instead of two, for more registers held across the
-// stage's arithmetic); each backend chooses it per precision by measurement.
-template <class Real, class L, class Tile, bool LookaheadLoadsFirst = false>
+// stage's arithmetic). FixedFrames: the x and y faces each have their own body, whose frame is a
+// constant (fixed offsets for the frame's loads and the flux's stores, for a second copy of the
+// flux's code), rather than one body for both with the frame known at run time. Each backend
+// chooses both per precision by measurement; the arithmetic and its bits are the same.
+template <class Real, class L, class Tile, bool LookaheadLoadsFirst = false, bool FixedFrames = false>
 struct FusedTileStage {
   using Scratch = FusedScratch<Real, Tile>;
   Grid g;
@@ -219,6 +225,20 @@ struct FusedTileStage {
       for_team_items(rank, threads, Tile::kFill, [&](int i) { fill(s, k, i); });
   }
 
+  // f(d) for the x (along_x) or y direction of a face: d a constant with FixedFrames (a body
+  // for each), an int otherwise (one body for both).
+  template <class F>
+  HC_INLINE void along(bool along_x, const F& f) const {
+    if constexpr (FixedFrames) {
+      if (along_x)
+        f(std::integral_constant<int, 0>{});
+      else
+        f(std::integral_constant<int, 1>{});
+    } else {
+      f(along_x ? 0 : 1);
+    }
+  }
+
   // Recon item i: the slopes of cell a = -1 .. nx along x, then of b = -1 .. ny along y.
   HC_INLINE void recon(Scratch& s, int i) const {
     const bool along_x = i < Tile::kReconX;
@@ -235,18 +255,20 @@ struct FusedTileStage {
   // last cell), then the low y face of b = 0 .. ny: from the high state of the cell below the
   // face and the low state of the cell above it.
   HC_INLINE void face(Scratch& s, int i) const {
-    const bool along_x = i < Tile::kFaceX;
-    const int j = along_x ? i : i - Tile::kFaceX;
-    const int a = along_x ? j % (Tile::kNx + 1) : j % Tile::kNx, b = along_x ? j / (Tile::kNx + 1) : j / Tile::kNx;
-    if (!(along_x ? st.active[0] && b < ny && a <= nx : st.active[1] && a < nx && b <= ny)) return;
-    const int below = along_x ? b * (Tile::kNx + 2) + a : Tile::kReconX + b * Tile::kNx + a;
-    const int above = below + (along_x ? 1 : Tile::kNx);
-    const int d = along_x ? 0 : 1, at = Tile::slot(a, b);  // the cell above
-    const Prim<Real> left =
-        face_state(s.plane.frame(d, at - (along_x ? 1 : Tile::kPitch)), s.slope.get(below), Real(1));
-    const Prim<Real> right = face_state(s.plane.frame(d, at), s.slope.get(above), Real(-1));
-    // Straight to the x, y, z slots of the list: the frame is known only at run time here.
-    put_in_xyz_order(riemann_flux(left, right, gas, solver), d, [&](int v, Real x) { s.flux[v][i] = x; });
+    along(i < Tile::kFaceX, [&](auto d) {
+      const int j = d == 0 ? i : i - Tile::kFaceX;
+      const int a = d == 0 ? j % (Tile::kNx + 1) : j % Tile::kNx, b = d == 0 ? j / (Tile::kNx + 1) : j / Tile::kNx;
+      if (!(d == 0 ? st.active[0] && b < ny && a <= nx : st.active[1] && a < nx && b <= ny)) return;
+      const int below = d == 0 ? b * (Tile::kNx + 2) + a : Tile::kReconX + b * Tile::kNx + a;
+      const int above = below + (d == 0 ? 1 : Tile::kNx);
+      const int at = Tile::slot(a, b);  // the cell above
+      const Prim<Real> left =
+          face_state(s.plane.frame(d, at - (d == 0 ? 1 : Tile::kPitch)), s.slope.get(below), Real(1));
+      const Prim<Real> right = face_state(s.plane.frame(d, at), s.slope.get(above), Real(-1));
+      // Straight to the x, y, z slots of the list (with a run-time frame, a local Cons
+      // relabelled would index registers).
+      put_in_xyz_order(riemann_flux(left, right, gas, solver), d, [&](int v, Real x) { s.flux[v][i] = x; });
+    });
   }
 
   // Before plane k0 (z active): the column's z state at k0, and its lookahead (planes k0 + 1

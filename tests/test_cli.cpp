@@ -697,12 +697,13 @@ TEST_F(Cli, FusedRunsNameTheShapeTheyRanOn) {
     if (row["values"]["precision"] == "fp64") fp64_shape = shape;
     if (report["device"]["kind"] == "cpu") {
       const std::string host = "28 x 8 columns, 1 thread a team, column states in a local array";
-      EXPECT_EQ(shape, row["values"]["precision"] == "fp64" ? host + ", lookahead read with the old values" : host);
+      EXPECT_EQ(shape, row["values"]["precision"] == "fp64" ? host + ", lookahead read with the old values"
+                                                            : host + ", x and y faces in bodies of their own");
     } else {
       EXPECT_TRUE(std::regex_match(shape, std::regex("[0-9]+ x [0-9]+ columns, [0-9]+ threads a (block|team)(, [0-9]+ "
                                                      "(block|team)s? per multiprocessor)?, column states in (shared "
                                                      "memory|registers|the team's scratch)(, lookahead read with the "
-                                                     "old values)?")))
+                                                     "old values)?(, x and y faces in bodies of their own)?")))
           << shape;
     }
   }
@@ -722,6 +723,9 @@ TEST(CliFusedShape, SaysTileThreadsAndWhereTheStatesLive) {
             "lookahead read with the old values");
   EXPECT_EQ(hc::describe_fused_shape(28, 4, 128, 0, "team", "registers", false),
             "28 x 4 columns, 128 threads a team, column states in registers");
+  EXPECT_EQ(hc::describe_fused_shape(27, 8, 256, 4, "block", "registers", true, true),
+            "27 x 8 columns, 256 threads a block, 4 blocks per multiprocessor, column states in registers, lookahead "
+            "read with the old values, x and y faces in bodies of their own");
 }
 
 // A configuration that fails while it runs (here: its run folder cannot be made, a file is

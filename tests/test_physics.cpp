@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <utility>
 
 #include "kernels/boundary.hpp"
@@ -93,6 +95,51 @@ void expect_textbook_slopes() {
 TEST(Physics, LimitedSlopesAreTheTextbookFormsBitForBit) {
   expect_textbook_slopes<double>();
   expect_textbook_slopes<float>();
+}
+
+// limited_slopes (a cell's five slopes, skipped together where all five are flat) gives each
+// value's limited_slope bit for bit: cells with every value flat, some, none, and a NaN.
+template <class Real>
+void expect_cell_slopes_are_each_values() {
+  const Real nan = std::numeric_limits<Real>::quiet_NaN();
+  // (below, above) neighbours of a value of 1: flat (equal), an extremum (flat), sloped, NaN.
+  const Real pairs[4][2] = {{Real(1), Real(1)}, {Real(0.5), Real(0.75)}, {Real(0.25), Real(3)}, {nan, Real(2)}};
+  int cells = 0, sloped = 0;
+  for (int pick = 0; pick < 4 * 4 * 4 * 4 * 4; ++pick) {
+    Real qm_v[hc::kNumVars], qp_v[hc::kNumVars];
+    for (int v = 0, rest = pick; v < hc::kNumVars; ++v, rest /= 4) {
+      qm_v[v] = pairs[rest % 4][0];
+      qp_v[v] = pairs[rest % 4][1];
+    }
+    const auto prim = [](const Real x[hc::kNumVars]) {
+      hc::Prim<Real> q;
+      q.rho = x[0];
+      for (int c = 0; c < 3; ++c) q.u[c] = x[1 + c];
+      q.p = x[4];
+      return q;
+    };
+    const Real ones[hc::kNumVars] = {Real(1), Real(1), Real(1), Real(1), Real(1)};
+    const hc::Prim<Real> qm = prim(qm_v), q = prim(ones), qp = prim(qp_v);
+    for (hc::Limiter lim : {hc::Limiter::Minmod, hc::Limiter::VanLeer, hc::Limiter::MC}) {
+      const hc::Prim<Real> got = hc::limited_slopes(qm, q, qp, lim);
+      const Real got_v[hc::kNumVars] = {got.rho, got.u[0], got.u[1], got.u[2], got.p};
+      for (int v = 0; v < hc::kNumVars; ++v) {
+        const Real want = hc::limited_slope(Real(1) - qm_v[v], qp_v[v] - Real(1), lim);
+        ASSERT_EQ(hc::bit_cast<std::uint64_t>(static_cast<double>(got_v[v])),
+                  hc::bit_cast<std::uint64_t>(static_cast<double>(want)))
+            << "cell " << pick << " value " << v << " limiter " << static_cast<int>(lim);
+        if (lim == hc::Limiter::MC && v == 0 && want != Real(0)) ++sloped;
+      }
+    }
+    ++cells;
+  }
+  EXPECT_EQ(cells, 1024);
+  EXPECT_EQ(sloped, 512);  // rho sloped or NaN: a quarter of the cells each
+}
+
+TEST(Physics, CellSlopesAreEachValuesSlopeBitForBit) {
+  expect_cell_slopes_are_each_values<double>();
+  expect_cell_slopes_are_each_values<float>();
 }
 
 // A consistent flux: with equal states on both sides, every solver returns the physical flux.

@@ -33,7 +33,11 @@ namespace halocline::hip {
 //         the block waited at the barrier), and 19 tiles span 512 cells with one column to
 //         spare (28's 19 tiles left 20 columns idle).
 // The update reads its lookahead's cell with the stage's old values (kLookaheadLoadsFirst) in
-// fp32, 2% faster at 512^3; in fp64 that spilled more and was 3% slower.
+// fp32, 2% faster at 512^3; in fp64 that spilled more and was 3% slower. The x and y faces have
+// a body each, with the frame a constant (kFixedFrames), in fp32: 1.4-1.9% faster at 256^3 and
+// 512^3; fp64's second copy of its longer flux code was 12% slower at 512^3 (the slopes' bodies
+// apart, too, were no faster in fp64 and 1% slower in fp32: fp32's 502 slopes split x from y
+// inside a warp).
 // On AMD 28 x 4 with 128 threads in both, z state in registers, whose shared memory fits
 // 64 KiB of LDS in fp64.
 template <class Real>
@@ -42,10 +46,11 @@ struct FusedShape {
   using Tile = std::conditional_t<sizeof(Real) == 8, FusedTile<20, 8>, FusedTile<27, 8>>;
   static constexpr int kThreads = 256, kBlocksPerSM = sizeof(Real) == 8 ? 3 : 4;
   static constexpr bool kColumnZShared = sizeof(Real) == 8, kLookaheadLoadsFirst = sizeof(Real) == 4;
+  static constexpr bool kFixedFrames = sizeof(Real) == 4;
 #else
   using Tile = FusedTile<28, 4>;
   static constexpr int kThreads = 128, kBlocksPerSM = sizeof(Real) == 8 ? 2 : 4;
-  static constexpr bool kColumnZShared = false, kLookaheadLoadsFirst = false;
+  static constexpr bool kColumnZShared = false, kLookaheadLoadsFirst = false, kFixedFrames = false;
 #endif
   // The block's dynamic shared memory: the tile's scratch, then the columns' z states if shared.
   static constexpr std::size_t kSharedBytes =
@@ -73,7 +78,8 @@ inline std::string fused_shape_name() {
   constexpr int per_sm = 0;  // hipcc reads the launch bound's second number as waves per execution unit
 #endif
   return describe_fused_shape(Shape::Tile::kNx, Shape::Tile::kNy, Shape::kThreads, per_sm, "block",
-                              Shape::kColumnZShared ? "shared memory" : "registers", Shape::kLookaheadLoadsFirst);
+                              Shape::kColumnZShared ? "shared memory" : "registers", Shape::kLookaheadLoadsFirst,
+                              Shape::kFixedFrames);
 }
 
 // Launch shape of the fused kernel over the cells of `box`, and the shared memory it needs.
@@ -116,7 +122,7 @@ __global__ void __launch_bounds__(FusedShape<Real>::kThreads, FusedShape<Real>::
   const int x0 = box.lo[0] + blockIdx.x * Tile::kNx, y0 = box.lo[1] + blockIdx.y * Tile::kNy;
   const int k0 = box.lo[2] + blockIdx.z * kFusedChunkZ, k1 = min(k0 + kFusedChunkZ, box.hi[2]);
   const int col = threadIdx.x;  // the column this thread owns, if the tile updates it
-  using Stage = FusedTileStage<Real, L, Tile, FusedShape<Real>::kLookaheadLoadsFirst>;
+  using Stage = FusedTileStage<Real, L, Tile, FusedShape<Real>::kLookaheadLoadsFirst, FusedShape<Real>::kFixedFrames>;
   Stage tile{g,
              in,
              u0,
