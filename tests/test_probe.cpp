@@ -273,6 +273,21 @@ void expect_same_bits(const std::string& file, std::size_t rows,
   }
 }
 
+// A record over the layouts on HIP (no backend in its rows' values): each of its 6 fused rows
+// names the shape its precision ran on.
+void expect_fused_shapes(const std::string& file, const std::string& fp32_shape, const std::string& fp64_shape) {
+  const nlohmann::json layouts = recorded_fused_bench(file);
+  int fused_rows = 0;
+  for (const auto& row : layouts["rows"]) {
+    const auto& v = row["values"];
+    if (v["kernels"] != "fused") continue;
+    ++fused_rows;
+    EXPECT_EQ(row.value("fused_shape", std::string()), v["precision"] == "fp32" ? fp32_shape : fp64_shape)
+        << file << ": " << row["name"];
+  }
+  EXPECT_EQ(fused_rows, 6) << file;
+}
+
 // Records made after a change of the arithmetic: one checksum per grid and precision, none of
 // them one that `before` had for the same grid and precision.
 void expect_new_bits(const std::map<std::string, std::set<std::string>>& now,
@@ -438,19 +453,20 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   expect_new_bits(rescaled_fp32, hllc3, "the regrouped products");
   const std::string tile27 =
       "27 x 8 columns, 256 threads a block, 4 blocks per multiprocessor, column states in registers" + first;
-  const nlohmann::json layouts = recorded_fused_bench("bench_rescaled_512_layouts.json");
-  int fused_rows = 0;
-  for (const auto& row : layouts["rows"]) {
-    const auto& v = row["values"];
-    if (v["kernels"] != "fused") continue;
-    ++fused_rows;
-    EXPECT_EQ(row.value("fused_shape", std::string()), v["precision"] == "fp32" ? tile27 : shapes.at("hip fp64"));
-  }
-  EXPECT_EQ(fused_rows, 6);
+  expect_fused_shapes("bench_rescaled_512_layouts.json", tile27, shapes.at("hip fp64"));
   std::map<std::string, std::set<std::string>> rescaled_both = rescaled;
   for (const std::string precision : {"fp64", "fp32"})
     rescaled_both["256 " + precision] = {hc::reference_checksum(256, precision, 40)};
   expect_same_bits("bench_rescaled_soa_hip_kokkos.json", 8, rescaled_both, shapes);
+  // A cell's five slopes skipped with one branch where all are flat, minmod and MC as selects,
+  // and HIP fp32's x and y faces in bodies of their own (the fourteenth session;
+  // cellslopes_and_prefetch_trial.md): the same bits. 12 rows at 512^3 over the layouts, HIP
+  // fp32's rows naming the new shape; HIP beside Kokkos (8 SoA rows), at 256^3 the references.
+  expect_same_bits("bench_cellslopes_512_layouts.json", 12, rescaled);
+  const std::string fixed_frames = tile27 + ", x and y faces in bodies of their own";
+  expect_fused_shapes("bench_cellslopes_512_layouts.json", fixed_frames, shapes.at("hip fp64"));
+  shapes["hip fp32"] = fixed_frames;
+  expect_same_bits("bench_cellslopes_soa_hip_kokkos.json", 8, rescaled_both, shapes);
   // 1024^3 fused in both precisions on the same code: fp64's bits the twelfth session's record's
   // (their rows carry no grid.n, so both files key them as 512), fp32 one checksum of its own.
   rows = 0;
