@@ -63,9 +63,13 @@ struct FusedTile {
   static constexpr int kColumns = kNx * kNy;
   // The threads that fill a plane's halo in a team of `threads`: those that own no column, or
   // more where that gives any of them more than two cells (the columns' own work in the update
-  // phase is longer than two cells' loads and conversions).
-  HC_HOST_DEVICE static constexpr int halo_threads(int threads) {
-    const int idle = threads - kColumns, most = threads < (kHaloCells + 1) / 2 ? threads : (kHaloCells + 1) / 2;
+  // phase is longer than two cells' loads and conversions). With `one_cell_each`, where those
+  // with no column are too few for two cells each, one cell a thread over as many threads as
+  // the halo has cells: then no thread with a column makes two, which the block would wait for.
+  HC_HOST_DEVICE static constexpr int halo_threads(int threads, bool one_cell_each = false) {
+    const int idle = threads - kColumns;
+    if (one_cell_each && 2 * idle < kHaloCells) return threads < kHaloCells ? threads : kHaloCells;
+    const int most = threads < (kHaloCells + 1) / 2 ? threads : (kHaloCells + 1) / 2;
     return idle > most ? idle : most;
   }
   // The filled plane's slot of cell (a, b) of the tile (a, b from -2), and of column col's cell.
@@ -216,11 +220,13 @@ struct FusedTileStage {
   }
 
   // The fill items of plane k that thread `rank` of a team of `threads` makes: with z active
-  // only the halo (the columns bring the rest from their lookaheads), two cells a thread on the
-  // last threads (halo_threads); otherwise the whole plane over the team (for_team_items).
-  HC_INLINE void fill_next(Scratch& s, int k, int rank, int threads) const {
+  // only the halo (the columns bring the rest from their lookaheads), on the last threads
+  // (halo_threads, with the backend's `one_cell_each`); otherwise the whole plane over the team
+  // (for_team_items).
+  HC_INLINE void fill_next(Scratch& s, int k, int rank, int threads, bool one_cell_each = false) const {
     if (st.active[2])
-      for_last_items(rank, threads, Tile::halo_threads(threads), Tile::kHaloCells, [&](int i) { fill_halo(s, k, i); });
+      for_last_items(rank, threads, Tile::halo_threads(threads, one_cell_each), Tile::kHaloCells,
+                     [&](int i) { fill_halo(s, k, i); });
     else
       for_team_items(rank, threads, Tile::kFill, [&](int i) { fill(s, k, i); });
   }

@@ -12,12 +12,14 @@
 #include <iterator>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "app/driver.hpp"
 #include "app/problems.hpp"
 #include "app/select.hpp"
 #include "app/verify.hpp"
 #include "io/deck.hpp"
+#include "kernels/fused_tile.hpp"
 #include "tests/test_support.hpp"
 
 namespace hc = halocline;
@@ -290,3 +292,34 @@ INSTANTIATE_TEST_SUITE_P(EachBackend, SolverOnEachBackend,
                          [](const ::testing::TestParamInfo<hc::BackendKind>& info) {
                            return std::string(hc::backend_name(info.param));
                          });
+
+// Who fills a plane's halo in the fused stage (kernels/fused_tile.hpp): the threads with no
+// column, two cells each at most; or, asked for (one_cell_each) where those are too few for
+// that, one cell a thread, so that no thread with a column makes two. Each cell once: the items
+// of every thread, counted over the team, are the halo's cells.
+TEST(Solver, FusedHaloGoesToThreadsWithoutAColumnFirst) {
+  using Wide = hc::FusedTile<27, 8>;    // HIP fp32: 216 columns, 140 halo cells
+  using Narrow = hc::FusedTile<20, 8>;  // HIP fp64: 160 columns, 112 halo cells
+  EXPECT_EQ(Wide::halo_threads(256), 70);
+  EXPECT_EQ(Wide::halo_threads(256, true), 140);
+  EXPECT_EQ(Narrow::halo_threads(256), 96);
+  EXPECT_EQ(Narrow::halo_threads(256, true), 96);
+  EXPECT_EQ(Wide::halo_threads(1, true), 1);  // the host's team of one thread makes them all
+  for (const bool one_cell_each : {false, true}) {
+    const int spread = Wide::halo_threads(256, one_cell_each);
+    std::vector<int> made(Wide::kHaloCells, 0);
+    int most = 0, columns_making_two = 0;
+    for (int rank = 0; rank < 256; ++rank) {
+      int mine = 0;
+      hc::for_last_items(rank, 256, spread, Wide::kHaloCells, [&](int i) {
+        ++made[i];
+        ++mine;
+      });
+      most = std::max(most, mine);
+      if (rank < Wide::kColumns && mine > 1) ++columns_making_two;
+    }
+    for (int i = 0; i < Wide::kHaloCells; ++i) EXPECT_EQ(made[i], 1) << i;
+    EXPECT_EQ(most, one_cell_each ? 1 : 2);
+    EXPECT_EQ(columns_making_two, one_cell_each ? 0 : 30);
+  }
+}

@@ -37,7 +37,11 @@ namespace halocline::hip {
 // a body each, with the frame a constant (kFixedFrames), in fp32: 1.4-1.9% faster at 256^3 and
 // 512^3; fp64's second copy of its longer flux code was 12% slower at 512^3 (the slopes' bodies
 // apart, too, were no faster in fp64 and 1% slower in fp32: fp32's 502 slopes split x from y
-// inside a warp).
+// inside a warp). The next plane's halo goes one cell a thread where the threads with no column
+// are too few for two cells each (kHaloOneCellEach, FusedTile::halo_threads): in fp32 140 cells
+// on 140 threads, 3.3-4.1% faster (bench.toml 256^3, 512^3, Sedov) than two cells a thread on 70 (30 of
+// which also update a column); fp64's 96 threads with no column keep its 112 cells (spread
+// over 112 threads, 16 columns' threads taking one, it was 4.8-6.0% slower).
 // On AMD 28 x 4 with 128 threads in both, z state in registers, whose shared memory fits
 // 64 KiB of LDS in fp64.
 template <class Real>
@@ -46,11 +50,12 @@ struct FusedShape {
   using Tile = std::conditional_t<sizeof(Real) == 8, FusedTile<20, 8>, FusedTile<27, 8>>;
   static constexpr int kThreads = 256, kBlocksPerSM = sizeof(Real) == 8 ? 3 : 4;
   static constexpr bool kColumnZShared = sizeof(Real) == 8, kLookaheadLoadsFirst = sizeof(Real) == 4;
-  static constexpr bool kFixedFrames = sizeof(Real) == 4;
+  static constexpr bool kFixedFrames = sizeof(Real) == 4, kHaloOneCellEach = true;
 #else
   using Tile = FusedTile<28, 4>;
   static constexpr int kThreads = 128, kBlocksPerSM = sizeof(Real) == 8 ? 2 : 4;
-  static constexpr bool kColumnZShared = false, kLookaheadLoadsFirst = false, kFixedFrames = false;
+  static constexpr bool kColumnZShared = false, kLookaheadLoadsFirst = false, kFixedFrames = false,
+                        kHaloOneCellEach = false;
 #endif
   // The block's dynamic shared memory: the tile's scratch, then the columns' z states if shared.
   static constexpr std::size_t kSharedBytes =
@@ -171,7 +176,7 @@ __global__ void __launch_bounds__(FusedShape<Real>::kThreads, FusedShape<Real>::
     if (z && mine) above = tile.column_face_above(s, col, k, column);
     __syncthreads();
     if (mine) tile.column_update(s, col, k, k1, above, column, most);
-    if (k + 1 < k1) tile.fill_next(s, k + 1, col, kThreads);
+    if (k + 1 < k1) tile.fill_next(s, k + 1, col, kThreads, FusedShape<Real>::kHaloOneCellEach);
   }
   // The block's max in the slopes' space: no thread reads the slopes after the last faces.
   if (stage == 2) block_max_into<Real, kThreads>(max_bits, most, s.slope.rho);
