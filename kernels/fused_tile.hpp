@@ -65,7 +65,8 @@ struct FusedTile {
   // more where that gives any of them more than two cells (the columns' own work in the update
   // phase is longer than two cells' loads and conversions). With `one_cell_each`, where those
   // with no column are too few for two cells each, one cell a thread over as many threads as
-  // the halo has cells: then no thread with a column makes two, which the block would wait for.
+  // the halo has cells (a team with fewer threads than that, all of them): then no thread with a
+  // column makes two, which the block would wait for.
   HC_HOST_DEVICE static constexpr int halo_threads(int threads, bool one_cell_each = false) {
     const int idle = threads - kColumns;
     if (one_cell_each && 2 * idle < kHaloCells) return threads < kHaloCells ? threads : kHaloCells;
@@ -95,6 +96,14 @@ inline std::string describe_fused_shape(int nx, int ny, int threads, int per_mul
   if (lookahead_loads_first) s += ", lookahead read with the old values";
   if (fixed_frames) s += ", x and y faces in bodies of their own";
   return s;
+}
+
+// The frame a FusedTileStage body was given: an int, or a constant (std::integral_constant,
+// whose own conversion is a host function to nvcc).
+HC_INLINE constexpr int frame_of(int d) { return d; }
+template <int D>
+HC_INLINE constexpr int frame_of(std::integral_constant<int, D>) {
+  return D;
 }
 
 // A list of primitive states, one array per value (consecutive items, consecutive addresses).
@@ -232,7 +241,7 @@ struct FusedTileStage {
   }
 
   // f(d) for the x (along_x) or y direction of a face: d a constant with FixedFrames (a body
-  // for each), an int otherwise (one body for both).
+  // for each; frame_of gives its int), an int otherwise (one body for both).
   template <class F>
   HC_INLINE void along(bool along_x, const F& f) const {
     if constexpr (FixedFrames) {
@@ -261,7 +270,8 @@ struct FusedTileStage {
   // last cell), then the low y face of b = 0 .. ny: from the high state of the cell below the
   // face and the low state of the cell above it.
   HC_INLINE void face(Scratch& s, int i) const {
-    along(i < Tile::kFaceX, [&](auto d) {
+    along(i < Tile::kFaceX, [&](auto direction) {
+      const int d = frame_of(direction);  // a constant with FixedFrames
       const int j = d == 0 ? i : i - Tile::kFaceX;
       const int a = d == 0 ? j % (Tile::kNx + 1) : j % Tile::kNx, b = d == 0 ? j / (Tile::kNx + 1) : j / Tile::kNx;
       if (!(d == 0 ? st.active[0] && b < ny && a <= nx : st.active[1] && a < nx && b <= ny)) return;

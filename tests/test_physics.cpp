@@ -97,6 +97,56 @@ TEST(Physics, LimitedSlopesAreTheTextbookFormsBitForBit) {
   expect_textbook_slopes<float>();
 }
 
+// limited_slope as selects (the fourteenth session) gives the bits of its form before, which
+// returned 0 first where a * b <= 0 and then took its branches, at every kind of value: signed
+// zeros, infinities, NaN, the largest and the subnormal (products that overflow or underflow).
+template <class Real>
+Real branching_slope(Real a, Real b, hc::Limiter lim) {
+  if (a * b <= Real(0)) return Real(0);
+  if (lim == hc::Limiter::Minmod) return a > Real(0) ? (a < b ? a : b) : (a > b ? a : b);
+  if (lim == hc::Limiter::VanLeer) return Real(2) * a * b / (a + b);
+  const Real centred = Real(0.5) * (a + b);
+  const Real abs_a = std::fabs(a), abs_b = std::fabs(b), abs_c = std::fabs(centred);
+  Real m = Real(2) * (abs_a < abs_b ? abs_a : abs_b);
+  m = abs_c < m ? abs_c : m;
+  return a > Real(0) ? m : -m;
+}
+
+template <class Real>
+void expect_branching_slopes_bits() {
+  using limits = std::numeric_limits<Real>;
+  const Real values[] = {Real(0),
+                         -Real(0),
+                         Real(1),
+                         Real(-1),
+                         Real(3),
+                         Real(-0.25),
+                         limits::max(),
+                         -limits::max(),
+                         limits::infinity(),
+                         -limits::infinity(),
+                         limits::quiet_NaN(),
+                         limits::denorm_min(),
+                         -limits::denorm_min(),
+                         limits::min()};
+  int compared = 0;
+  for (Real a : values)
+    for (Real b : values)
+      for (hc::Limiter lim : {hc::Limiter::Minmod, hc::Limiter::VanLeer, hc::Limiter::MC}) {
+        const Real got = hc::limited_slope(a, b, lim), want = branching_slope(a, b, lim);
+        ASSERT_EQ(hc::bit_cast<std::uint64_t>(static_cast<double>(got)),
+                  hc::bit_cast<std::uint64_t>(static_cast<double>(want)))
+            << a << " " << b << " limiter " << static_cast<int>(lim);
+        ++compared;
+      }
+  EXPECT_EQ(compared, 14 * 14 * 3);
+}
+
+TEST(Physics, LimitedSlopesKeepTheBranchingFormsBitsAtEveryKindOfValue) {
+  expect_branching_slopes_bits<double>();
+  expect_branching_slopes_bits<float>();
+}
+
 // limited_slopes (a cell's five slopes, skipped together where all five are flat) gives each
 // value's limited_slope bit for bit: cells with every value flat, some, none, and a NaN.
 template <class Real>

@@ -38,7 +38,8 @@ namespace halocline::hip {
 // 512^3; fp64's second copy of its longer flux code was 12% slower at 512^3 (the slopes' bodies
 // apart, too, were no faster in fp64 and 1% slower in fp32: fp32's 502 slopes split x from y
 // inside a warp). The next plane's halo goes one cell a thread where the threads with no column
-// are too few for two cells each (kHaloOneCellEach, FusedTile::halo_threads): in fp32 140 cells
+// are too few for two cells each (kHaloOneCellEach, asked in both precisions; the rule of
+// FusedTile::halo_threads then changes only fp32's spread): in fp32 140 cells
 // on 140 threads, 3.3-4.1% faster (bench.toml 256^3, 512^3, Sedov) than two cells a thread on 70 (30 of
 // which also update a column); fp64's 96 threads with no column keep its 112 cells (spread
 // over 112 threads, 16 columns' threads taking one, it was 4.8-6.0% slower).
