@@ -246,8 +246,8 @@ struct FaceStates {
 // uniform region, all differences 0) the five are zero without the limiter's arithmetic: one
 // branch for the cell, which a GPU's warps in such a region take together. On the H200 this
 // made the fused stage 2.5-3.4% faster on bench.toml (no flat cell) and on Sedov (most cells
-// flat) than a branch around each slope; no branch at all was 4-5% faster on bench.toml but
-// 3-4% slower on Sedov (docs/performance.md).
+// flat) than a branch around each slope; no branch at all was 3.8-5.3% faster on bench.toml
+// but 2.5-3.8% slower on Sedov (docs/performance.md).
 template <Limiter Lim, class Real>
 HC_INLINE Prim<Real> limited_slopes(const Prim<Real>& qm, const Prim<Real>& q, const Prim<Real>& qp) {
   const Real below[kNumVars] = {q.rho - qm.rho, q.u[0] - qm.u[0], q.u[1] - qm.u[1], q.u[2] - qm.u[2], q.p - qm.p};
