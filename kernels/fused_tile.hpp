@@ -1,6 +1,6 @@
-// The fused stage's work on one tile, written once for every backend (kernels/hip/fused.hpp,
-// kernels/kokkos/fused.hpp): each backend only hands the items below to its threads and puts
-// its barriers between the phases.
+// The fused stage's work on one tile and its march through the tile's planes, written once
+// for every backend (kernels/hip/fused.hpp, kernels/kokkos/fused.hpp): a backend says how its
+// threads run a phase and wait at a barrier (march_tile's team), and runs the march.
 //
 // A tile is Tile::kNx x Tile::kNy columns of cells; a block (a team) marches along z through
 // a chunk of planes. Per plane, three phases, each reading only what the one before wrote:
@@ -185,6 +185,7 @@ struct ColumnZ {
 template <class Real, class L, class Tile, bool LookaheadLoadsFirst = false, bool FixedFrames = false>
 struct FusedTileStage {
   using Scratch = FusedScratch<Real, Tile>;
+  using Face = Cons<Real>;  // a face's flux
   Grid g;
   StateRef<Real, L> in, u0, out;  // in: u0 (stage 1) or u1 (stage 2); out: u1 or unew
   StageUpdate st;
@@ -351,6 +352,106 @@ struct FusedTileStage {
     CellPrimsList<Real, Tile::kColumns>& next = s.ahead[(k + 1) % 2];
     s.plane.put(Tile::own_slot(col), next.get(col));
     next.put(col, LookaheadLoadsFirst ? cell_prims(up, gas) : prims(col, k + 3));
+  }
+
+  // The march's phases (march_tile) as thread `rank` of a team of `threads` makes them: its
+  // column is `rank`, which it updates if `mine` (owns(rank)). Each phase reads only what the
+  // phases before it wrote, so a barrier between two phases is all a team needs.
+  // Before the first plane: the column's z state and lookahead, and plane k0's fill items.
+  HC_INLINE void start_phase(Scratch& s, int rank, int threads, bool mine, int k0, ColumnZ<Real>& z) const {
+    if (st.active[2] && mine) column_start(s, rank, k0, z);
+    for_team_items(rank, threads, Tile::kFill, [&](int i) { fill(s, k0, i); });
+  }
+  HC_INLINE void recon_phase(Scratch& s, int rank, int threads) const {
+    HC_KEEP_ROLLED
+    for (int i = threads - 1 - rank; i < Tile::kRecon; i += threads) recon(s, i);
+  }
+  // The x and y faces, and the z face above the column's cell (into `above`).
+  HC_INLINE void faces_phase(Scratch& s, int rank, int threads, bool mine, int k, ColumnZ<Real>& z,
+                             Cons<Real>& above) const {
+    HC_KEEP_ROLLED
+    for (int i = threads - 1 - rank; i < Tile::kFaces; i += threads) face(s, i);
+    if (st.active[2] && mine) above = column_face_above(s, rank, k, z);
+  }
+  // The column's cell updated, and plane k + 1's halo (fill_next, with the backend's rule).
+  HC_INLINE void update_phase(Scratch& s, int rank, int threads, bool mine, int k, int k1, const Cons<Real>& above,
+                              ColumnZ<Real>& z, Real& most, bool halo_one_cell_each) const {
+    if (mine) column_update(s, rank, k, k1, above, z, most);
+    if (k + 1 < k1) fill_next(s, k + 1, rank, threads, halo_one_cell_each);
+  }
+};
+
+// What a thread of a team carries from phase to phase of the march: its rank (its column),
+// whether the tile updates that column, where the column's z state lives (the thread's
+// registers, or its slot of shared memory) and, in stage 2, the largest signal rate it wrote.
+template <class Real>
+struct TeamThread {
+  int rank;
+  bool mine;
+  ColumnZ<Real>* z;
+  Real most;
+};
+
+// The march of a team through planes k0 .. k1 - 1 of its tile, in the phases of the file's
+// head, a barrier between each two (the HIP kernel and the Kokkos host run it; Kokkos on a GPU
+// runs the same phases in loops of its own, kernels/kokkos/fused.hpp's march_on_gpu, until the
+// H200 times both forms). A team type says how its threads run a phase: `team.each(f)` calls f(TeamThread&, here) for each of the kHere threads
+// this code stands for (here: 0 .. kHere - 1; on a GPU one, itself; on the host every thread
+// of the team in turn: TeamInTurn), and `team.barrier()` waits for all of them.
+// `halo_one_cell_each`: fill_next's rule.
+template <class Stage, class Team>
+HC_INLINE void march_tile(const Stage& w, typename Stage::Scratch& s, Team& team, int k0, int k1,
+                          bool halo_one_cell_each) {
+  constexpr int threads = Team::kThreads;
+  team.each([&](auto& t, int) { w.start_phase(s, t.rank, threads, t.mine, k0, *t.z); });
+  for (int k = k0; k < k1; ++k) {
+    team.barrier();
+    team.each([&](auto& t, int) { w.recon_phase(s, t.rank, threads); });
+    team.barrier();
+    typename Stage::Face above[Team::kHere];  // the z face above each one's cell: the faces make it
+    team.each([&](auto& t, int here) { w.faces_phase(s, t.rank, threads, t.mine, k, *t.z, above[here]); });
+    team.barrier();
+    team.each([&](auto& t, int here) {
+      w.update_phase(s, t.rank, threads, t.mine, k, k1, above[here], *t.z, t.most, halo_one_cell_each);
+    });
+  }
+}
+
+// A team of Threads threads that one host thread runs: each phase's threads one after another,
+// in rank order or (`reversed`, for tests) the other way. Between two phases the barrier has
+// nothing to wait for; it counts the phases that ran with none before them (`unguarded`), which
+// march_tile never does. Each thread's state is its own, as a GPU thread's registers are.
+template <class Real, int Threads>
+struct TeamInTurn {
+  static constexpr int kThreads = Threads, kHere = Threads;
+  TeamThread<Real> thread[Threads];
+  ColumnZ<Real> z[Threads];
+  bool reversed = false;
+  bool waited = true;  // a barrier since the last phase (or no phase yet)
+  int unguarded = 0;
+
+  // The team of a tile that updates the columns for which owns(rank) is true: each thread's
+  // column, no z state yet, no signal rate.
+  template <class Owns>
+  HC_INLINE explicit TeamInTurn(const Owns& owns, bool reverse = false) : reversed(reverse) {
+    for (int r = 0; r < Threads; ++r) thread[r] = TeamThread<Real>{r, owns(r), &z[r], Real(0)};
+  }
+  HC_INLINE void barrier() { waited = true; }
+  template <class F>
+  HC_INLINE void each(const F& f) {
+    if (!waited) ++unguarded;
+    waited = false;
+    for (int n = 0; n < Threads; ++n) {
+      const int r = reversed ? Threads - 1 - n : n;
+      f(thread[r], r);
+    }
+  }
+  // The largest signal rate any of them wrote.
+  HC_INLINE Real most() const {
+    Real m = 0;
+    for (const TeamThread<Real>& t : thread)
+      if (t.most > m) m = t.most;
+    return m;
   }
 };
 

@@ -15,6 +15,14 @@
 
 #define HC_INLINE HC_HOST_DEVICE inline
 
+// Before a loop: keep it rolled in device code (nvcc and hipcc unroll short loops with a
+// known trip count, which in the fused stage spilled registers); nothing on the host.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define HC_KEEP_ROLLED _Pragma("unroll 1")
+#else
+#define HC_KEEP_ROLLED
+#endif
+
 namespace halocline {
 
 // The bits of `from` as a To of the same size (std::bit_cast is C++20). __builtin_memcpy,

@@ -696,7 +696,8 @@ TEST_F(Cli, FusedRunsNameTheShapeTheyRanOn) {
     const std::string shape = row["fused_shape"].get<std::string>();
     if (row["values"]["precision"] == "fp64") fp64_shape = shape;
     if (report["device"]["kind"] == "cpu") {
-      const std::string host = "28 x 8 columns, 1 thread a team, column states in a local array";
+      const std::string host =
+          "28 x 8 columns, 256 threads a team (run in turn by one host thread), column states in a local array";
       EXPECT_EQ(shape, row["values"]["precision"] == "fp64" ? host + ", lookahead read with the old values"
                                                             : host + ", x and y faces in bodies of their own");
     } else {

@@ -3,10 +3,48 @@
 # custom target), it rewrites the header only when that changes, so nothing else rebuilds.
 # Without git or a repository (a source tarball), the commit is "unknown".
 #   cmake -DSOURCE_DIR=... -DOUTPUT=... -P tools/revision.cmake
+#
+# With -DSTAMP=FILE (tools/gpu/stamp.sh's: "commit C", "clean true|false", then the SHA-256 of
+# each tracked file, as sha256sum writes them), the commit is C where every file listed has
+# that hash here: a copy of the files whose git is older (the GPU machine's) then names the
+# commit they are at. Where any differs, or none is listed, git answers as without a stamp.
 set(commit "unknown")
 set(clean "false")
+set(stamped FALSE)
+if(STAMP AND EXISTS "${STAMP}")
+  file(STRINGS "${STAMP}" lines)
+  set(stamp_commit "")
+  set(stamp_clean "false")
+  set(files 0)
+  set(matches TRUE)
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^commit ([0-9a-f]+)$")
+      set(stamp_commit "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "^clean (true|false)$")
+      set(stamp_clean "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "^([0-9a-f]+)  (.+)$")
+      math(EXPR files "${files} + 1")
+      set(want "${CMAKE_MATCH_1}")
+      set(path "${SOURCE_DIR}/${CMAKE_MATCH_2}")
+      if(NOT EXISTS "${path}")
+        set(matches FALSE)
+        break()
+      endif()
+      file(SHA256 "${path}" have)
+      if(NOT have STREQUAL want)
+        set(matches FALSE)
+        break()
+      endif()
+    endif()
+  endforeach()
+  if(matches AND files GREATER 0 AND stamp_commit)
+    set(commit "${stamp_commit}")
+    set(clean "${stamp_clean}")
+    set(stamped TRUE)
+  endif()
+endif()
 find_program(GIT git)
-if(GIT)
+if(GIT AND NOT stamped)
   execute_process(COMMAND "${GIT}" -C "${SOURCE_DIR}" rev-parse --short=12 HEAD
                   OUTPUT_VARIABLE head RESULT_VARIABLE failed OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   if(NOT failed AND head)

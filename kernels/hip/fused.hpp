@@ -104,11 +104,18 @@ constexpr std::size_t fused_shared_bytes() {
   return FusedShape<Real>::kSharedBytes;
 }
 
-// The items of a phase's list that this thread makes (for_team_items: from the last thread).
-template <int Threads, class F>
-__device__ inline void for_items(int count, const F& f) {
-  for_team_items(static_cast<int>(threadIdx.x), Threads, count, f);
-}
+// This thread as its block's team in march_tile: each phase runs for itself alone, and the
+// barrier is the block's.
+template <class Real, int Threads>
+struct BlockThread {
+  static constexpr int kThreads = Threads, kHere = 1;
+  TeamThread<Real> thread;
+  __device__ void barrier() const { __syncthreads(); }
+  template <class F>
+  __device__ void each(const F& f) {
+    f(thread, 0);
+  }
+};
 
 // Stage `stage` over the cells of `box`: reads `in` (u0 in stage 1, u1 in stage 2) and u0,
 // writes `out` (u1, or unew). Ghosts of `in` are filled. Does nothing when no step is
@@ -143,9 +150,9 @@ __global__ void __launch_bounds__(FusedShape<Real>::kThreads, FusedShape<Real>::
              min(Tile::kNx, box.hi[0] - x0),
              min(Tile::kNy, box.hi[1] - y0)};
   const bool mine = tile.owns(col);
-  Real most = 0;  // the largest signal rate this thread wrote (stage 2)
   if (!step_planned(control)) {
     if (stage == 2 && !control->failed) {
+      Real most = 0;  // the largest signal rate this thread wrote
       if (mine)
         for (int k = k0; k < k1; ++k) {
           const std::size_t c = tile.cell(col, k);
@@ -158,29 +165,15 @@ __global__ void __launch_bounds__(FusedShape<Real>::kThreads, FusedShape<Real>::
     return;
   }
   tile.st = stage_update(stage, control->dt, g);
-  const bool z = tile.st.active[2];
   // The column's z state: in registers, or (kColumnZShared) in the shared memory after the
   // scratch, where each use loads and stores it and the faces phase does not hold it.
   ColumnZ<Real> own;
   auto* shared_z = reinterpret_cast<ColumnZ<Real>*>(fused_shared_memory + sizeof(s));
-  ColumnZ<Real>& column = FusedShape<Real>::kColumnZShared ? shared_z[min(col, Tile::kColumns - 1)] : own;
-  if (z && mine) tile.column_start(s, col, k0, column);
-  for_items<kThreads>(Tile::kFill, [&](int i) { tile.fill(s, k0, i); });
-  for (int k = k0; k < k1; ++k) {
-    __syncthreads();
-#pragma unroll 1
-    for (int i = kThreads - 1 - col; i < Tile::kRecon; i += kThreads) tile.recon(s, i);
-    __syncthreads();
-#pragma unroll 1
-    for (int i = kThreads - 1 - col; i < Tile::kFaces; i += kThreads) tile.face(s, i);
-    Cons<Real> above;
-    if (z && mine) above = tile.column_face_above(s, col, k, column);
-    __syncthreads();
-    if (mine) tile.column_update(s, col, k, k1, above, column, most);
-    if (k + 1 < k1) tile.fill_next(s, k + 1, col, kThreads, FusedShape<Real>::kHaloOneCellEach);
-  }
+  BlockThread<Real, kThreads> me{
+      {col, mine, FusedShape<Real>::kColumnZShared ? &shared_z[min(col, Tile::kColumns - 1)] : &own, Real(0)}};
+  march_tile(tile, s, me, k0, k1, FusedShape<Real>::kHaloOneCellEach);
   // The block's max in the slopes' space: no thread reads the slopes after the last faces.
-  if (stage == 2) block_max_into<Real, kThreads>(max_bits, most, s.slope.rho);
+  if (stage == 2) block_max_into<Real, kThreads>(max_bits, me.thread.most, s.slope.rho);
 }
 
 }  // namespace halocline::hip

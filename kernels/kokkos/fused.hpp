@@ -1,12 +1,12 @@
 // The fused stage on Kokkos: one team per tile marching along z through a chunk of planes,
-// each cell converted to primitive variables once (in all three frames), each cell's slopes made once
-// per direction, each face flux made once, only the stage's result
-// written (no flux arrays). The fourth form of the HIP kernel: the work on a tile is
-// kernels/fused_tile.hpp's (FusedTileStage), shared with kernels/hip/fused.hpp; here a team
-// hands each phase's items out over its threads (for_team_items) with a team_barrier between
-// phases, and each column's z state is one thread's own (on a GPU a thread per column, in
-// registers, or in fp64 on the tiles that say so in the team's scratch; on the host a team of one thread, which keeps
-// one per column and runs the loops in turn). The arithmetic is the split kernels' in the same order: the same bits.
+// each cell converted to primitive variables once (in all three frames), each cell's slopes
+// made once per direction, each face flux made once, only the stage's result written (no flux
+// arrays). The work on a tile is kernels/fused_tile.hpp's (FusedTileStage), shared with
+// kernels/hip/fused.hpp. On the host one thread runs the team's threads in turn through the
+// march of fused_tile.hpp (march_tile with TeamInTurn), each with its own column state; on a
+// GPU each thread runs the same phases with a team_barrier between them (march_on_gpu), and
+// its column's z state lives in its registers, or in fp64 on the tiles that say so in the
+// team's scratch. The arithmetic is the split kernels' in the same order: the same bits.
 //
 // The tile is the largest of kFusedTiles whose FusedScratch (the plane, the slopes, the
 // face fluxes and the columns' lookahead of two planes, all in the team's level-0 scratch) fits
@@ -85,7 +85,9 @@ struct FusedStage {
   // its thread's registers, which the faces phase then has for itself (as the HIP kernel's
   // kColumnZShared); 16 x 6, whose scratch under CUDA has no room for them, and fp32 keep it in
   // registers. The z face above the column's cell, made before the barrier that precedes its
-  // update, stays in registers in both (for_items says what that measured).
+  // update, stays in registers in both: with the z states in the scratch, that and the recon
+  // and faces loops kept rolled (FusedTileStage's phases) were 2% faster in fp64 at 512^3 on
+  // the H200; each alone moved it less than 0.5% (docs/performance.md).
   static constexpr bool kColumnsInScratch = !kHostExecution && sizeof(Real) == 8 && kShape.fp64_columns_in_scratch;
   // The update reads the lookahead's cell with the stage's old values (FusedTileStage) on a GPU's
   // teams of 256 threads (fp32's 24 x 8 under CUDA, 1.3% faster there, as the HIP kernel's 28 x 8;
@@ -112,15 +114,16 @@ struct FusedStage {
   static_assert(Tile::kColumns <= kShape.threads, "a thread per column");
   static_assert(sizeof(Scratch) % sizeof(Real) == 0, "FusedScratch holds only Reals");
 
-  static constexpr int kThreads = kHostExecution ? 1 : kShape.threads;
-  // Column states a thread keeps: its own column's on a GPU, every column's on the host.
-  static constexpr int kColumnStates = kHostExecution ? Tile::kColumns : 1;
+  // The team's threads as the march sees them (march_tile), and those Kokkos gives it: on the
+  // host one, which runs the others in turn (TeamInTurn), so that the host hands each phase's
+  // items out over the threads exactly as a GPU does, and CI checks that distribution's bits.
+  static constexpr int kThreads = kShape.threads, kLaunchThreads = kHostExecution ? 1 : kThreads;
   static constexpr int kScratchReals = (sizeof(Scratch) + kColumnBytes) / sizeof(Real);
   static std::size_t scratch_bytes() { return Reals::shmem_size(kScratchReals); }
   // This shape in words (the run's report: config.fused_shape).
   static std::string name() {
     return describe_fused_shape(Tile::kNx, Tile::kNy, kThreads, kHostExecution ? 0 : static_cast<int>(kTeamsPerSM),
-                                "team",
+                                kHostExecution ? "team (run in turn by one host thread)" : "team",
                                 kColumnsInScratch ? "the team's scratch"
                                 : kHostExecution  ? "a local array"
                                                   : "registers",
@@ -143,69 +146,59 @@ struct FusedStage {
     w.nx = min_of(Tile::kNx, box.hi[0] - w.x0);
     w.ny = min_of(Tile::kNy, box.hi[1] - w.y0);
     const int k0 = box.lo[2] + bz * kFusedChunkZ, k1 = min_of(k0 + kFusedChunkZ, box.hi[2]);
-    ColumnZ<Real> own[kColumnStates];
-    ColumnZ<Real>* columns = own;  // or this thread's column's z state in the scratch
-    if (kColumnsInScratch)
-      columns = reinterpret_cast<ColumnZ<Real>*>(reals.data() + sizeof(Scratch) / sizeof(Real)) +
-                min_of(team.team_rank(), Tile::kColumns - 1);
-    Real most = 0;  // the largest signal rate this thread wrote (stage 2)
-    march(team, w, s, columns, k0, k1, most);
+    Real most = 0;  // the largest signal rate written (stage 2): this thread's, or the team's on the host
+    if constexpr (kHostExecution) {
+      TeamInTurn<Real, kThreads> threads([&](int rank) { return w.owns(rank); });
+      march_tile(w, s, threads, k0, k1, false);
+      most = threads.most();
+    } else {
+      ColumnZ<Real> own;
+      ColumnZ<Real>* column = &own;  // or this thread's column's z state in the scratch
+      if (kColumnsInScratch)
+        column = reinterpret_cast<ColumnZ<Real>*>(reals.data() + sizeof(Scratch) / sizeof(Real)) +
+                 min_of(team.team_rank(), Tile::kColumns - 1);
+      march_on_gpu(team, w, s, column, k0, k1, most);
+    }
     if (w.st.stage == 2) {
       team.team_reduce(Kokkos::Max<Real>(most));
       if (team.team_rank() == 0) Kokkos::atomic_fetch_max(&max_rate(), most);
     }
   }
 
-  // Planes k0 .. k1 - 1 of the tile, in the phases of kernels/fused_tile.hpp: a barrier
-  // before each phase that reads what the one before it wrote to the scratch.
-  KOKKOS_INLINE_FUNCTION void march(const Team& team, const Work& w, Scratch& s, ColumnZ<Real>* columns, int k0, int k1,
-                                    Real& most) const {
+  // On a GPU, march_tile's phases and barriers for this thread, written out with this backend's
+  // own loops: march_tile itself (as the HIP kernel runs it) compiled under nvcc 13 to more
+  // spills in the tiles Kokkos runs on the H200 (ptxas: 456 bytes stored and 468 loaded in
+  // fp64's 16 x 6 against 292 and 292 here, 104 bytes loaded against 84 in fp32's 24 x 8; not
+  // yet timed), so this form stays until the H200 measures both (docs/performance.md).
+  KOKKOS_INLINE_FUNCTION void march_on_gpu(const Team& team, const Work& w, Scratch& s, ColumnZ<Real>* column, int k0,
+                                           int k1, Real& most) const {
     const bool z = w.st.active[2];
-    Cons<Real> above[kColumnStates];  // each column's z face above its cell
-    for_columns(team, columns, above, [&](int col, ColumnZ<Real>& c, Cons<Real>&) {
-      if (z && w.owns(col)) w.column_start(s, col, k0, c);
-    });
+    const int col = team.team_rank();
+    Cons<Real> above;  // the z face above the column's cell
+    if (z && w.owns(col)) w.column_start(s, col, k0, *column);
     for_items(team, Tile::kFill, [&](int i) { w.fill(s, k0, i); });
     for (int k = k0; k < k1; ++k) {
       team.team_barrier();
       for_items(team, Tile::kRecon, [&](int i) { w.recon(s, i); });
       team.team_barrier();
       for_items(team, Tile::kFaces, [&](int i) { w.face(s, i); });
-      for_columns(team, columns, above, [&](int col, ColumnZ<Real>& c, Cons<Real>& a) {
-        if (z && w.owns(col)) a = w.column_face_above(s, col, k, c);
-      });
+      if (z && w.owns(col)) above = w.column_face_above(s, col, k, *column);
       team.team_barrier();
-      for_columns(team, columns, above, [&](int col, ColumnZ<Real>& c, Cons<Real>& a) {
-        if (w.owns(col)) w.column_update(s, col, k, k1, a, c, most);
-      });
-      if (k + 1 < k1) w.fill_next(s, k + 1, team.team_rank(), kThreads);
+      if (w.owns(col)) w.column_update(s, col, k, k1, above, *column, most);
+      if (k + 1 < k1) w.fill_next(s, k + 1, col, kThreads);
     }
   }
 
-  // f(i) for the items of a phase's list that this thread makes (all of them on the host): those
-  // of for_team_items (counted from the last thread), in a loop kept rolled on a GPU, as the HIP
-  // kernel's recon and faces loops. (Written out here: a rolled form of for_team_items itself,
-  // called from here, compiled as the unrolled loop in nvcc 13, by ptxas's spills.) With the z face above in registers
-  // (kColumnsInScratch) 2% faster in fp64 at 512^3 on the H200; each change alone moved it less than 0.5%
-  // (docs/performance.md).
+  // f(i) for the items of a phase's list that this thread makes: those of for_team_items
+  // (counted from the last thread), in a loop kept rolled. With the z face above in registers
+  // (kColumnsInScratch) 2% faster in fp64 at 512^3 on the H200; each change alone moved it
+  // less than 0.5% (docs/performance.md).
   template <class F>
   KOKKOS_INLINE_FUNCTION static void for_items(const Team& team, int count, const F& f) {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #pragma unroll 1
 #endif
     for (int i = kThreads - 1 - team.team_rank(); i < count; i += kThreads) f(i);
-  }
-  // f(col, z state, z face above) for the column this thread owns on a GPU (its rank: a thread
-  // per column, whose state is its own, in its registers or its slot of the scratch), for every
-  // column in turn on the host.
-  template <class F>
-  KOKKOS_INLINE_FUNCTION static void for_columns(const Team& team, ColumnZ<Real>* columns, Cons<Real>* above,
-                                                 const F& f) {
-    if (kHostExecution) {
-      for (int col = 0; col < Tile::kColumns; ++col) f(col, columns[col], above[col]);
-    } else {
-      f(team.team_rank(), columns[0], above[0]);
-    }
   }
   KOKKOS_INLINE_FUNCTION static int min_of(int a, int b) { return a < b ? a : b; }
 };
@@ -267,7 +260,7 @@ void launch_stage(const Launch& on, const FusedStageArgs<Real, L>& a) {
                                   0};
   const Stage stage{work, a.box, tiles_x, tiles_y, a.max_rate};
   Kokkos::parallel_for("fused_stage",
-                       typename Stage::Policy(on.exec, tiles_x * tiles_y * tiles_z, Stage::kThreads)
+                       typename Stage::Policy(on.exec, tiles_x * tiles_y * tiles_z, Stage::kLaunchThreads)
                            .set_scratch_size(0, Kokkos::PerTeam(Stage::scratch_bytes())),
                        stage);
 }

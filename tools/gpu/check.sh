@@ -47,6 +47,11 @@ if [ "$here" != "$made" ]; then
        "($made, here $here): rerun tools/gpu/prepare.sh" | tee "$out/reference-warning.txt"
 fi
 
+# The commit the files are at (this copy's git may be older): tools/gpu/stamp.sh's stamp.
+[ -f "$deps/revision" ] ||
+  echo "check.sh: WARNING: no $deps/revision: the reports name the commit this copy's git says (run tools/gpu/stamp.sh)" |
+  tee "$out/revision-warning.txt"
+
 kokkos_args=(-DHALOCLINE_ENABLE_KOKKOS=OFF)
 if [ -n "${KOKKOS_ROOT:-}" ]; then
   kokkos_args=(-DHALOCLINE_ENABLE_KOKKOS=ON -DKokkos_ROOT="$KOKKOS_ROOT")
@@ -68,6 +73,7 @@ cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHALOCLINE_STR
   -DCMAKE_INCLUDE_PATH="$deps/root/usr/include" \
   -DCLI11_DIR="$deps/root/usr/share/cmake/CLI11" \
   -Dnlohmann_json_DIR="$deps/root/usr/share/cmake/nlohmann_json" \
+  -DHALOCLINE_REVISION_STAMP="$deps/revision" \
   "${kokkos_args[@]}" > "$out/configure.log" 2>&1 || { echo "configure failed"; tail -30 "$out/configure.log"; exit 1; }
 # BUILD_TARGET=halocline builds the program alone (no tests): for benchmark-only runs.
 cmake --build "$build" -j "$(nproc)" --target "${BUILD_TARGET:-all}" > "$out/build.log" 2>&1 || { echo "build failed"; grep -E "error" -A5 "$out/build.log" | head -60; exit 1; }

@@ -5,6 +5,7 @@
 #              (apt-get download + dpkg -x: nothing is installed here)
 #   reference/ the CPU (Kokkos) backend's final states of short runs of every deck, which
 #              the GPU tests compare with (tests/test_gpu.cpp, Gpu/GpuOnEachBackend.MatchesCpuKokkos)
+#   revision   the commit these files are at (tools/gpu/stamp.sh: rerun it after each commit)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 deps=.gpu-deps
@@ -20,5 +21,7 @@ HALOCLINE_WRITE_REFERENCE="$deps/reference" build/bin/halocline_tests \
   --gtest_filter=GpuReference.Write --gtest_brief=1
 # The states depend on the code: record which code made them (check.sh compares).
 tools/gpu/source_hash.sh > "$deps/reference/SOURCE"
+# The commit these files are at, for the GPU machine's reports (run it again after a commit).
+tools/gpu/stamp.sh
 ls "$deps/reference"
 du -sh "$deps"
