@@ -669,7 +669,7 @@ TEST_F(Cli, BenchSkipsChoicesThatChangeNoStep) {
 
 // A fused run names how its backend ran the stage (the report's config.fused_shape, which the
 // bench rows repeat, and a line of the printed summary); a split run names none. On the host
-// (Kokkos Serial or OpenMP) that is the host's tile, a team of one thread.
+// (Kokkos Serial or OpenMP) that is the host's tile, its 256 threads run in turn by one.
 TEST_F(Cli, FusedRunsNameTheShapeTheyRanOn) {
   const fs::path out = dir_ / "bench_shape";
   const Result r = run({"bench", "inputs/bench.toml", "--set", "grid.n=12", "--sweep", "kernels=split,fused", "--sweep",

@@ -304,7 +304,7 @@ TEST(Solver, FusedHaloGoesToThreadsWithoutAColumnFirst) {
   EXPECT_EQ(Wide::halo_threads(256, true), 140);
   EXPECT_EQ(Narrow::halo_threads(256), 96);
   EXPECT_EQ(Narrow::halo_threads(256, true), 96);
-  EXPECT_EQ(Wide::halo_threads(1, true), 1);  // the host's team of one thread makes them all
+  EXPECT_EQ(Wide::halo_threads(1, true), 1);  // a team of one thread makes them all
   for (const bool one_cell_each : {false, true}) {
     const int spread = Wide::halo_threads(256, one_cell_each);
     std::vector<int> made(Wide::kHaloCells, 0);
