@@ -20,7 +20,8 @@
 // plane of a chunk, and every plane where z is inactive, is filled whole (kFill items).
 // A column's z state (the flux below its cell, its cell's high z face state) is its own: one
 // thread's registers on a GPU, or its slot of shared memory where the registers are too few
-// (kernels/hip/fused.hpp). The lookahead's slots, and the column's slot of the filled
+// (kernels/hip/fused.hpp), or its thread's slot of TeamInTurn on the host. The lookahead's
+// slots, and the column's slot of the filled
 // plane during the update, are the column's too: no barrier guards them.
 //
 // The arithmetic is the split kernels' (muscl_face is two muscl_cell halves, then
@@ -186,6 +187,7 @@ template <class Real, class L, class Tile, bool LookaheadLoadsFirst = false, boo
 struct FusedTileStage {
   using Scratch = FusedScratch<Real, Tile>;
   using Face = Cons<Real>;  // a face's flux
+  static constexpr int kColumns = Tile::kColumns;
   Grid g;
   StateRef<Real, L> in, u0, out;  // in: u0 (stage 1) or u1 (stage 2); out: u1 or unew
   StageUpdate st;
@@ -395,14 +397,15 @@ struct TeamThread {
 // The march of a team through planes k0 .. k1 - 1 of its tile, in the phases of the file's
 // head, a barrier between each two (the HIP kernel and the Kokkos host run it; Kokkos on a GPU
 // runs the same phases in loops of its own, kernels/kokkos/fused.hpp's march_on_gpu, until the
-// H200 times both forms). A team type says how its threads run a phase: `team.each(f)` calls f(TeamThread&, here) for each of the kHere threads
-// this code stands for (here: 0 .. kHere - 1; on a GPU one, itself; on the host every thread
+// H200 times both forms). A team type says how its threads run a phase: `team.each(f)` calls f(TeamThread&, here) for
+// each of the kHere threads this code stands for (here: 0 .. kHere - 1; on a GPU one, itself; on the host every thread
 // of the team in turn: TeamInTurn), and `team.barrier()` waits for all of them.
 // `halo_one_cell_each`: fill_next's rule.
 template <class Stage, class Team>
 HC_INLINE void march_tile(const Stage& w, typename Stage::Scratch& s, Team& team, int k0, int k1,
                           bool halo_one_cell_each) {
   constexpr int threads = Team::kThreads;
+  static_assert(Stage::kColumns <= threads, "a thread per column");
   team.each([&](auto& t, int) { w.start_phase(s, t.rank, threads, t.mine, k0, *t.z); });
   for (int k = k0; k < k1; ++k) {
     team.barrier();
@@ -436,6 +439,8 @@ struct TeamInTurn {
   HC_INLINE explicit TeamInTurn(const Owns& owns, bool reverse = false) : reversed(reverse) {
     for (int r = 0; r < Threads; ++r) thread[r] = TeamThread<Real>{r, owns(r), &z[r], Real(0)};
   }
+  TeamInTurn(const TeamInTurn&) = delete;  // its threads point at its own z states
+  TeamInTurn& operator=(const TeamInTurn&) = delete;
   HC_INLINE void barrier() { waited = true; }
   template <class F>
   HC_INLINE void each(const F& f) {

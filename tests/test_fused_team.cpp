@@ -3,7 +3,9 @@
 // as a GPU hands them out (the halo spread, the columns' z states and lookaheads), the threads
 // of a phase run in rank order and reversed. Both give the split kernels' bits (face_flux, then
 // update_cell), in stage 1 and 2, on grids that cut the tiles and the z chunks unevenly, in 3-D
-// and 2-D and with y inactive. A phase that read what another thread of the same phase wrote
+// and 2-D and with y inactive. (Kokkos on a GPU runs the phases in loops of its own,
+// march_on_gpu in kernels/kokkos/fused.hpp: its tiles' item distribution is checked here, its
+// loops by the Kokkos GPU suite.) A phase that read what another thread of the same phase wrote
 // would give different bits in the two orders; a slot no thread wrote reads the NaN the scratch
 // starts with; a stray store shows in the cells the stage must not write. So CI checks, without
 // a GPU, the work that the GPU suite alone checked before.
@@ -164,13 +166,14 @@ std::string first_difference(const std::vector<Real>& a, const std::vector<Real>
   return "";
 }
 
-// The cases: a 3-D grid that cuts every tile and z chunk unevenly (45 x 19 x 37 cells: whole and
-// partial tiles along x and y, a whole and a partial chunk of z), a 2-D one (z inactive: each
-// plane filled whole) and one with y inactive; stage 1 and stage 2 (whose u1 differs from u0),
-// with MC and HLLC, and minmod and Rusanov.
+// The cases: a 3-D grid that cuts every tile and z chunk unevenly (45 x 19 x 33 cells: whole and
+// partial tiles along x and y, a whole chunk of z and one of a single plane), a 2-D one (z
+// inactive: its one plane filled whole) and one with y inactive (29 x 1 x 34: a last chunk of
+// two planes); stage 1 and stage 2 (whose u1 differs from u0), with MC and HLLC, and minmod and
+// Rusanov.
 template <class Real>
 std::vector<StageCase<Real>> stage_cases() {
-  const int sizes[][3] = {{45, 19, 37}, {45, 19, 1}, {29, 1, 40}};
+  const int sizes[][3] = {{45, 19, 33}, {45, 19, 1}, {29, 1, 34}};
   const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
   std::vector<StageCase<Real>> cases;
   for (const auto& n : sizes) {
@@ -217,7 +220,8 @@ TEST(FusedTeam, HipShapesGiveSplitBitsInEitherOrder) {
   expect_split_bits<float, hc::FusedTile<28, 4>, 128, false, false>("HIP AMD 28 x 4", false);
 }
 
-// The Kokkos backend's GPU shapes (kernels/kokkos/fused.hpp: kFusedTiles, FusedStage): under
+// The Kokkos backend's GPU shapes (kernels/kokkos/fused.hpp: kFusedTiles, FusedStage) through
+// march_tile (on a GPU Kokkos runs the same phases in march_on_gpu's loops): under
 // CUDA 16 x 6 on 128 threads in fp64 and 24 x 8 on 256 with the lookahead read first in fp32;
 // 16 x 4 with the lookahead read first (the z states in the scratch); and the host's 28 x 8 in
 // the forms the host runs (fp64 reads the lookahead first, fp32 has the faces apart).

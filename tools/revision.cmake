@@ -4,17 +4,19 @@
 # Without git or a repository (a source tarball), the commit is "unknown".
 #   cmake -DSOURCE_DIR=... -DOUTPUT=... -P tools/revision.cmake
 #
-# With -DSTAMP=FILE (tools/gpu/stamp.sh's: "commit C", "clean true|false", then the SHA-256 of
-# each tracked file, as sha256sum writes them), the commit is C where every file listed has
-# that hash here: a copy of the files whose git is older (the GPU machine's) then names the
-# commit they are at. Where any differs, or none is listed, git answers as without a stamp.
+# With -DSTAMP=FILE (tools/gpu/stamp.sh's: "commit C", "clean true|false", "files N", then the
+# SHA-256 of each of N tracked files, as sha256sum writes them), the commit is C where every file
+# listed has that hash here: a copy of the files whose git is older (the GPU machine's) then
+# names the commit they are at. Where any differs, a line is not one of these (sha256sum marks a
+# name it escapes with a leading backslash), or the count is not N, git answers as without a stamp.
 set(commit "unknown")
 set(clean "false")
 set(stamped FALSE)
 if(STAMP AND EXISTS "${STAMP}")
-  file(STRINGS "${STAMP}" lines)
+  file(STRINGS "${STAMP}" lines ENCODING UTF-8)
   set(stamp_commit "")
-  set(stamp_clean "false")
+  set(stamp_clean "")
+  set(stamp_files -1)
   set(files 0)
   set(matches TRUE)
   foreach(line IN LISTS lines)
@@ -22,6 +24,8 @@ if(STAMP AND EXISTS "${STAMP}")
       set(stamp_commit "${CMAKE_MATCH_1}")
     elseif(line MATCHES "^clean (true|false)$")
       set(stamp_clean "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "^files ([0-9]+)$")
+      set(stamp_files "${CMAKE_MATCH_1}")
     elseif(line MATCHES "^([0-9a-f]+)  (.+)$")
       math(EXPR files "${files} + 1")
       set(want "${CMAKE_MATCH_1}")
@@ -35,9 +39,12 @@ if(STAMP AND EXISTS "${STAMP}")
         set(matches FALSE)
         break()
       endif()
+    else()
+      set(matches FALSE)
+      break()
     endif()
   endforeach()
-  if(matches AND files GREATER 0 AND stamp_commit)
+  if(matches AND files GREATER 0 AND files EQUAL stamp_files AND stamp_commit AND stamp_clean)
     set(commit "${stamp_commit}")
     set(clean "${stamp_clean}")
     set(stamped TRUE)

@@ -10,7 +10,7 @@
 //
 // The tile is the largest of kFusedTiles whose FusedScratch (the plane, the slopes, the
 // face fluxes and the columns' lookahead of two planes, all in the team's level-0 scratch) fits
-// what Kokkos gives a team: on the host 28 x 8 (the HIP kernel's NVIDIA tile in fp32); under CUDA,
+// what Kokkos gives a team: on the host 28 x 8 (the HIP kernel's NVIDIA fp32 tile until it took 27 x 8); under CUDA,
 // where Kokkos 4.6 gives a team 40,936 bytes, 24 x 8 in fp32 (37,444 bytes) and 16 x 6 in fp64
 // (39,960 bytes, the columns' z states in registers). Stage 2 also folds the signal rate of every cell it writes into
 // max_rate (a team max, then an atomic max: exact in any order), so that the next time step needs no pass over the
@@ -59,7 +59,7 @@ constexpr int kFusedChunkZ = 32;  // planes per team along z
 // per SM in fp64 and 1,024 in fp32 (at most 102 and 64 registers), or fewer where no more teams
 // fit the SM's shared memory anyway (228 KiB on the H200, sm_90; each team takes its scratch,
 // Kokkos' team-reduction space of 8 bytes a thread and a little more, and the SM's 1 KiB per
-// block). In fp32 24 x 8 fits 4 teams of 256 threads (64 registers, as the HIP kernel's 28 x 8).
+// block). In fp32 24 x 8 fits 4 teams of 256 threads (64 registers, as the HIP kernel's fp32 tile).
 // In fp64 16 x 4 with the column states in scratch (FusedStage) runs 5 teams, 8% faster at 512^3
 // on the H200 than 4 teams with the states in registers (124 registers, no spill); 6 teams with
 // them in registers (80 registers) were 4% slower, 4 with them in scratch 1.5% slower
@@ -86,11 +86,11 @@ struct FusedStage {
   // kColumnZShared); 16 x 6, whose scratch under CUDA has no room for them, and fp32 keep it in
   // registers. The z face above the column's cell, made before the barrier that precedes its
   // update, stays in registers in both: with the z states in the scratch, that and the recon
-  // and faces loops kept rolled (FusedTileStage's phases) were 2% faster in fp64 at 512^3 on
+  // and faces loops kept rolled (march_on_gpu's for_items) were 2% faster in fp64 at 512^3 on
   // the H200; each alone moved it less than 0.5% (docs/performance.md).
   static constexpr bool kColumnsInScratch = !kHostExecution && sizeof(Real) == 8 && kShape.fp64_columns_in_scratch;
   // The update reads the lookahead's cell with the stage's old values (FusedTileStage) on a GPU's
-  // teams of 256 threads (fp32's 24 x 8 under CUDA, 1.3% faster there, as the HIP kernel's 28 x 8;
+  // teams of 256 threads (fp32's 24 x 8 under CUDA, 1.3% faster there, as the HIP kernel's fp32 tile;
   // 28 x 8 where a team may have its scratch, not measured) and where the z states are in the
   // scratch (fp64 on 16 x 4, 2% faster at 512^3), and after its stores on the other teams of 128:
   // fp32 on 28 x 4 was 0.7% slower reading first, fp64 on 16 x 6 1.4% slower at 512^3
