@@ -61,15 +61,24 @@ struct StageCase {
   hc::Limiter lim;
   hc::RiemannSolver solver;
 
+  hc::IdealGas<Real> gas{Real(1.4)};
+
   hc::StateRef<Real, hc::SoA> ref(std::vector<Real>& u) const { return {u.data(), g.ncells}; }
   std::vector<Real> untouched() const { return std::vector<Real>(in.size(), Real(-7)); }
+  // f(c) for each interior cell c of the grid.
+  template <class F>
+  void for_interior(const F& f) const {
+    for (int k = 0; k < g.n[2]; ++k)
+      for (int j = 0; j < g.n[1]; ++j)
+        for (int i = 0; i < g.n[0]; ++i) f(g.index(i + g.ng[0], j + g.ng[1], k + g.ng[2]));
+  }
 };
 
 // The stage by the split kernels' functions: each face flux into an array per direction, then
 // each cell's update.
 template <class Real>
 std::vector<Real> split_stage(StageCase<Real> c) {
-  const hc::IdealGas<Real> gas(Real(1.4));
+  const hc::IdealGas<Real>& gas = c.gas;
   const hc::Grid& g = c.g;
   std::vector<Real> flux[3], out = c.untouched();
   hc::StateRef<Real, hc::SoA> f[3];
@@ -87,10 +96,7 @@ std::vector<Real> split_stage(StageCase<Real> c) {
         if (c.st.active[1] && inside[1]) hc::face_flux<1>(in, f[1], cell, g.stride[1], gas, c.lim, c.solver);
         if (c.st.active[2] && inside[2]) hc::face_flux<2>(in, f[2], cell, g.stride[2], gas, c.lim, c.solver);
       }
-  for (int k = 0; k < g.n[2]; ++k)
-    for (int j = 0; j < g.n[1]; ++j)
-      for (int i = 0; i < g.n[0]; ++i)
-        hc::update_cell(c.ref(c.u0), in, c.ref(out), f, g.stride, c.st, g.index(i + g.ng[0], j + g.ng[1], k + g.ng[2]));
+  c.for_interior([&](std::size_t cell) { hc::update_cell(c.ref(c.u0), in, c.ref(out), f, g.stride, c.st, cell); });
   return out;
 }
 
@@ -111,19 +117,7 @@ FusedResult<Real> fused_stage(StageCase<Real> c, bool halo_one_cell_each, bool r
   const hc::Grid& g = c.g;
   FusedResult<Real> r;
   r.out = c.untouched();
-  Stage w{g,
-          c.ref(c.in),
-          c.ref(c.u0),
-          c.ref(r.out),
-          c.st,
-          hc::IdealGas<Real>(Real(1.4)),
-          c.lim,
-          c.solver,
-          hc::rate_scale<Real>(g),
-          0,
-          0,
-          0,
-          0};
+  Stage w{g, c.ref(c.in), c.ref(c.u0), c.ref(r.out), c.st, c.gas, c.lim, c.solver, hc::rate_scale<Real>(g), 0, 0, 0, 0};
   auto scratch = std::make_unique<typename Stage::Scratch>();
   for (int z0 = 0; z0 < g.n[2]; z0 += kChunkZ)
     for (int y = 0; y < g.n[1]; y += Tile::kNy)
@@ -148,11 +142,7 @@ Real largest_rate(const StageCase<Real>& c, std::vector<Real>& out) {
   const auto ref = c.ref(out);
   const hc::RateScale<Real> scale = hc::rate_scale<Real>(c.g);
   Real most = 0;
-  for (int k = 0; k < c.g.n[2]; ++k)
-    for (int j = 0; j < c.g.n[1]; ++j)
-      for (int i = 0; i < c.g.n[0]; ++i)
-        most = std::max(most, hc::cell_signal_rate(ref, c.g.index(i + c.g.ng[0], j + c.g.ng[1], k + c.g.ng[2]),
-                                                   hc::IdealGas<Real>(Real(1.4)), scale));
+  c.for_interior([&](std::size_t cell) { most = std::max(most, hc::cell_signal_rate(ref, cell, c.gas, scale)); });
   return most;
 }
 
