@@ -9,12 +9,13 @@
 #   tools/gpu/ab.sh run OUTDIR      on the GPU machine (carry .gpu-deps and .ab-base)
 #
 # run builds the working tree ("head": tools/gpu/check.sh's build) and .ab-base ("base": its own
-# check.sh, with the same options), then AB_ROUNDS rounds (default 2), each running every deck of
+# check.sh, with the same options) side by side, then AB_ROUNDS rounds (default 2), each running every deck of
 # AB_DECKS with base, then with head: both precisions, split and fused, --repeat 3 --steps 12,
-# HIP backend. OUTDIR/ab.md has, per configuration, each round's median ms of base and head,
+# HIP backend (Kokkos with KOKKOS_ROOT). OUTDIR/ab.md has, per configuration, each round's median ms of base and head,
 # head / base, and whether their checksums agree (tools/gpu/ab_table.py).
 #   AB_DECKS  default "bench.toml:256,512 sedov.toml:256" (deck in inputs/ : sizes)
 #   AB_LOCAL=1  the CPU machine's default build instead (Kokkos backend): to try the script here
+#   KOKKOS_ROOT  a Kokkos GPU install (as check.sh's): both built with it, the runs on Kokkos
 set -uo pipefail
 what=${1:?usage: tools/gpu/ab.sh prepare REV | run OUTDIR}
 cd "$(dirname "$0")/../.."
@@ -41,12 +42,18 @@ if [ -n "${AB_LOCAL:-}" ]; then
   done
   head_bin=$root/build-ab/bin/halocline base_bin=$root/.ab-base/build-ab/bin/halocline
 else
-  backend=hip
+  # With KOKKOS_ROOT (a Kokkos GPU install) both trees build the Kokkos backend too
+  # (check.sh's build-gpu-kokkos) and the runs take it; otherwise the HIP backend. The two
+  # builds run side by side.
+  backend=hip dir=build-gpu
+  [ -z "${KOKKOS_ROOT:-}" ] || backend=kokkos dir=build-gpu-kokkos
   ln -sfn "$root/.gpu-deps" .ab-base/.gpu-deps
-  BUILD_TARGET=halocline tools/gpu/check.sh "$out/head-build" build > "$out/head-build.txt" 2>&1 &&
-    (cd .ab-base && BUILD_TARGET=halocline tools/gpu/check.sh "$out/base-build" build) > "$out/base-build.txt" 2>&1 ||
-    { echo "ab.sh: a build failed (see $out/*-build*)" >&2; exit 1; }
-  head_bin=$root/build-gpu/bin/halocline base_bin=$root/.ab-base/build-gpu/bin/halocline
+  BUILD_TARGET=halocline tools/gpu/check.sh "$out/head-build" build > "$out/head-build.txt" 2>&1 &
+  (cd .ab-base && BUILD_TARGET=halocline tools/gpu/check.sh "$out/base-build" build) > "$out/base-build.txt" 2>&1 &
+  built=0
+  for job in $(jobs -p); do wait "$job" || built=1; done
+  [ $built = 0 ] || { echo "ab.sh: a build failed (see $out/*-build*)" >&2; exit 1; }
+  head_bin=$root/$dir/bin/halocline base_bin=$root/.ab-base/$dir/bin/halocline
 fi
 
 status=0
