@@ -186,23 +186,49 @@ HaloSetup choose_halo(const Config& c, const Comm& comm, const Grid& g) {
   return h;
 }
 
-// `auto`: fused on the HIP backend for a 3-D subdomain of at least 128^3 cells, split otherwise.
-// On the H200 (docs/performance.md, bench.toml, SoA) fused is faster from 128^3 up (1.15 x in
-// fp64 and 1.04 x in fp32 at 128^3, more on larger grids) and 2-4 x slower at 64^3 and 32^3,
-// whose few tiles leave most of the GPU idle while each block marches its planes in turn. 1-D
-// and 2-D grids (a tile of one plane) and the Kokkos backend keep split until fused is measured
-// faster there; on AMD the rule is the H200's, not yet measured.
+// `auto`: the stage's kernels measured faster where the run goes (docs/performance.md).
+// HIP: fused for a 3-D subdomain of at least 128^3 cells. On the H200 (bench.toml, SoA) fused
+// is faster from 128^3 up (1.15 x in fp64 and 1.04 x in fp32 at 128^3, more on larger grids)
+// and 2-4 x slower at 64^3 and 32^3, whose few tiles leave most of the GPU idle while each
+// block marches its planes in turn; 1-D and 2-D grids (a tile of one plane) keep split. On AMD
+// the rule is the H200's, not yet measured.
 constexpr double kFusedAutoCells = 128.0 * 128.0 * 128.0;
+
+namespace {
+
+// Kokkos on the host (one or more CPU threads): fused on 2-D and 3-D grids in fp64, and in
+// fp32 with Kokkos 4. On a 2-core machine fused took 0.50-0.78 of split's time in fp64 at 32^3
+// to 128^3 and 0.58-0.82 at 128^2 and 512^2 (Kokkos 3.4 Serial and 4.6 OpenMP), and in fp32
+// under Kokkos 4.6 0.69-0.77 in 3-D and 0.71-0.72 at 512^2; in fp32 under Kokkos 3.4 it took
+// 1.02-1.06 x split's time in 3-D and 1.10-1.19 x in 2-D, and on 1-D grids (a tile of 28 x 8
+// columns with one row) 1.7-2.7 x in both precisions. Kokkos on a GPU keeps split until fused
+// is measured faster there.
+bool fused_faster_on_kokkos(const Config& c, bool one_d) {
+#if defined(HALOCLINE_HAVE_KOKKOS)
+  if (kokkos_on_gpu() || one_d) return false;
+  return c.precision == Precision::FP64 || kokkos_major_version() >= 4;
+#else
+  (void)c;
+  (void)one_d;
+  return false;
+#endif
+}
+
+}  // namespace
 
 KernelStrategy choose_kernels(const Config& c, const std::array<int, 3>& dims) {
   if (c.kernels != KernelStrategy::Auto) return c.kernels;
   double largest = 1;  // the uneven split's larger part along each direction
-  bool three_d = true;
+  int active = 0;      // directions with more than one cell
   for (int d = 0; d < 3; ++d) {
     largest *= (c.n[d] + dims[d] - 1) / dims[d];
-    three_d = three_d && c.n[d] > 1;
+    active += c.n[d] > 1;
   }
-  if (c.backend == BackendKind::Hip && three_d && largest >= kFusedAutoCells) return KernelStrategy::Fused;
+  switch (c.backend) {
+    case BackendKind::Hip:
+      return active == 3 && largest >= kFusedAutoCells ? KernelStrategy::Fused : KernelStrategy::Split;
+    case BackendKind::Kokkos: return fused_faster_on_kokkos(c, active < 2) ? KernelStrategy::Fused : KernelStrategy::Split;
+  }
   return KernelStrategy::Split;
 }
 

@@ -561,11 +561,12 @@ TEST_F(Cli, RunPrintsTheTimeOutsideTheLoop) {
 
 TEST_F(Cli, NotEnoughHostMemoryExitsTwo) {
   const Result r = run(
-      {"run", "inputs/bench.toml", "--set", "grid.n=8000", "--backend", "kokkos", "--out", (dir_ / "oom").string()});
+      {"run", "inputs/bench.toml", "--set", "grid.n=8000", "--backend", "kokkos", "--kernels", "split", "--out",
+       (dir_ / "oom").string()});
   if (r.err.find("not built into this binary") != std::string::npos) GTEST_SKIP() << r.err;
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
-  // Six arrays (u0, u1, unew, three fluxes) of 5 doubles per cell, ghosts included.
+  // Six arrays (u0, u1, unew, three fluxes: the split kernels) of 5 doubles per cell, ghosts included.
   const long long cells = 8004LL * 8004 * 8004, needed = 6 * 5 * 8 * cells;
   // Host memory on a CPU execution space (the memory plan's parts); where Kokkos runs on a
   // GPU the run writes no file, so the host holds no copy and the device refuses, naming
