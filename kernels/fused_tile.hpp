@@ -396,8 +396,8 @@ struct TeamThread {
 
 // The march of a team through planes k0 .. k1 - 1 of its tile, in the phases of the file's
 // head, a barrier between each two (the HIP kernel and the Kokkos host run it; Kokkos on a GPU
-// runs the same phases in loops of its own, kernels/kokkos/fused.hpp's march_on_gpu, until the
-// H200 times both forms). A team type says how its threads run a phase: `team.each(f)` calls f(TeamThread&, here) for
+// runs the same phases in loops of its own, kernels/kokkos/fused.hpp's march_on_gpu, which
+// spilled less under nvcc 13). A team type says how its threads run a phase: `team.each(f)` calls f(TeamThread&, here) for
 // each of the kHere threads this code stands for (here: 0 .. kHere - 1; on a GPU one, itself; on the host every thread
 // of the team in turn: TeamInTurn), and `team.barrier()` waits for all of them.
 // `halo_one_cell_each`: fill_next's rule.

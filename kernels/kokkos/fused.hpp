@@ -166,10 +166,12 @@ struct FusedStage {
   }
 
   // On a GPU, march_tile's phases and barriers for this thread, written out with this backend's
-  // own loops: march_tile itself (as the HIP kernel runs it) compiled under nvcc 13 to more
-  // spills in the tiles Kokkos runs on the H200 (ptxas: 456 bytes stored and 468 loaded in
-  // fp64's 16 x 6 against 292 and 292 here, 104 bytes loaded against 84 in fp32's 24 x 8; not
-  // yet timed), so this form stays until the H200 measures both (docs/performance.md).
+  // own loops: march_tile itself (run by a one-thread team type, as the HIP kernel runs it)
+  // compiles under nvcc 13 to more spills in the tiles Kokkos runs on the H200 (ptxas: 456
+  // bytes stored and 468 loaded in fp64's 16 x 6 against 292 and 292 here, 104 bytes loaded
+  // against 84 in fp32's 24 x 8, also with start_phase's fill kept rolled), and on the HIP
+  // kernel, with the same spills as its own loops, it ran fp64 0.7-0.9% slower on the H200
+  // (tests/data/h200/fused/march_tile_trial.md): this form stays. The GPU suite checks its bits.
   KOKKOS_INLINE_FUNCTION void march_on_gpu(const Team& team, const Work& w, Scratch& s, ColumnZ<Real>* column, int k0,
                                            int k1, Real& most) const {
     const bool z = w.st.active[2];
