@@ -187,29 +187,35 @@ HaloSetup choose_halo(const Config& c, const Comm& comm, const Grid& g) {
 }
 
 // `auto`: the stage's kernels measured faster where the run goes (docs/performance.md).
-// HIP: fused for a 3-D subdomain of at least 128^3 cells. On the H200 (bench.toml, SoA) fused
-// is faster from 128^3 up (1.15 x in fp64 and 1.04 x in fp32 at 128^3, more on larger grids)
-// and 2-4 x slower at 64^3 and 32^3, whose few tiles leave most of the GPU idle while each
-// block marches its planes in turn; 1-D and 2-D grids (a tile of one plane) keep split. On AMD
-// the rule is the H200's, not yet measured.
+// On a GPU (HIP, and Kokkos on CUDA or HIP): fused for a 3-D subdomain of at least 128^3
+// cells. On the H200 (bench.toml, SoA) HIP's fused is faster from 128^3 up (1.15 x in fp64 and
+// 1.04 x in fp32 at 128^3, more on larger grids) and 2-4 x slower at 64^3 and 32^3, whose few
+// tiles leave most of the GPU idle while each block marches its planes in turn; 1-D and 2-D
+// grids (a tile of one plane) keep split. Kokkos' fused ran 1.73 x (fp64) and 1.78 x (fp32)
+// faster than its split at 512^3 in one run on an H100, and about 1.35 x and 1.6 x at 256^3 on
+// the H200 by figures of different calls; below 256^3 it takes HIP's threshold, not measured on
+// Kokkos. On AMD the rule is the H200's, not yet measured.
 constexpr double kFusedAutoCells = 128.0 * 128.0 * 128.0;
 
 namespace {
+
+bool fused_faster_on_gpu(int active_directions, double largest_cells) {
+  return active_directions == 3 && largest_cells >= kFusedAutoCells;
+}
 
 // Kokkos on the host (one or more CPU threads): fused on 2-D and 3-D grids in fp64, and in
 // fp32 with Kokkos 4. On a 2-core machine fused took 0.50-0.78 of split's time in fp64 at 32^3
 // to 128^3 and 0.58-0.82 at 128^2 and 512^2 (Kokkos 3.4 Serial and 4.6 OpenMP), and in fp32
 // under Kokkos 4.6 0.69-0.77 in 3-D and 0.71-0.72 at 512^2; in fp32 under Kokkos 3.4 it took
 // 1.02-1.06 x split's time in 3-D and 1.10-1.19 x in 2-D, and on 1-D grids (a tile of 28 x 8
-// columns with one row) 1.7-2.7 x in both precisions. Kokkos on a GPU keeps split until fused
-// is measured faster there.
-bool fused_faster_on_kokkos(const Config& c, bool one_d) {
+// columns with one row) 1.7-2.7 x in both precisions.
+bool fused_faster_on_host(const Config& c, int active_directions) {
 #if defined(HALOCLINE_HAVE_KOKKOS)
-  if (kokkos_on_gpu() || one_d) return false;
+  if (active_directions < 2) return false;
   return c.precision == Precision::FP64 || kokkos_major_version() >= 4;
 #else
   (void)c;
-  (void)one_d;
+  (void)active_directions;
   return false;
 #endif
 }
@@ -224,12 +230,8 @@ KernelStrategy choose_kernels(const Config& c, const std::array<int, 3>& dims) {
     largest *= (c.n[d] + dims[d] - 1) / dims[d];
     active += c.n[d] > 1;
   }
-  switch (c.backend) {
-    case BackendKind::Hip:
-      return active == 3 && largest >= kFusedAutoCells ? KernelStrategy::Fused : KernelStrategy::Split;
-    case BackendKind::Kokkos: return fused_faster_on_kokkos(c, active < 2) ? KernelStrategy::Fused : KernelStrategy::Split;
-  }
-  return KernelStrategy::Split;
+  const bool fused = runs_on_gpu(c.backend) ? fused_faster_on_gpu(active, largest) : fused_faster_on_host(c, active);
+  return fused ? KernelStrategy::Fused : KernelStrategy::Split;
 }
 
 std::unique_ptr<Backend> make_backend(const Config& c, const Grid& g, const BoundaryFaces& faces, int device,
