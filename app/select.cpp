@@ -203,22 +203,13 @@ bool fused_faster_on_gpu(int active_directions, double largest_cells) {
   return active_directions == 3 && largest_cells >= kFusedAutoCells;
 }
 
-// Kokkos on the host (one or more CPU threads): fused on 2-D and 3-D grids in fp64, and in
-// fp32 with Kokkos 4. On a 2-core machine fused took 0.50-0.78 of split's time in fp64 at 32^3
-// to 128^3 and 0.58-0.82 at 128^2 and 512^2 (Kokkos 3.4 Serial and 4.6 OpenMP), and in fp32
-// under Kokkos 4.6 0.69-0.77 in 3-D and 0.71-0.72 at 512^2; in fp32 under Kokkos 3.4 it took
-// 1.02-1.06 x split's time in 3-D and 1.10-1.19 x in 2-D, and on 1-D grids (a tile of 28 x 8
-// columns with one row) 1.7-2.7 x in both precisions.
-bool fused_faster_on_host(const Config& c, int active_directions) {
-#if defined(HALOCLINE_HAVE_KOKKOS)
-  if (active_directions < 2) return false;
-  return c.precision == Precision::FP64 || kokkos_major_version() >= 4;
-#else
-  (void)c;
-  (void)active_directions;
-  return false;
-#endif
-}
+// Kokkos on the host (one or more CPU threads): fused on 2-D and 3-D grids. On a 2-core
+// machine with Debian's Kokkos 3.4 Serial (docs/performance.md, seventeenth session) fused took
+// 0.78-0.79 of split's time at 64^3 in fp64 and 0.79 in fp32, 0.60-0.73 and 0.82 at 128^2, 0.82
+// in fp32 at 512^2; with Kokkos 4.6 OpenMP (before face_state and the face's body were kept
+// inline, kernels/portability.hpp) 0.50-0.61 in fp64 and 0.69-0.77 in fp32. On 1-D grids (a
+// tile of 28 x 8 columns with one row) it took 1.7-2.7 x split's time in both precisions.
+bool fused_faster_on_host(int active_directions) { return active_directions >= 2; }
 
 }  // namespace
 
@@ -230,7 +221,7 @@ KernelStrategy choose_kernels(const Config& c, const std::array<int, 3>& dims) {
     largest *= (c.n[d] + dims[d] - 1) / dims[d];
     active += c.n[d] > 1;
   }
-  const bool fused = runs_on_gpu(c.backend) ? fused_faster_on_gpu(active, largest) : fused_faster_on_host(c, active);
+  const bool fused = runs_on_gpu(c.backend) ? fused_faster_on_gpu(active, largest) : fused_faster_on_host(active);
   return fused ? KernelStrategy::Fused : KernelStrategy::Split;
 }
 

@@ -271,9 +271,10 @@ struct FusedTileStage {
 
   // Face item i: the low x face of cell a = 0 .. nx (the last, the high face of the tile's
   // last cell), then the low y face of b = 0 .. ny: from the high state of the cell below the
-  // face and the low state of the cell above it.
+  // face and the low state of the cell above it. (HC_HOT_LAMBDA: a host compiler keeps the body
+  // in the march, kernels/portability.hpp.)
   HC_INLINE void face(Scratch& s, int i) const {
-    along(i < Tile::kFaceX, [&](auto direction) {
+    along(i < Tile::kFaceX, [&](auto direction) HC_HOT_LAMBDA {
       const int d = frame_of(direction);  // a constant with FixedFrames
       const int j = d == 0 ? i : i - Tile::kFaceX;
       const int a = d == 0 ? j % (Tile::kNx + 1) : j % Tile::kNx, b = d == 0 ? j / (Tile::kNx + 1) : j / Tile::kNx;
@@ -397,10 +398,10 @@ struct TeamThread {
 // The march of a team through planes k0 .. k1 - 1 of its tile, in the phases of the file's
 // head, a barrier between each two (the HIP kernel and the Kokkos host run it; Kokkos on a GPU
 // runs the same phases in loops of its own, kernels/kokkos/fused.hpp's march_on_gpu, which
-// spilled less under nvcc 13). A team type says how its threads run a phase: `team.each(f)` calls f(TeamThread&, here) for
-// each of the kHere threads this code stands for (here: 0 .. kHere - 1; on a GPU one, itself; on the host every thread
-// of the team in turn: TeamInTurn), and `team.barrier()` waits for all of them.
-// `halo_one_cell_each`: fill_next's rule.
+// spilled less under nvcc 13). A team type says how its threads run a phase: `team.each(f)` calls f(TeamThread&, here)
+// for each of the kHere threads this code stands for (here: 0 .. kHere - 1; on a GPU one, itself; on the host every
+// thread of the team in turn: TeamInTurn), and `team.barrier()` waits for all of them. `halo_one_cell_each`:
+// fill_next's rule.
 template <class Stage, class Team>
 HC_INLINE void march_tile(const Stage& w, typename Stage::Scratch& s, Team& team, int k0, int k1,
                           bool halo_one_cell_each) {

@@ -277,7 +277,7 @@ HC_INLINE Prim<Real> limited_slopes(const Prim<Real>& qm, const Prim<Real>& q, c
 // or pressure. A kernel that keeps a cell's slopes (5 values) instead of its two face states
 // (10) makes the faces with this, and gets muscl_cell's bits.
 template <class Real>
-HC_INLINE Prim<Real> face_state(const Prim<Real>& q, const Prim<Real>& slope, Real side) {
+HC_HOT_INLINE Prim<Real> face_state(const Prim<Real>& q, const Prim<Real>& slope, Real side) {
   const Real half = side * Real(0.5);
   Prim<Real> f;
   f.rho = mul_add(half, slope.rho, q.rho);

@@ -560,9 +560,8 @@ TEST_F(Cli, RunPrintsTheTimeOutsideTheLoop) {
 }
 
 TEST_F(Cli, NotEnoughHostMemoryExitsTwo) {
-  const Result r = run(
-      {"run", "inputs/bench.toml", "--set", "grid.n=8000", "--backend", "kokkos", "--kernels", "split", "--out",
-       (dir_ / "oom").string()});
+  const Result r = run({"run", "inputs/bench.toml", "--set", "grid.n=8000", "--backend", "kokkos", "--kernels", "split",
+                        "--out", (dir_ / "oom").string()});
   if (r.err.find("not built into this binary") != std::string::npos) GTEST_SKIP() << r.err;
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;

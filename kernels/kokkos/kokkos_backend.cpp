@@ -452,7 +452,6 @@ std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& ph
 }
 
 bool kokkos_on_gpu() { return !kokkos::kHostExecution; }
-int kokkos_major_version() { return KOKKOS_VERSION / 10000; }
 
 #define HALOCLINE_INSTANTIATE(REAL, LAYOUT)                                                                        \
   template std::unique_ptr<Backend> make_kokkos_backend<REAL, LAYOUT>(const Grid&, const Physics&,                 \

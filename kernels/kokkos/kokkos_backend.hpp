@@ -27,9 +27,6 @@ std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& ph
 // Whether Kokkos' default execution space is a GPU's (CUDA, HIP).
 bool kokkos_on_gpu();
 
-// The major version of the Kokkos this backend was built with (3 for Debian 12's 3.4.01).
-int kokkos_major_version();
-
 // What Kokkos says about its default execution space.
 DeviceInfo kokkos_device_info();
 
