@@ -9,13 +9,15 @@
 #   tools/gpu/ab.sh run OUTDIR      on the GPU machine (carry .gpu-deps and .ab-base)
 #
 # run builds the working tree ("head": tools/gpu/check.sh's build) and .ab-base ("base": its own
-# check.sh, with the same options) side by side, then AB_ROUNDS rounds (default 2), each running every deck of
-# AB_DECKS with base, then with head: both precisions, split and fused, --repeat 3 --steps 12,
-# HIP backend (Kokkos with KOKKOS_ROOT). OUTDIR/ab.md has, per configuration, each round's median ms of base and head,
-# head / base, and whether their checksums agree (tools/gpu/ab_table.py).
+# check.sh, with the same options) side by side, then AB_ROUNDS rounds (default 2), each running
+# every deck of AB_DECKS with base, then with head: both precisions, split and fused, --repeat 3
+# --steps 12, HIP backend (Kokkos with KOKKOS_ROOT). OUTDIR/ab.md has, per configuration, each
+# round's median ms of base and head, head / base, and whether their checksums agree
+# (tools/gpu/ab_table.py).
 #   AB_DECKS  default "bench.toml:256,512 sedov.toml:256" (deck in inputs/ : sizes)
 #   AB_LOCAL=1  the CPU machine's default build instead (Kokkos backend): to try the script here
 #   KOKKOS_ROOT  a Kokkos GPU install (as check.sh's): both built with it, the runs on Kokkos
+#                (not yet run on a GPU machine: the seventeenth session's call for it got none)
 set -uo pipefail
 what=${1:?usage: tools/gpu/ab.sh prepare REV | run OUTDIR}
 cd "$(dirname "$0")/../.."
