@@ -19,7 +19,7 @@
 namespace halocline {
 
 // Operations by kind. `compare` holds comparisons (each with the select, min, max or branch
-// it feeds) and absolute values; a negation is a sign modifier of the operation using it and
+// it feeds), absolute values and copysigns; a negation is a sign modifier of the operation using it and
 // counts nothing; so does a constant.
 struct ArithmeticCount {
   double add = 0, mul = 0, fma = 0, div = 0, sqrt = 0, compare = 0;
@@ -82,6 +82,9 @@ bool operator!=(CountedReal a, CountedReal b);
 CountedReal mul_add(CountedReal a, CountedReal b, CountedReal c);
 CountedReal square_root(CountedReal x);
 CountedReal absolute_value(CountedReal x);
+CountedReal smaller(CountedReal a, CountedReal b);       // a min: one compare
+CountedReal larger(CountedReal a, CountedReal b);        // a max: one compare
+CountedReal with_sign_of(CountedReal m, CountedReal a);  // a copysign, counted as an abs
 // hllc_flux's form for the precision the tape counts (OpTape::precision): fp32 scales its
 // states by a power of two (hllc_flux_rescaled), whose making is integer work, not counted; its
 // multiplications are.

@@ -119,8 +119,8 @@ TEST(Arithmetic, CellUpdateFollowsEachKernelStructure) {
     // The tile reconstructs each cell once per direction, the split kernels twice (less the
     // face states they do not use): fewer slots.
     EXPECT_LT(tile.fma_slots(), split.fma_slots());
-    // Every slope limited but not zero (MC: a sign test, 3 absolute values and 3 comparisons
-    // for each of 5 values) and the 4 fallback tests of each muscl_cell; HLLC's 6 comparisons
+    // Every slope limited but not zero (MC: a sign test, 3 absolute values, 2 minima and a
+    // copysign for each of 5 values) and the 4 fallback tests of each muscl_cell; HLLC's 6 comparisons
     // (Rusanov: 2 absolute values and the max); the signal rate's 3 absolute values, 2
     // positivity tests, its NaN test and the max.
     const int face_compares = hllc ? 6 : 3;

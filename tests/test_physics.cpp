@@ -110,9 +110,10 @@ TEST(Physics, LimitedSlopesAreTheTextbookFormsBitForBit) {
   expect_textbook_slopes<float>();
 }
 
-// limited_slope as selects (the fourteenth session) gives the bits of its form before, which
-// returned 0 first where a * b <= 0 and then took its branches, at every kind of value: signed
-// zeros, infinities, NaN, the largest and the subnormal (products that overflow or underflow).
+// limited_slope as selects (the fourteenth session), and on minNum and copysign (the
+// eighteenth), gives the bits of its form before, which returned 0 first where a * b <= 0 and
+// then took its branches, at every kind of finite value: signed zeros, the largest and the
+// subnormal (products that overflow or underflow).
 template <class Real>
 Real branching_slope(Real a, Real b, hc::Limiter lim) {
   if (a * b <= Real(0)) return Real(0);
@@ -125,10 +126,22 @@ Real branching_slope(Real a, Real b, hc::Limiter lim) {
   return a > Real(0) ? m : -m;
 }
 
+// Where a difference is infinite or NaN (a state a run stops at), the branching form and
+// minNum part (minNum takes the number where the comparison took its second operand): there
+// the slope is the C library's fmin and copysign of the magnitudes, which a GPU computes too.
+template <class Real>
+Real min_num_slope(Real a, Real b, hc::Limiter lim) {
+  if (a * b <= Real(0)) return Real(0);
+  if (lim == hc::Limiter::VanLeer) return Real(2) * a * b / (a + b);
+  Real m = std::fmin(std::fabs(a), std::fabs(b));
+  if (lim == hc::Limiter::MC) m = std::fmin(std::fabs(Real(0.5) * (a + b)), Real(2) * m);
+  return std::copysign(m, a);
+}
+
 template <class Real>
 void expect_branching_slopes_bits() {
   using limits = std::numeric_limits<Real>;
-  const Real values[] = {Real(0),
+  const Real finite[] = {Real(0),
                          -Real(0),
                          Real(1),
                          Real(-1),
@@ -136,13 +149,22 @@ void expect_branching_slopes_bits() {
                          Real(-0.25),
                          limits::max(),
                          -limits::max(),
-                         limits::infinity(),
-                         -limits::infinity(),
-                         limits::quiet_NaN(),
                          limits::denorm_min(),
                          -limits::denorm_min(),
-                         limits::min()};
-  expect_slopes_bit_for_bit(values, branching_slope<Real>);
+                         limits::min(),
+                         -limits::min()};
+  expect_slopes_bit_for_bit(finite, branching_slope<Real>);
+  const Real any[] = {Real(0),
+                      -Real(0),
+                      Real(1),
+                      Real(-3),
+                      limits::max(),
+                      limits::infinity(),
+                      -limits::infinity(),
+                      limits::quiet_NaN(),
+                      -limits::quiet_NaN(),
+                      limits::denorm_min()};
+  expect_slopes_bit_for_bit(any, min_num_slope<Real>);
 }
 
 TEST(Physics, LimitedSlopesKeepTheBranchingFormsBitsAtEveryKindOfValue) {
