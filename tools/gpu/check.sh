@@ -59,6 +59,8 @@ else
   echo "check.sh: KOKKOS_ROOT not set: Kokkos GPU runs skipped (HIP backend only)" | tee "$out/kokkos.txt"
 fi
 
+# CUDA_LINEINFO=ON puts the source lines in the kernels' binaries (no instruction changes), for
+# tools/gpu/profile.sh's per-line sums.
 # STRICT_FP=OFF builds a variant that lets the compilers fuse multiply-adds (faster;
 # results then match the CPU to rounding, not bitwise), in its own build folder.
 strict=${STRICT_FP:-ON}
@@ -69,7 +71,7 @@ build=$root/build-gpu
 [ -z "${KOKKOS_ROOT:-}" ] || build=$build-kokkos
 cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHALOCLINE_STRICT_FP="$strict" \
   -DHALOCLINE_ENABLE_HIP=ON -DHALOCLINE_HIP_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DHALOCLINE_PTXAS_VERBOSE=ON -DHALOCLINE_TOMLPP_HEADER_ONLY=ON \
+  -DHALOCLINE_PTXAS_VERBOSE=ON -DHALOCLINE_CUDA_LINEINFO="${CUDA_LINEINFO:-OFF}" -DHALOCLINE_TOMLPP_HEADER_ONLY=ON \
   -DCMAKE_INCLUDE_PATH="$deps/root/usr/include" \
   -DCLI11_DIR="$deps/root/usr/share/cmake/CLI11" \
   -Dnlohmann_json_DIR="$deps/root/usr/share/cmake/nlohmann_json" \

@@ -8,7 +8,9 @@
 # PROFILE_SOURCE=1 profiles each kernel a second time with the per-instruction counters and stall
 # samples (SourceCounters): its SASS with them in OUTDIR/sass_KERNELS_PRECISION.csv, and for the
 # fused stage the sums per phase (the stretches between its barriers; tools/gpu/sass_phases.py)
-# in OUTDIR/phases_fused_PRECISION.txt.
+# in OUTDIR/phases_fused_PRECISION.txt and, where BIN was built with HALOCLINE_CUDA_LINEINFO=ON
+# (check.sh: CUDA_LINEINFO=ON), per source line (tools/gpu/sass_lines.py) in
+# OUTDIR/lines_fused_PRECISION.txt.
 #
 #   tools/gpu/profile.sh BIN OUTDIR
 set -uo pipefail
@@ -25,6 +27,16 @@ sections=(--section SpeedOfLight --section Occupancy --section LaunchStats --sec
   --section WarpStateStats --section InstructionStats --section MemoryWorkloadAnalysis)
 stalls='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
 status=0
+# The fused stage's SASS with its line table, for sass_lines.py (the cubins of BIN that hold it).
+if [ "${PROFILE_SOURCE:-0}" = 1 ]; then
+  cubins=$(mktemp -d)
+  (cd "$cubins" && cuobjdump -xelf all "$(realpath "$bin")" > /dev/null 2>&1)
+  for cubin in "$cubins"/*.cubin; do
+    cuobjdump -symbols "$cubin" 2>/dev/null | grep -q fused_stage_kernel &&
+      nvdisasm --print-line-info -c "$cubin" >> "$out/fused_lines.sass" 2>/dev/null
+  done
+  rm -rf "$cubins"
+fi
 for precision in ${PROFILE_PRECISIONS:-fp64 fp32}; do
   for kernels in ${PROFILE_KERNELS:-fused split}; do
     # The split path launches 3 fluxes and an update per stage; the fused one kernel.
@@ -42,9 +54,16 @@ for precision in ${PROFILE_PRECISIONS:-fp64 fp32}; do
         > "$out/ncu_source_$name.log" 2>&1 || status=1
       ncu --import "$out/$name.ncu-rep" --page source --print-source sass --csv > "$out/sass_$name.csv" 2>&1 || status=1
       [ "$kernels" = split ] || python3 tools/gpu/sass_phases.py "$out/sass_$name.csv" > "$out/phases_$name.txt" 2>&1 || status=1
+      # The fused stage's SoA instance in this precision (I f: float, I d: double).
+      if [ "$kernels" = fused ] && grep -q '//## File' "$out/fused_lines.sass" 2>/dev/null; then
+        mangled=fused_stage_kernelI$([ "$precision" = fp32 ] && echo f || echo d)NS_3SoA
+        python3 tools/gpu/sass_lines.py "$out/sass_$name.csv" "$out/fused_lines.sass" "$mangled" \
+          > "$out/lines_$name.txt" 2>&1 || status=1
+      fi
       rm -f "$out/$name.ncu-rep"
     fi
   done
 done
 rm -rf "$out/run"
+gzip -f "$out/fused_lines.sass" 2>/dev/null
 exit $status
