@@ -29,8 +29,8 @@ stalls='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
 status=0
 # The fused stage's SASS with its line table, for sass_lines.py (the cubins of BIN that hold it).
 if [ "${PROFILE_SOURCE:-0}" = 1 ]; then
-  cubins=$(mktemp -d)
-  (cd "$cubins" && cuobjdump -xelf all "$(realpath "$bin")" > /dev/null 2>&1)
+  cubins=$(mktemp -d) binary=$(realpath "$bin")
+  (cd "$cubins" && cuobjdump -xelf all "$binary" > /dev/null 2>&1)
   for cubin in "$cubins"/*.cubin; do
     cuobjdump -symbols "$cubin" 2>/dev/null | grep -q fused_stage_kernel &&
       nvdisasm --print-line-info -c "$cubin" >> "$out/fused_lines.sass" 2>/dev/null
