@@ -17,7 +17,7 @@
 #   AB_DECKS  default "bench.toml:256,512 sedov.toml:256" (deck in inputs/ : sizes)
 #   AB_LOCAL=1  the CPU machine's default build instead (Kokkos backend): to try the script here
 #   KOKKOS_ROOT  a Kokkos GPU install (as check.sh's): both built with it, the runs on Kokkos
-#                (not yet run on a GPU machine: the seventeenth session's call for it got none)
+#                (first run on the H200 in the eighteenth session: tests/data/h200/fused/minnum_trial.md)
 set -uo pipefail
 what=${1:?usage: tools/gpu/ab.sh prepare REV | run OUTDIR}
 cd "$(dirname "$0")/../.."
