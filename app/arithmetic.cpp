@@ -93,9 +93,6 @@ CountedReal absolute_value(CountedReal x) { return recorded(std::fabs(x.value())
 CountedReal smaller(CountedReal a, CountedReal b) {
   return recorded(std::fmin(a.value(), b.value()), OpKind::Compare, a.node(), b.node());
 }
-CountedReal larger(CountedReal a, CountedReal b) {
-  return recorded(std::fmax(a.value(), b.value()), OpKind::Compare, a.node(), b.node());
-}
 CountedReal with_sign_of(CountedReal m, CountedReal a) {
   return recorded(std::copysign(m.value(), a.value()), OpKind::Abs, m.node(), a.node());
 }

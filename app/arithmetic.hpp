@@ -83,7 +83,6 @@ CountedReal mul_add(CountedReal a, CountedReal b, CountedReal c);
 CountedReal square_root(CountedReal x);
 CountedReal absolute_value(CountedReal x);
 CountedReal smaller(CountedReal a, CountedReal b);       // a min: one compare
-CountedReal larger(CountedReal a, CountedReal b);        // a max: one compare
 CountedReal with_sign_of(CountedReal m, CountedReal a);  // a copysign, counted as an abs
 // hllc_flux's form for the precision the tape counts (OpTape::precision): fp32 scales its
 // states by a power of two (hllc_flux_rescaled), whose making is integer work, not counted; its
