@@ -2,7 +2,8 @@
 """tools/gpu/sass_lines.py on a source-page CSV and a disassembly written here, in the shapes of
 Nsight Compute's CSV and nvdisasm's --print-line-info: two kernels in the disassembly (the tool
 must take the one named), four instructions from two source lines, the CSV's addresses those of
-the kernel in memory. The check asserts the shares by opcode, by file and by line.
+the kernel in memory. The check asserts the shares by opcode, by file and by line, and that a
+CSV whose instructions are not the disassembly's is refused.
 
     tests/sass_lines_check.py SOURCE_DIR
 """
@@ -50,6 +51,11 @@ def main():
                 w.writerow([hex(0x7F0000001000 + 16 * i), "      " + sass, samples, executed])
         out = subprocess.run([sys.executable, str(tool), str(path), str(table), "fused_stage_kernelIdE", "5"],
                              capture_output=True, text=True)
+        # A CSV of another build (an instruction that is not the disassembly's) is refused.
+        other = pathlib.Path(tmp) / "other.csv"
+        other.write_text(path.read_text().replace("LDS.64", "LDG.E.64"))
+        refused = subprocess.run([sys.executable, str(tool), str(other), str(table), "fused_stage_kernelIdE"],
+                                 capture_output=True, text=True)
     print(out.stdout, out.stderr)
     expected = [
         "400 warp instructions executed, 100 samples",
@@ -64,6 +70,9 @@ def main():
         "  fused_tile.hpp:148        50.0%  80.0%  LDS 37.5 FSEL 12.5",
         "  hydro.hpp:203             50.0%  20.0%  DSETP 25.0 FSEL 25.0",
     ]
+    if refused.returncode != 1 or "not the disassembly's" not in refused.stderr:
+        print("a CSV of another build was not refused:", refused.returncode, refused.stderr)
+        return 1
     if out.returncode != 0 or out.stdout.splitlines() != expected or out.stderr:
         print("expected:\n" + "\n".join(expected))
         return 1

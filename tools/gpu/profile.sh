@@ -30,12 +30,19 @@ status=0
 # The fused stage's SASS with its line table, for sass_lines.py (the cubins of BIN that hold it).
 if [ "${PROFILE_SOURCE:-0}" = 1 ]; then
   cubins=$(mktemp -d) binary=$(realpath "$bin")
+  : > "$out/fused_lines.sass"
   (cd "$cubins" && cuobjdump -xelf all "$binary" > /dev/null 2>&1)
   for cubin in "$cubins"/*.cubin; do
-    cuobjdump -symbols "$cubin" 2>/dev/null | grep -q fused_stage_kernel &&
-      nvdisasm --print-line-info -c "$cubin" >> "$out/fused_lines.sass" 2>/dev/null
+    # The symbols to a file: grep -q on a pipe ends it early, which pipefail counts as a failure.
+    cuobjdump -symbols "$cubin" > "$cubins/symbols.txt" 2>/dev/null
+    if grep -q fused_stage_kernel "$cubins/symbols.txt"; then
+      nvdisasm --print-line-info -c "$cubin" >> "$out/fused_lines.sass" 2>/dev/null || status=1
+    fi
   done
   rm -rf "$cubins"
+  [ -s "$out/fused_lines.sass" ] || { echo "profile.sh: no fused stage in the cubins of $bin" >&2; status=1; }
+  grep -q '//## File' "$out/fused_lines.sass" ||
+    echo "profile.sh: $bin has no line table (build it with CUDA_LINEINFO=ON): no lines_*.txt" >&2
 fi
 for precision in ${PROFILE_PRECISIONS:-fp64 fp32}; do
   for kernels in ${PROFILE_KERNELS:-fused split}; do

@@ -25,23 +25,35 @@ EXECUTED = "Instructions Executed"
 
 
 def line_table(path, kernel):
-    """{offset in the function: 'file:line'} of KERNEL's instructions in nvdisasm's output."""
-    table, inside, here = {}, False, "?"
+    """{offset in the function: ('file:line', opcode)} of the one function of nvdisasm's output
+    whose name holds KERNEL, or an error message."""
+    tables, table, here = [], None, "?"
     with open(path) as f:
         for text in f:
             if text.startswith("//-----"):
-                inside = kernel in text
+                table = {} if kernel in text else None
+                if table is not None:
+                    tables.append(table)
+                here = "?"
                 continue
-            if not inside:
+            if table is None:
                 continue
             m = re.match(r'\s*//## File "([^"]+)", line (\d+)', text)
             if m:
                 here = m.group(1).split("/")[-1] + ":" + m.group(2)
                 continue
-            m = re.match(r"\s*/\*([0-9a-f]+)\*/\s", text)
+            m = re.match(r"\s*/\*([0-9a-f]+)\*/\s+(.*)", text)
             if m:
-                table[int(m.group(1), 16)] = here
-    return table
+                table[int(m.group(1), 16)] = (here, opcode(m.group(2)))
+    if len(tables) != 1:
+        return f"{len(tables)} functions named like {kernel} in {path} (one wanted)"
+    return tables[0]
+
+
+def number(text):
+    """A count of the CSV ('1,234' or '-' too)."""
+    text = text.replace(",", "").strip()
+    return float(text) if text and text != "-" else 0.0
 
 
 def ranked(counter, n=None):
@@ -51,7 +63,7 @@ def ranked(counter, n=None):
 
 def opcode(sass):
     """The opcode of a SASS instruction, without its predicate and modifiers."""
-    return re.sub(r"^@!?U?P\w+\s+", "", sass.strip()).split(" ")[0].split(".")[0]
+    return re.split(r"[\s;.]", re.sub(r"^@!?U?P\w+\s+", "", sass.strip()))[0]
 
 
 def main():
@@ -61,29 +73,38 @@ def main():
     csv_path, disassembly, kernel = sys.argv[1:4]
     top = int(sys.argv[4]) if len(sys.argv) == 5 else 40
     table = line_table(disassembly, kernel)
-    if not table:
-        print(f"sass_lines.py: no function named like {kernel} in {disassembly}", file=sys.stderr)
+    if isinstance(table, str):
+        print(f"sass_lines.py: {table}", file=sys.stderr)
         return 1
     with open(csv_path, newline="") as f:
         rows = list(csv.reader(f))
-    header = rows[1]
+    # The header is the first row naming the columns (ncu may print other lines before it).
+    at = next((i for i, row in enumerate(rows) if "Address" in row and "Source" in row), None)
+    if at is None:
+        print(f"sass_lines.py: no header row in {csv_path}", file=sys.stderr)
+        return 1
+    header, rows = rows[at], rows[at:]
     address, source = header.index("Address"), header.index("Source")
     executed, samples = header.index(EXECUTED), header.index(SAMPLES)
     by_op, by_file, by_line = collections.Counter(), collections.Counter(), collections.Counter()
     line_samples, line_ops = collections.Counter(), collections.defaultdict(collections.Counter)
     first, total, total_samples, unmatched = None, 0.0, 0.0, 0
-    for row in rows[2:]:
+    for row in rows[1:]:
+        if len(row) < len(header):
+            continue
         try:
             at = int(row[address], 16)
         except ValueError:
             continue
         first = at if first is None else first
-        n, s = float(row[executed] or 0), float(row[samples] or 0)
-        line = table.get(at - first)
-        if line is None:
+        n, s = number(row[executed]), number(row[samples])
+        op = opcode(row[source])
+        # The CSV's first instruction is the function's first: each row's opcode must be the
+        # disassembly's at that offset, or the two are not the same code.
+        line, listed = table.get(at - first, ("?", None))
+        if listed != op:
             unmatched += 1
             line = "?"
-        op = opcode(row[source])
         total += n
         total_samples += s
         by_op[op] += n
@@ -92,7 +113,9 @@ def main():
         line_samples[line] += s
         line_ops[line][op] += n
     if unmatched:
-        print(f"sass_lines.py: {unmatched} instructions of the CSV are not in the disassembly's function", file=sys.stderr)
+        print(f"sass_lines.py: {unmatched} instructions of the CSV are not the disassembly's (another build?)",
+              file=sys.stderr)
+        return 1
     total, total_samples = max(total, 1.0), max(total_samples, 1.0)
     print(f"{total:.4g} warp instructions executed, {total_samples:.0f} samples")
     print("by opcode:")
