@@ -62,8 +62,8 @@ HC_INLINE Real absolute_value(Real x) {
 
 // The smaller of a and b, and m with the sign of a, for the MC limiter. In fp32 these are IEEE
 // minNum (a NaN operand gives the other one; C's fmin) and copysign: one instruction each on a
-// GPU where a comparison and a select are two; the fused stage ran 3.4% faster in fp32 at 512^3
-// (docs/performance.md). The host spells minNum out with the same results (GCC calls the C
+// GPU where a comparison and a select are two; the fused stage ran 3.0-3.4% faster in fp32 at
+// 512^3 (docs/performance.md). The host spells minNum out with the same results (GCC calls the C
 // library for std::fmin). In fp64 they stay the comparison and select (a NaN operand gives b;
 // a > 0 takes m, else -m): the fp64 fused stage, which waits on latency rather than on issue,
 // gained nothing, and split lost 1%. The two forms differ only where an operand is NaN, or both
