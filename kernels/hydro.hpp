@@ -60,26 +60,20 @@ HC_INLINE Real absolute_value(Real x) {
   return std::fabs(x);
 }
 
-// The smaller of a and b, and m with the sign of a, for the MC limiter. In fp32 these are IEEE
-// minNum (a NaN operand gives the other one; C's fmin) and copysign: one instruction each on a
-// GPU where a comparison and a select are two; the fused stage ran 3.0-3.4% faster in fp32 at
-// 512^3 (docs/performance.md). The host spells minNum out with the same results (GCC calls the C
-// library for std::fmin). In fp64 they stay the comparison and select (a NaN operand gives b;
-// a > 0 takes m, else -m): the fp64 fused stage, which waits on latency rather than on issue,
-// gained nothing, and split lost 1%. The two forms differ only where an operand is NaN, or both
-// are zeros of opposite signs; the limiter gives them neither (it takes a NaN difference as
-// flat). Called unqualified, as the three above.
+// The smaller of a and b, and m with the sign of a, for the MC limiter. In fp32 on a GPU the
+// smaller is IEEE minNum (fminf) and the sign copysign: one instruction each where a comparison
+// and a select are two; the fused stage ran 3.0-3.4% faster in fp32 at 512^3
+// (docs/performance.md). Elsewhere they are the comparison and select: in fp64 the fused stage,
+// which waits on latency rather than on issue, gained nothing from them and split lost 1%. The
+// forms differ only where an operand is NaN, or both are zeros of opposite signs, and the
+// limiter keeps neither (a NaN difference is flat: is_flat). Called unqualified, as the three
+// above.
 template <class Real>
 HC_INLINE Real smaller(Real a, Real b) {
-  if constexpr (std::is_same_v<Real, float>) {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-    return fminf(a, b);
-#else
-    return b != b ? a : (a < b ? a : b);
+  if constexpr (std::is_same_v<Real, float>) return fminf(a, b);
 #endif
-  } else {
-    return a < b ? a : b;
-  }
+  return a < b ? a : b;
 }
 template <class Real>
 HC_INLINE Real with_sign_of(Real m, Real a) {
@@ -209,9 +203,8 @@ HC_INLINE Real sound_speed(const Prim<Real>& s, const IdealGas<Real>& gas) {
 }
 
 // Limited slope from the backward difference a = q_i - q_{i-1} and the forward
-// difference b = q_{i+1} - q_i, zero where they change sign or one is zero (flat: not a * b > 0,
-// which the caller made; a NaN difference is flat too, so that no backend's NaN sign or
-// payload reaches the slope). All three limiters are TVD: the face values q_i +- slope/2 stay
+// difference b = q_{i+1} - q_i, zero where they change sign or one is zero or NaN (flat:
+// is_flat, which the caller made). All three limiters are TVD: the face values q_i +- slope/2 stay
 // between the neighbours, so positive densities and pressures stay positive.
 // The limiter is a template argument here, and the run-time choice below is made once per
 // cell (muscl_cell), not once per slope: a GPU otherwise loads the choice and branches on it
@@ -239,10 +232,17 @@ HC_INLINE Real limited_slope_given(Real a, Real b, bool flat) {
   }
 }
 
+// Whether the differences a and b give no slope: they change sign, one is zero, or one is NaN
+// (so that no backend's NaN sign or payload reaches a slope).
+template <class Real>
+HC_INLINE bool is_flat(Real a, Real b) {
+  return !(a * b > Real(0));
+}
+
 // The limited slope from the differences a and b (limited_slope_given).
 template <Limiter Lim, class Real>
 HC_INLINE Real limited_slope(Real a, Real b) {
-  return limited_slope_given<Lim>(a, b, !(a * b > Real(0)));
+  return limited_slope_given<Lim>(a, b, is_flat(a, b));
 }
 
 // f(std::integral_constant<Limiter, lim>{}): the run-time choice made once, as a type.
@@ -285,7 +285,7 @@ HC_INLINE Prim<Real> limited_slopes(const Prim<Real>& qm, const Prim<Real>& q, c
   const Real above[kNumVars] = {qp.rho - q.rho, qp.u[0] - q.u[0], qp.u[1] - q.u[1], qp.u[2] - q.u[2], qp.p - q.p};
   bool flat[kNumVars], sloped = false;
   for (int v = 0; v < kNumVars; ++v) {
-    flat[v] = !(below[v] * above[v] > Real(0));
+    flat[v] = is_flat(below[v], above[v]);
     sloped |= !flat[v];
   }
   Real s[kNumVars] = {Real(0), Real(0), Real(0), Real(0), Real(0)};

@@ -128,16 +128,11 @@ Real branching_slope(Real a, Real b, hc::Limiter lim) {
 
 // With an infinite or NaN difference (a state a run stops at), a NaN product is flat since the
 // eighteenth session: the slope is 0 where a difference is NaN or an infinity meets a zero (a
-// GPU's NaN has another sign and payload than the host's, and must not reach the slope).
-// Otherwise the branching form's bits, fp32's MC as the C library's fmin and copysign, which a
-// GPU computes too.
+// GPU's NaN has another sign and payload than the host's, and must not reach the slope), and
+// the branching form's bits otherwise.
 template <class Real>
 Real special_slope(Real a, Real b, hc::Limiter lim) {
-  if (!(a * b > Real(0))) return Real(0);
-  if constexpr (std::is_same_v<Real, float>)
-    if (lim == hc::Limiter::MC)
-      return std::copysign(std::fmin(std::fabs(0.5f * (a + b)), 2.0f * std::fmin(std::fabs(a), std::fabs(b))), a);
-  return branching_slope(a, b, lim);
+  return a * b > Real(0) ? branching_slope(a, b, lim) : Real(0);
 }
 
 template <class Real>
