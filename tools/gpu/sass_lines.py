@@ -16,12 +16,10 @@ Prints the warp instructions executed and the samples, as shares of the kernel's
     tools/gpu/sass_lines.py SASS.csv DISASSEMBLY KERNEL [TOP]
 """
 import collections
-import csv
 import re
 import sys
 
-SAMPLES = "Warp Stall Sampling (All Samples)"
-EXECUTED = "Instructions Executed"
+from sass_phases import EXECUTED, SAMPLES, number, opcode, read  # the CSV as sass_phases.py reads it
 
 
 def line_table(path, kernel):
@@ -44,26 +42,15 @@ def line_table(path, kernel):
                 continue
             m = re.match(r"\s*/\*([0-9a-f]+)\*/\s+(.*)", text)
             if m:
-                table[int(m.group(1), 16)] = (here, opcode(m.group(2)))
+                table[int(m.group(1), 16)] = (here, opcode({"Source": m.group(2)}))
     if len(tables) != 1:
         return f"{len(tables)} functions named like {kernel} in {path} (one wanted)"
     return tables[0]
 
 
-def number(text):
-    """A count of the CSV ('1,234' or '-' too)."""
-    text = text.replace(",", "").strip()
-    return float(text) if text and text != "-" else 0.0
-
-
 def ranked(counter, n=None):
     """The counter's items, largest first (ties by name), the first n of them."""
     return sorted(counter.items(), key=lambda item: (-item[1], item[0]))[:n]
-
-
-def opcode(sass):
-    """The opcode of a SASS instruction, without its predicate and modifiers."""
-    return re.split(r"[\s;.]", re.sub(r"^@!?U?P\w+\s+", "", sass.strip()))[0]
 
 
 def main():
@@ -76,29 +63,18 @@ def main():
     if isinstance(table, str):
         print(f"sass_lines.py: {table}", file=sys.stderr)
         return 1
-    with open(csv_path, newline="") as f:
-        rows = list(csv.reader(f))
-    # The header is the first row naming the columns (ncu may print other lines before it).
-    at = next((i for i, row in enumerate(rows) if "Address" in row and "Source" in row), None)
-    if at is None:
-        print(f"sass_lines.py: no header row in {csv_path}", file=sys.stderr)
-        return 1
-    header, rows = rows[at], rows[at:]
-    address, source = header.index("Address"), header.index("Source")
-    executed, samples = header.index(EXECUTED), header.index(SAMPLES)
+    _, rows = read(csv_path)
     by_op, by_file, by_line = collections.Counter(), collections.Counter(), collections.Counter()
     line_samples, line_ops = collections.Counter(), collections.defaultdict(collections.Counter)
     first, total, total_samples, unmatched = None, 0.0, 0.0, 0
-    for row in rows[1:]:
-        if len(row) < len(header):
-            continue
+    for row in rows:
         try:
-            at = int(row[address], 16)
-        except ValueError:
+            at = int(row["Address"], 16)
+        except (KeyError, ValueError):
             continue
         first = at if first is None else first
-        n, s = number(row[executed]), number(row[samples])
-        op = opcode(row[source])
+        n, s = number(row, EXECUTED), number(row, SAMPLES)
+        op = opcode(row)
         # The CSV's first instruction is the function's first: each row's opcode must be the
         # disassembly's at that offset, or the two are not the same code.
         line, listed = table.get(at - first, ("?", None))

@@ -59,10 +59,11 @@ def stretches(rows):
 
 
 def opcode(row):
+    """The opcode of the row's SASS, without its predicate and modifiers ("NOP;" is NOP)."""
     words = row["Source"].split()
     while words and words[0].startswith("@"):
         words = words[1:]
-    return words[0].split(".")[0] if words else ""
+    return words[0].split(".")[0].rstrip(";") if words else ""
 
 
 def main():
