@@ -138,6 +138,31 @@ ProbeResult run_probe(const std::string& backend, const ProbeOptions& options) {
   throw std::logic_error("backend not built in");
 }
 
+namespace {
+template <class Real>
+void evaluate_samples_on(BackendKind backend, std::vector<PhysicsSample<Real>>& samples, Real gamma) {
+  const std::string why = backend_unavailable(backend);
+  if (!why.empty()) throw DeckError("physics samples: " + why);
+  switch (backend) {
+#if defined(HALOCLINE_HAVE_KOKKOS)
+    case BackendKind::Kokkos: return evaluate_samples_kokkos(samples, gamma);
+#endif
+#if defined(HALOCLINE_HAVE_HIP)
+    case BackendKind::Hip: return evaluate_samples_hip(samples, gamma);
+#endif
+    default: break;
+  }
+  throw std::logic_error("backend not built in");
+}
+}  // namespace
+
+void evaluate_samples(BackendKind backend, std::vector<PhysicsSample<double>>& samples, double gamma) {
+  evaluate_samples_on(backend, samples, gamma);
+}
+void evaluate_samples(BackendKind backend, std::vector<PhysicsSample<float>>& samples, float gamma) {
+  evaluate_samples_on(backend, samples, gamma);
+}
+
 RuntimeSession::RuntimeSession(int& argc, char** argv) {
   initialize_comm(argc, argv);  // MPI first: it may consume its own arguments
   install_start_signals();      // after MPI's: a signal from here on is said in one line

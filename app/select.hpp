@@ -4,12 +4,14 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "app/comm.hpp"
 #include "app/probe.hpp"
 #include "io/config.hpp"
 #include "kernels/contract/backend.hpp"
 #include "kernels/grid.hpp"
+#include "kernels/physics_samples.hpp"
 
 namespace halocline {
 
@@ -56,5 +58,11 @@ DeviceInfo describe_device(const std::string& backend, int device);
 // The machine's ceilings measured with `backend`'s own programming model (app/probe.hpp).
 // Throws DeckError as describe_device() does.
 ProbeResult run_probe(const std::string& backend, const ProbeOptions& options);
+
+// Each sample's function (kernels/physics_samples.hpp) evaluated where `backend` runs its
+// kernels (a GPU's device code, or the host's Kokkos loops), with an ideal gas of `gamma`: for
+// the tests that compare its bits with the host's. Throws DeckError as describe_device() does.
+void evaluate_samples(BackendKind backend, std::vector<PhysicsSample<double>>& samples, double gamma);
+void evaluate_samples(BackendKind backend, std::vector<PhysicsSample<float>>& samples, float gamma);
 
 }  // namespace halocline

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "kernels/boundary.hpp"
 #include "kernels/contract/backend.hpp"
@@ -12,6 +13,7 @@
 #include "kernels/contract/strategy.hpp"
 #include "kernels/grid.hpp"
 #include "kernels/hydro.hpp"
+#include "kernels/physics_samples.hpp"
 
 namespace halocline {
 
@@ -27,5 +29,10 @@ DeviceInfo hip_device_info(int device);
 
 // The machine's ceilings as the HIP runtime measures them (kernels/hip/probe.cpp).
 ProbeResult probe_hip(const ProbeOptions& options);
+
+// Each sample's function at its inputs, in device code on the current GPU
+// (kernels/hip/physics_samples.cpp), with an ideal gas of `gamma`.
+void evaluate_samples_hip(std::vector<PhysicsSample<double>>& samples, double gamma);
+void evaluate_samples_hip(std::vector<PhysicsSample<float>>& samples, float gamma);
 
 }  // namespace halocline

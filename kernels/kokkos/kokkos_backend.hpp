@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "kernels/boundary.hpp"
 #include "kernels/contract/backend.hpp"
@@ -13,6 +14,7 @@
 #include "kernels/contract/probe_result.hpp"
 #include "kernels/grid.hpp"
 #include "kernels/hydro.hpp"
+#include "kernels/physics_samples.hpp"
 
 namespace halocline {
 
@@ -32,6 +34,11 @@ DeviceInfo kokkos_device_info();
 
 // The machine's ceilings measured with Kokkos loops (kernels/kokkos/probe.cpp).
 ProbeResult probe_kokkos(const ProbeOptions& options);
+
+// Each sample's function at its inputs, in a loop of the default execution space
+// (kernels/kokkos/physics_samples.cpp), with an ideal gas of `gamma`.
+void evaluate_samples_kokkos(std::vector<PhysicsSample<double>>& samples, double gamma);
+void evaluate_samples_kokkos(std::vector<PhysicsSample<float>>& samples, float gamma);
 
 // Kokkos::initialize / finalize, for app/select.cpp's RuntimeSession (which keeps
 // Kokkos' headers out of the front ends).
