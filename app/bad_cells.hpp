@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/grid.hpp"
+#include "base/grid.hpp"
 
 namespace halocline {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "io/config.hpp"
-#include "io/provenance.hpp"
+#include "io/provenance_record.hpp"
 #include "kernels/contract/backend.hpp"  // DeviceInfo
 
 namespace halocline {

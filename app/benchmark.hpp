@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "io/provenance.hpp"
+#include "io/provenance_record.hpp"
 #include "kernels/contract/backend.hpp"
 #include "kernels/contract/probe_result.hpp"
 

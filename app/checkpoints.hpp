@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "app/comm.hpp"
+#include "base/grid.hpp"
 #include "io/checkpoint.hpp"
 #include "io/config.hpp"
 #include "kernels/contract/backend.hpp"
-#include "kernels/grid.hpp"
 
 namespace halocline {
 

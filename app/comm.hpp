@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "base/grid.hpp"
 #include "kernels/contract/halo_messages.hpp"
 #include "kernels/contract/state_slabs.hpp"
-#include "kernels/grid.hpp"
 
 namespace halocline {
 

@@ -7,8 +7,8 @@
 
 #include "app/comm.hpp"
 #include "app/driver.hpp"
+#include "base/host_parallel.hpp"
 #include "kernels/checksum.hpp"
-#include "kernels/host_parallel.hpp"
 #include "kernels/totals.hpp"
 
 namespace halocline {

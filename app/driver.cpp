@@ -46,8 +46,8 @@
 #include "app/select.hpp"
 #include "app/signals.hpp"
 #include "app/stages.hpp"
+#include "base/host_parallel.hpp"
 #include "io/snapshot.hpp"
-#include "kernels/host_parallel.hpp"
 #include "kernels/totals.hpp"
 
 namespace halocline {

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "app/timers.hpp"
+#include "base/grid.hpp"
 #include "io/config.hpp"
-#include "io/provenance.hpp"
+#include "io/provenance_record.hpp"
 #include "kernels/contract/backend.hpp"
-#include "kernels/grid.hpp"
 
 namespace halocline {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "kernels/host_parallel.hpp"
+#include "base/host_parallel.hpp"
 
 namespace halocline {
 

@@ -4,8 +4,8 @@
 
 #include <vector>
 
+#include "base/grid.hpp"
 #include "io/config.hpp"
-#include "kernels/grid.hpp"
 #include "kernels/initial_state.hpp"
 
 namespace halocline {
@@ -14,7 +14,7 @@ namespace halocline {
 Grid grid_of(const Config& config);
 
 // The subdomain at `coords` of a process grid of `dims` subdomains per direction (uneven
-// sizes allowed: split_axis in kernels/grid.hpp).
+// sizes allowed: split_axis in base/grid.hpp).
 Grid grid_of(const Config& config, const int dims[3], const int coords[3]);
 
 // Boundary faces of the deck, in the form the kernels take.

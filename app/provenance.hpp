@@ -1,4 +1,4 @@
-// The run's provenance (io/provenance.hpp), made here, where the build, the command line and
+// The run's provenance (io/provenance_record.hpp), made here, where the build, the command line and
 // the machine are known: once per command, in app/main.cpp, then handed to whatever writes a
 // file (the JSON outputs here, the HDF5 files through io/).
 #pragma once
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "io/provenance.hpp"
+#include "io/provenance_record.hpp"
 #include "kernels/contract/backend.hpp"  // DeviceInfo
 
 namespace halocline {

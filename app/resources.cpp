@@ -8,10 +8,10 @@
 #include <string>
 
 #include "app/select.hpp"
+#include "base/grid.hpp"
 #include "io/snapshot.hpp"
 #include "kernels/contract/backend.hpp"
 #include "kernels/contract/host_memory.hpp"
-#include "kernels/grid.hpp"
 #include "kernels/stencil.hpp"
 #include "layouts/layouts.hpp"
 

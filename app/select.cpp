@@ -232,7 +232,7 @@ bool fused_faster_on_gpu(int active_directions, double largest_cells) {
 // machine with Debian's Kokkos 3.4 Serial (docs/performance.md, seventeenth session) fused took
 // 0.78-0.79 of split's time at 64^3 in fp64 and 0.79 in fp32, 0.60-0.73 and 0.82 at 128^2, 0.82
 // in fp32 at 512^2; with Kokkos 4.6 OpenMP (before face_state and the face's body were kept
-// inline, kernels/portability.hpp) 0.50-0.61 in fp64 and 0.69-0.77 in fp32. On 1-D grids (a
+// inline, base/portability.hpp) 0.50-0.61 in fp64 and 0.69-0.77 in fp32. On 1-D grids (a
 // tile of 28 x 8 columns with one row) it took 1.7-2.7 x split's time in both precisions.
 bool fused_faster_on_host(int active_directions) { return active_directions >= 2; }
 

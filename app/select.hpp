@@ -8,9 +8,9 @@
 
 #include "app/comm.hpp"
 #include "app/probe.hpp"
+#include "base/grid.hpp"
 #include "io/config.hpp"
 #include "kernels/contract/backend.hpp"
-#include "kernels/grid.hpp"
 #include "kernels/physics_samples.hpp"
 
 namespace halocline {

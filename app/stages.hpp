@@ -7,8 +7,8 @@
 
 #include "app/comm.hpp"
 #include "app/timers.hpp"
+#include "base/grid.hpp"
 #include "kernels/contract/backend.hpp"
-#include "kernels/grid.hpp"
 #include "kernels/halo.hpp"
 
 namespace halocline {

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "io/provenance.hpp"
+#include "base/grid.hpp"
+#include "io/provenance_record.hpp"
 #include "kernels/contract/state_slabs.hpp"  // CellBlock
-#include "kernels/grid.hpp"
 
 namespace halocline {
 

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/grid.hpp"
 #include "io/deck.hpp"
-#include "kernels/grid.hpp"
 
 namespace halocline::deck_detail {
 
@@ -31,7 +31,7 @@ void validate_rules(const Config& c, const Where& where) {
 
   for (int d = 0; d < 3; ++d) {
     check(c.n[d] >= 1, {kSizeKeys[d], "grid.n"}, "must be >= 1", std::to_string(c.n[d]));
-    // Cells and ghost layers are counted in int along a direction (kernels/grid.hpp).
+    // Cells and ghost layers are counted in int along a direction (base/grid.hpp).
     check(c.n[d] <= INT_MAX - 2 * kGhostLayers, {kSizeKeys[d], "grid.n"},
           "must be <= " + std::to_string(INT_MAX - 2 * kGhostLayers), std::to_string(c.n[d]));
     check(c.hi[d] > c.lo[d], {kHiKeys[d], kLoKeys[d]},

@@ -30,7 +30,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/output_error.hpp"
-#include "io/provenance.hpp"
+#include "io/provenance_record.hpp"
 #include "kernels/contract/state_slabs.hpp"  // CellBlock
 
 namespace halocline {
@@ -187,7 +187,7 @@ inline void write_bool_attribute(hid_t object, const char* name, bool value, con
   write_attribute(object, name, type.get(), 0, &stored, path);
 }
 
-// The run's provenance (io/provenance.hpp) as the attributes of a group "provenance" of
+// The run's provenance (io/provenance_record.hpp) as the attributes of a group "provenance" of
 // `file`: texts, 64-bit integers and booleans, one per field, under the field's name.
 inline void write_provenance(hid_t file, const Provenance& provenance, const std::string& path) {
   H5Handle group(check_id(H5Gcreate2(file, "provenance", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),

@@ -8,9 +8,9 @@
 // half-written final file. A file that cannot be written throws OutputError naming it and
 // the OS's reason, and leaves no temporary behind (io/atomic_file.hpp).
 #include "io/snapshot.hpp"
+#include "base/host_parallel.hpp"
 #include "io/h5util.hpp"
 #include "io/output_error.hpp"
-#include "kernels/host_parallel.hpp"
 
 #include <hdf5.h>
 #if defined(HALOCLINE_HDF5_PARALLEL)

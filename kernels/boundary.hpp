@@ -2,7 +2,7 @@
 // the momentum normal to the face changes sign (reflecting wall).
 #pragma once
 
-#include "kernels/portability.hpp"
+#include "base/portability.hpp"
 
 namespace halocline {
 

@@ -10,8 +10,8 @@
 
 #include <cstdint>
 
-#include "kernels/grid.hpp"
-#include "kernels/portability.hpp"
+#include "base/grid.hpp"
+#include "base/portability.hpp"
 
 namespace halocline {
 

@@ -272,7 +272,7 @@ struct FusedTileStage {
   // Face item i: the low x face of cell a = 0 .. nx (the last, the high face of the tile's
   // last cell), then the low y face of b = 0 .. ny: from the high state of the cell below the
   // face and the low state of the cell above it. (HC_HOT_LAMBDA: a host compiler keeps the body
-  // in the march, kernels/portability.hpp.)
+  // in the march, base/portability.hpp.)
   HC_INLINE void face(Scratch& s, int i) const {
     along(i < Tile::kFaceX, [&](auto direction) HC_HOT_LAMBDA {
       const int d = frame_of(direction);  // a constant with FixedFrames

@@ -14,8 +14,8 @@
 
 #include <cstddef>
 
-#include "kernels/grid.hpp"
-#include "kernels/portability.hpp"
+#include "base/grid.hpp"
+#include "base/portability.hpp"
 #include "layouts/layouts.hpp"
 
 namespace halocline {

@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/grid.hpp"
-#include "kernels/portability.hpp"
+#include "base/grid.hpp"
+#include "base/portability.hpp"
 
 namespace halocline {
 

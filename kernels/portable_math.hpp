@@ -9,7 +9,7 @@
 #include <cmath>  // HUGE_VAL
 #include <cstdint>
 
-#include "kernels/portability.hpp"
+#include "base/portability.hpp"
 
 namespace halocline::portable {
 

@@ -5,8 +5,8 @@
 
 #include <cstddef>
 
+#include "base/grid.hpp"
 #include "kernels/boundary.hpp"
-#include "kernels/grid.hpp"
 #include "kernels/hydro.hpp"
 #include "layouts/layouts.hpp"
 

@@ -8,7 +8,7 @@
 // late; a step asked for past a stop is a no-op (dt = 0), so a late host never overshoots.
 #pragma once
 
-#include "kernels/portability.hpp"
+#include "base/portability.hpp"
 
 namespace halocline {
 

@@ -18,8 +18,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/grid.hpp"
-#include "kernels/portability.hpp"
+#include "base/grid.hpp"
+#include "base/portability.hpp"
 
 namespace halocline {
 

@@ -6,16 +6,16 @@
 #include <cstddef>
 #include <vector>
 
-#include "kernels/portability.hpp"
+#include "base/portability.hpp"
 
-#include "kernels/grid.hpp"
-#include "kernels/host_parallel.hpp"
+#include "base/grid.hpp"
+#include "base/host_parallel.hpp"
 #include "layouts/layouts.hpp"
 
 namespace halocline {
 
 // Calls f(padded cell index, canonical interior index) once for every interior cell; the
-// planes of constant k are split over host threads (kernels/host_parallel.hpp), so f must
+// planes of constant k are split over host threads (base/host_parallel.hpp), so f must
 // only touch its own cell.
 template <class F>
 void for_each_interior(const Grid& g, F&& f) {

@@ -17,8 +17,8 @@
 
 #include <cstddef>
 
-#include "kernels/grid.hpp"
-#include "kernels/portability.hpp"
+#include "base/grid.hpp"
+#include "base/portability.hpp"
 
 namespace halocline {
 

@@ -16,10 +16,10 @@
 
 #include "app/problems.hpp"
 #include "app/select.hpp"
+#include "base/grid.hpp"
 #include "io/config.hpp"
 #include "kernels/boundary.hpp"
 #include "kernels/contract/backend.hpp"
-#include "kernels/grid.hpp"
 #include "kernels/halo.hpp"
 #include "kernels/stencil.hpp"
 #include "layouts/layouts.hpp"

@@ -1,4 +1,4 @@
-// The run's provenance (app/provenance.cpp, io/provenance.hpp): the machine as its own tools
+// The run's provenance (app/provenance.cpp, io/provenance_record.hpp): the machine as its own tools
 // describe it (lscpu, uname, /proc/meminfo), the date now in UTC, a command line that a
 // shell runs as the same words, one record through JSON and back against its schema, and a
 // GPU named only where the backend runs on one. (Every output carrying the record:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that Halocline's layers depend on each other one way only (docs/design.md):
 
-    app/  ->  io/  ->  kernels/ (physics, contract, backends)  ->  layouts/  ->  base headers
+    app/  ->  io/  ->  kernels/ (physics, contract, backends)  ->  layouts/  ->  base/
 
 Each project include ("dir/file.hpp") of a source file must lie in the file's own layer or
 one below it, and JSON (nlohmann) belongs to app/ alone. Within kernels/:
@@ -10,7 +10,7 @@ one below it, and JSON (nlohmann) belongs to app/ alone. Within kernels/:
   - kernels/hip/ includes itself, the contract and the physics;
   - kernels/kokkos/ includes itself, the contract, the physics, and kernels/hip/ (its GPU
     runtime and event clock, on a GPU build): the one place one backend uses another.
-The base headers (kernels/portability.hpp, grid.hpp, host_parallel.hpp) include nothing of
+The base headers (base/: portability.hpp, grid.hpp, host_parallel.hpp) include nothing of
 the project but each other. tests/ and tools/ may include anything.
 
 Prints one line per break, "file:line: includes X: <rule>", and exits 1 if there is any.
@@ -20,16 +20,13 @@ import pathlib
 import re
 import sys
 
-BASE = {"kernels/portability.hpp", "kernels/grid.hpp", "kernels/host_parallel.hpp"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 
 
 def layer(path):
     """The layer of a project file, by its path relative to the source root."""
-    if path in BASE:
-        return "base"
     top = path.split("/")[0]
-    if top in ("app", "io", "layouts"):
+    if top in ("app", "io", "layouts", "base"):
         return top
     if top == "kernels":
         parts = path.split("/")

@@ -6,8 +6,8 @@
 
 #include <cstddef>
 
+#include "base/grid.hpp"
 #include "kernels/contract/backend.hpp"
-#include "kernels/grid.hpp"
 #include "kernels/halo.hpp"
 
 namespace halocline {

@@ -10,9 +10,9 @@
 #include <cstddef>
 #include <string>
 
+#include "base/grid.hpp"
 #include "kernels/contract/backend.hpp"
 #include "kernels/contract/strategy.hpp"
-#include "kernels/grid.hpp"
 #include "kernels/stencil.hpp"
 
 namespace halocline {

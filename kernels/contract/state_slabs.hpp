@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <functional>
 
-#include "kernels/grid.hpp"
+#include "base/grid.hpp"
 
 namespace halocline {
 

@@ -7,11 +7,11 @@
 #include <memory>
 #include <vector>
 
+#include "base/grid.hpp"
 #include "kernels/boundary.hpp"
 #include "kernels/contract/backend.hpp"
 #include "kernels/contract/probe_result.hpp"
 #include "kernels/contract/strategy.hpp"
-#include "kernels/grid.hpp"
 #include "kernels/hydro.hpp"
 #include "kernels/physics_samples.hpp"
 

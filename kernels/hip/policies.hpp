@@ -5,7 +5,7 @@
 // u0 over into the array that becomes u0: see StageUpdate in kernels/stencil.hpp).
 #pragma once
 
-#include "kernels/grid.hpp"
+#include "base/grid.hpp"
 #include "kernels/halo.hpp"
 #include "kernels/hip/runtime.hpp"
 #include "kernels/step_control.hpp"

@@ -8,11 +8,11 @@
 #include <memory>
 #include <vector>
 
+#include "base/grid.hpp"
 #include "kernels/boundary.hpp"
 #include "kernels/contract/backend.hpp"
 #include "kernels/contract/host_memory.hpp"
 #include "kernels/contract/probe_result.hpp"
-#include "kernels/grid.hpp"
 #include "kernels/hydro.hpp"
 #include "kernels/physics_samples.hpp"
 

@@ -6,7 +6,7 @@
 #include <array>
 #include <type_traits>
 
-#include "kernels/grid.hpp"
+#include "base/grid.hpp"
 #include "kernels/halo.hpp"
 
 namespace halocline::kokkos {

@@ -5,5 +5,5 @@
 # (kernels/hip/) are left out: a change there alone cannot change them, and must not make
 # check.sh warn that they are stale.
 cd "$(dirname "$0")/../.."
-find app io kernels layouts -type f \( -name '*.cpp' -o -name '*.hpp' \) -not -path 'kernels/hip/*' | LC_ALL=C sort |
+find app io kernels layouts base -type f \( -name '*.cpp' -o -name '*.hpp' \) -not -path 'kernels/hip/*' | LC_ALL=C sort |
   xargs sha256sum | sha256sum | cut -c1-16

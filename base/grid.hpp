@@ -8,7 +8,7 @@
 
 #include <cstddef>
 
-#include "kernels/portability.hpp"
+#include "base/portability.hpp"
 
 namespace halocline {
 
