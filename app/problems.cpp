@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 
 #include "base/host_parallel.hpp"
+#include "io/deck.hpp"
 
 namespace halocline {
 
@@ -21,10 +24,16 @@ void set_prim(const PrimState& s, double out[5]) {
   out[0] = s.rho, out[1] = s.u, out[2] = s.v, out[3] = s.w, out[4] = s.p;
 }
 
-// Cells of the whole domain whose centre lies within the Sedov deposit's radius. Only the
-// cells of the box of the radius plus two cells can (further along one direction, one
-// term of the distance alone is beyond the radius), so only those are counted.
-long sedov_cells(const InitialCondition& ic, const Grid& g) {
+// The cells of the whole domain whose centre lies within the Sedov deposit's radius, and the
+// squared distance of the nearest centre. Only the cells of the box of the radius plus two
+// cells can lie within it (further along one direction, one term of the distance alone is
+// beyond the radius), and the nearest centres (the domain's centre lies at most half a cell
+// from one along each direction) lie in that box too, so only those are looked at.
+struct SedovCells {
+  long inside = 0;
+  double nearest2 = HUGE_VAL;
+};
+SedovCells sedov_cells(const InitialCondition& ic, const Grid& g) {
   const double radius = std::sqrt(ic.radius2);
   int first[3], last[3];
   for (int d = 0; d < 3; ++d) {
@@ -32,14 +41,25 @@ long sedov_cells(const InitialCondition& ic, const Grid& g) {
     first[d] = g.active(d) ? static_cast<int>(std::max(0.0, std::floor(middle - reach))) : 0;
     last[d] = g.active(d) ? static_cast<int>(std::min<double>(g.n_global[d] - 1, std::ceil(middle + reach))) : 0;
   }
-  long inside = 0;
+  SedovCells cells;
   for (int k = first[2]; k <= last[2]; ++k)
     for (int j = first[1]; j <= last[1]; ++j)
       for (int i = first[0]; i <= last[0]; ++i) {
         const int global[3] = {i, j, k};
-        inside += sedov_distance2(ic, g, global) < ic.radius2;
+        const double r2 = sedov_distance2(ic, g, global);
+        cells.inside += r2 < ic.radius2;
+        cells.nearest2 = std::min(cells.nearest2, r2);
       }
-  return inside;
+  return cells;
+}
+
+std::string sedov_refusal(double radius_cells, double nearest_cells) {
+  char text[240];
+  std::snprintf(text, sizeof text,
+                "key 'sedov.radius_cells' = %.6g holds no cell centre, so no energy would be deposited: the "
+                "nearest centres lie %.6g cells from the domain's centre; give a radius larger than that",
+                radius_cells, nearest_cells);
+  return text;
 }
 
 }  // namespace
@@ -102,7 +122,12 @@ InitialCondition initial_condition_of(const Config& c, const Grid& g) {
       }
       const double radius = c.sedov.radius_cells * coarsest;
       ic.radius2 = radius * radius;
-      double volume = static_cast<double>(sedov_cells(ic, g));
+      const SedovCells cells = sedov_cells(ic, g);
+      // A radius that holds no cell centre would deposit no energy at all: a quiet box
+      // reported as a blast. The nearest centres lie half a cell from the domain's centre along
+      // each direction with an even number of cells.
+      if (cells.inside == 0) throw DeckError(sedov_refusal(c.sedov.radius_cells, std::sqrt(cells.nearest2) / coarsest));
+      double volume = static_cast<double>(cells.inside);
       for (int d = 0; d < 3; ++d) volume *= g.dx[d];
       ic.deposit_pressure = (ic.gamma - 1) * c.sedov.energy / volume;
       break;

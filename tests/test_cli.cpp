@@ -149,6 +149,12 @@ const std::vector<BadCase>& bad_cases() {
        {},
        {"bad.toml:10:", "'riemann.left.rho'", "> 0"}},
       {"UniformPressureNegative", kUniform, {}, {"bad.toml:9:", "'uniform.p'", "> 0"}},
+      // On an even grid the nearest cell centres lie sqrt(3)/2 cells from the domain's centre: a
+      // smaller radius would deposit no energy at all.
+      {"SedovRadiusHoldsNoCellCentre",
+       {"[problem]", "type = \"sedov\"", "[grid]", "n = 8", "[time]", "t_end = 0.1", "[sedov]", "radius_cells = 0.86"},
+       {},
+       {"'sedov.radius_cells'", "no cell centre", "0.866025"}},
       {"CflZero", with(kRiemann, 6, "cfl = 0"), {}, {"bad.toml:6:", "'physics.cfl'"}},
       {"CflAboveOne", with(kRiemann, 6, "cfl = 1.5"), {}, {"bad.toml:6:", "'physics.cfl'", "1.5"}},
       {"UnknownProblemType", with(kRiemann, 2, "type = \"blast\""), {}, {"bad.toml:2:", "'problem.type'", "blast"}},
