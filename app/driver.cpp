@@ -312,9 +312,13 @@ void Simulation::set_up_outputs() {
 // so the first step does not carry that one-off cost.
 void Simulation::start_controller() {
   if (config_.max_steps > 0) step_limit_ = config_.max_steps;
-  checkpoints_.every = config_.checkpoint.every_steps;
-  checkpoints_.next = checkpoints_.after(start_.step);
-  install_stop_signals();
+  if (options_.checkpoints) {
+    checkpoints_.every = config_.checkpoint.every_steps;
+    checkpoints_.next = checkpoints_.after(start_.step);
+    install_stop_signals();
+  } else {
+    install_start_signals();  // a signal ends the run at once: nothing to save
+  }
   t_stop_ = std::min(config_.t_end, outputs_.next());
   control_.cfl = config_.physics.cfl;
   control_.t = start_.time;
@@ -508,8 +512,9 @@ void Simulation::report_fault() {
     where = comm_.root() ? describe_bad_cell(whole, r_.grid, config_.physics.gamma) : std::string();
   }
   where = comm_.broadcast(where);
-  std::string saved = "there is no earlier state of this run to save";
-  if (control_.step > start_.step) {
+  std::string saved =
+      options_.checkpoints ? "there is no earlier state of this run to save" : "this run saves no checkpoints";
+  if (options_.checkpoints && control_.step > start_.step) {
     backend_->select_after_fault(AfterFault::LastGood);
     const std::string good = "the last good state (step " + std::to_string(control_.step - 1) +
                              ", t = " + std::to_string(control_.t_before) + ")";

@@ -53,7 +53,12 @@ constexpr long kTracedStepsUnsampled = 2;
 
 struct RunOptions {
   bool write_output = true;  // snapshots at the deck's interval and at the end
-  bool progress = false;     // a progress line on stderr (app/progress.hpp)
+  // Checkpoints: the deck's schedule, and a signal's (SIGINT, SIGTERM, SIGHUP: the run stops at
+  // the next step with its state saved). Without, a signal ends the run at once with nothing
+  // saved: verification's problems are no state to restart, and their runs write nothing,
+  // so a signal must not write (or prune) checkpoints in the deck's output folder either.
+  bool checkpoints = true;
+  bool progress = false;  // a progress line on stderr (app/progress.hpp)
   // The final state copied to the host and gathered into RunResult::final_state (for
   // verification and tests). The command line's runs do not ask: the state then leaves the
   // device only for the files a person asked for.

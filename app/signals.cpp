@@ -4,6 +4,7 @@
 
 #include <csignal>
 #include <cstring>
+#include <initializer_list>
 
 namespace halocline {
 
@@ -14,22 +15,31 @@ extern "C" void record_signal(int signal) { received = signal; }
 // Before a command can act on a signal (the runtimes' start, or a command that never
 // checks): one line and the exit code 128 + N at once. Only async-signal-safe calls.
 extern "C" void end_at_once(int signal) {
-  const char* line = signal == SIGINT ? "halocline: interrupted by signal 2; nothing was saved\n"
-                                      : "halocline: interrupted by signal 15; nothing was saved\n";
+  const char* line = signal == SIGINT   ? "halocline: interrupted by signal 2; nothing was saved\n"
+                     : signal == SIGHUP ? "halocline: interrupted by signal 1; nothing was saved\n"
+                                        : "halocline: interrupted by signal 15; nothing was saved\n";
   ssize_t ignored = write(STDERR_FILENO, line, std::strlen(line));
   (void)ignored;
   _exit(128 + signal);
 }
+
+// SIGHUP (the terminal or the connection that started the run is gone) as SIGTERM, unless
+// the run was started to ignore it (nohup): then it stays ignored.
+void handle(int signal, void (*handler)(int)) {
+  if (signal == SIGHUP) {
+    struct sigaction now {};
+    if (sigaction(SIGHUP, nullptr, &now) == 0 && now.sa_handler == SIG_IGN) return;
+  }
+  std::signal(signal, handler);
+}
 }  // namespace
 
 void install_start_signals() {
-  std::signal(SIGINT, end_at_once);
-  std::signal(SIGTERM, end_at_once);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) handle(signal, end_at_once);
 }
 
 void install_stop_signals() {
-  std::signal(SIGINT, record_signal);
-  std::signal(SIGTERM, record_signal);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) handle(signal, record_signal);
 }
 
 int stop_signal() { return received; }

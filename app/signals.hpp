@@ -1,6 +1,7 @@
-// SIGINT and SIGTERM during a run: the handler only records which arrived; the driver
+// SIGINT, SIGTERM and SIGHUP during a run: the handler only records which arrived; the driver
 // finishes the step, writes a checkpoint and ends the run with exit code 128 + signal
-// (130 for SIGINT, 143 for SIGTERM).
+// (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP; SIGHUP is left alone where the process
+// was started to ignore it, as nohup does).
 #pragma once
 
 namespace halocline {

@@ -24,6 +24,7 @@ Config config_from_toml(const std::string& toml, const std::vector<std::string>&
 RunResult run_quietly(const Config& config) {
   RunOptions options;
   options.write_output = false;
+  options.checkpoints = false;
   return run_simulation(config, options);
 }
 

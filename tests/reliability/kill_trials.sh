@@ -3,8 +3,10 @@
 # drawn from a fixed seed (0-1 s after its first checkpoint); each time the newest
 # checkpoint left behind must load, and the run restarted from it must reach the
 # uninterrupted run's checksum bit for bit. Then
-# SIGTERM and SIGINT: the run finishes its step, writes a checkpoint and exits with 143 or
-# 130, and a restart from that checkpoint again reaches the same checksum.
+# SIGTERM, SIGINT and SIGHUP: the run finishes its step, writes a checkpoint and exits with
+# 143, 130 or 129, and a restart from that checkpoint again reaches the same checksum. (SIGHUP
+# only where this script was not started to ignore it, as under nohup: the run then ignores it
+# too, and the trial is skipped, said in a line.)
 #   kill_trials.sh HALOCLINE DECK [TRIALS=20]
 set -uo pipefail
 bin=$1 deck=$2 trials=${3:-20}
@@ -59,7 +61,9 @@ for trial in $(seq 1 "$trials"); do
 done
 echo "$trials SIGKILL trials, $failures failed"
 
-for sig in TERM INT; do
+hup_ignored=$(( (16#$(sed -n 's/^SigIgn:\s*//p' /proc/$$/status) & 1) ))
+for sig in TERM INT HUP; do
+  if [ "$sig" = HUP ] && [ "$hup_ignored" = 1 ]; then echo "skip SIGHUP: this shell was started to ignore it"; continue; fi
   out="$work/sig$sig"
   "$bin" run --no-probe "$deck" "${sets[@]}" "${endless[@]}" --set checkpoint.every_steps=50 --out "$out" &
   pid=$!
@@ -68,7 +72,7 @@ for sig in TERM INT; do
   kill -"$sig" "$pid"
   wait "$pid"
   code=$?
-  want=$([ "$sig" = TERM ] && echo 143 || echo 130)
+  case $sig in TERM) want=143 ;; INT) want=130 ;; HUP) want=129 ;; esac
   file=$(newest "$out")
   if [ "$code" != "$want" ] || [ -z "$file" ]; then
     echo "FAIL SIG$sig: exit $code (want $want), checkpoint '${file:-none}'"; failures=$((failures + 1)); continue
