@@ -1,4 +1,5 @@
 #include "app/bench.hpp"
+#include "app/outputs.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -171,6 +172,9 @@ std::size_t row_count(const BenchOptions& o) {
   return total;
 }
 
+// Where configuration `index` of the sweep runs: its report, and a signal's checkpoint.
+std::string run_dir(const BenchOptions& o, std::size_t index) { return o.out_dir + "/runs/" + std::to_string(index); }
+
 std::string row_name(const BenchOptions& o, const std::map<std::string, std::string>& values) {
   std::string name;
   for (const SweepAxis& axis : o.sweeps) name += (name.empty() ? "" : " ") + axis.key + "=" + values.at(axis.key);
@@ -191,6 +195,14 @@ std::string bench_lines(const BenchOptions& o) {
   lines +=
       "\nrepeat = " + std::to_string(o.repeat) + "\nsteps = " + std::to_string(o.steps) + "\nout = " + o.out_dir + "\n";
   return lines;
+}
+
+void check_bench_runs(const BenchOptions& o) {
+  check_output_names(o.out_dir, {o.deck});  // the probes' caches
+  for (std::size_t index = 0; index < row_count(o); ++index) {
+    check_output_file(run_dir(o, index) + "/report.json", "bench run report", {o.deck});
+    check_output_names(run_dir(o, index), {o.deck});
+  }
 }
 
 void check_bench_options(const BenchOptions& o) {
@@ -296,7 +308,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
     try {
       Config c = row_config(o, row.values);
       c.max_steps = kWarmupSteps + kTracedStepsUnsampled + o.repeat * o.steps;
-      c.out_dir = o.out_dir + "/runs/" + std::to_string(index);  // a signal's checkpoint goes here
+      c.out_dir = run_dir(o, index);  // a signal's checkpoint goes here
       validate(c);
       row.skipped = not_applicable(c, row.values);
       if (row.skipped.empty()) {
@@ -310,7 +322,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
           add_probe_to_report(m.report, probe, source);
           row.fraction_of_copy_bandwidth = m.report["fom"].value("fraction_of_copy_bandwidth", 0.0);
           row.fraction_of_arithmetic_limit = m.report["fom"].value("fraction_of_arithmetic_limit", 0.0);
-          write_report(m.report, o.out_dir + "/runs/" + std::to_string(index) + "/report.json");
+          write_report(m.report, run_dir(o, index) + "/report.json");
         }
         row.step_s = m.step_s;
         for (double step : m.step_s) row.fom.push_back(step > 0 ? m.cells / step : 0.0);

@@ -59,6 +59,12 @@ constexpr std::size_t kMaxBenchRows = 10000;
 // rows that are one configuration.
 void check_bench_options(const BenchOptions& options);
 
+// Checks, before a sweep, the files it writes besides bench.json and bench.csv: each
+// configuration's report (OUT/runs/N/report.json) and what a run writes into its folder, and
+// the probes' caches in OUT (app/outputs.hpp). Throws DeckError naming the first it would not
+// write over. Rank 0's files.
+void check_bench_runs(const BenchOptions& options);
+
 // Everything a sweep runs, one "key = value" per line: every rank of an MPI bench must
 // have the same (app/failures.hpp check_same_lines).
 std::string bench_lines(const BenchOptions& options);

@@ -219,7 +219,9 @@ int do_bench(const BenchArgs& a, const hc::Provenance& provenance) {
     if (!root) return;
     if (a.plot) plot = plot_command();
     for (const char* name : {"bench.json", "bench.csv"})
-      hc::check_output_file((out / name).string(), "bench output", {o.deck}, name[6] == 'j');
+      hc::check_output_file((out / name).string(), "bench output", {o.deck},
+                            name[6] == 'j' ? hc::OutputKind::Json : hc::OutputKind::BenchTable);
+    hc::check_bench_runs(o);
     out_dir.open(o.out_dir);
   });
   // bench.json is rewritten after each configuration: a sweep that is stopped keeps the
@@ -261,7 +263,7 @@ int do_benchmark(BenchmarkArgs a, const hc::Provenance& provenance) {
   hc::agreed([&] {
     if (!root) return;
     hc::check_output_file((out / "benchmark.json").string(), "benchmark result", {});
-    hc::check_output_file((out / "benchmark.md").string(), "benchmark summary", {}, false);
+    hc::check_output_file((out / "benchmark.md").string(), "benchmark summary", {}, hc::OutputKind::BenchmarkSummary);
     out_dir.open(a.options.out_dir);
   });
   hc::measure_benchmark(result, root && !a.quiet ? &std::cerr : nullptr);
@@ -296,7 +298,10 @@ int do_probe(const ProbeArgs& a, hc::Provenance provenance) {
   auto make = [&](const std::string& dir) {
     for (const std::string& d : hc::create_writable_directory(dir)) made.dirs.push_back(d);
   };
-  if (!a.out.empty()) make(a.out);
+  if (!a.out.empty()) {
+    hc::check_output_names(a.out, {});  // the cache of this device, and any other there
+    make(a.out);
+  }
   const std::filesystem::path json_dir = std::filesystem::path(a.json).parent_path();
   if (!json_dir.empty()) make(json_dir.string());
   const hc::ProbeResult r = hc::run_probe(a.backend, options);

@@ -194,8 +194,39 @@ OutputDirectory::~OutputDirectory() {
   remove_if_empty(created_);
 }
 
+namespace {
+// Whether the file at `path` is of `kind`: its first line (leading white space skipped) is
+// what that kind's writer puts there.
+bool holds_kind(const std::string& path, OutputKind kind) {
+  std::ifstream in(path, std::ios::binary);
+  std::string first;
+  char ch = 0;
+  while (in.get(ch) && std::isspace(static_cast<unsigned char>(ch))) {
+  }
+  if (!in) return true;  // empty, or white space only: nothing of anyone's
+  first += ch;
+  std::string rest;
+  std::getline(in, rest);
+  first += rest;
+  switch (kind) {
+    case OutputKind::Json: return first[0] == '{';
+    case OutputKind::BenchTable: return first.find("status,min_step_s,median_step_s,") != std::string::npos;
+    case OutputKind::BenchmarkSummary: return first.rfind("# Halocline benchmark", 0) == 0;
+  }
+  return false;
+}
+const char* kind_name(OutputKind kind) {
+  switch (kind) {
+    case OutputKind::Json: return "a JSON report";
+    case OutputKind::BenchTable: return "a bench table";
+    case OutputKind::BenchmarkSummary: return "a benchmark summary";
+  }
+  return "";
+}
+}  // namespace
+
 void check_output_file(const std::string& path, const std::string& what, const std::vector<std::string>& inputs,
-                       bool json) {
+                       OutputKind kind) {
   if (path.empty()) throw DeckError(what + " path must not be empty");
   const std::string name = fs::path(path).filename().string();
   if (name.empty() || name == "." || name == "..")
@@ -209,15 +240,9 @@ void check_output_file(const std::string& path, const std::string& what, const s
   for (const std::string& input : inputs)
     if (same_file(path, input))
       throw DeckError(what + " '" + path + "' is the run's input '" + input + "'; it would be overwritten");
-  if (!json) return;
-  std::ifstream in(path, std::ios::binary);
-  char first = 0;
-  while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
-  }
-  if (in && first != '{')
-    throw DeckError(what + " '" + path +
-                    "' exists and is not a JSON report; the run does not overwrite "
-                    "other files (remove it or choose another path)");
+  if (!holds_kind(path, kind))
+    throw DeckError(what + " '" + path + "' exists and is not " + kind_name(kind) +
+                    "; the run does not overwrite other files (remove it or choose another path)");
 }
 
 void check_output_names(const std::string& dir, const std::vector<std::string>& inputs) {
@@ -235,6 +260,9 @@ void check_output_names(const std::string& dir, const std::vector<std::string>& 
       if (same_file(it->path(), input))
         throw DeckError("output directory '" + dir + "': the run would overwrite its input '" + input + "' (" + name +
                         ")");
+    // The report and the probe's cache are written whole, over JSON only (check_output_file).
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)
+      check_output_file(it->path().string(), "output directory '" + dir + "' holds a file the run writes,", inputs);
   }
 }
 

@@ -46,16 +46,23 @@ std::vector<std::string> create_writable_directory(const std::string& dir);
 // Removes `dirs` (deepest first) where they are empty.
 void remove_if_empty(const std::vector<std::string>& dirs);
 
-// Checks a path the run will write a whole file to (a report, a probe's JSON): absent, or
-// a regular file that is not a symbolic link, not one of `inputs` and, when `json`, holds a
-// JSON document (a file of another kind is someone's data, never overwritten). Throws
-// DeckError naming `what` and the path.
-void check_output_file(const std::string& path, const std::string& what, const std::vector<std::string>& inputs,
-                       bool json = true);
+// The kind of file a command writes whole, and so the only kind it writes over: a file of
+// another kind is someone's data, never overwritten.
+enum class OutputKind {
+  Json,              // a JSON document (first character '{'): reports, probes, bench.json
+  BenchTable,        // bench.csv (its header names the columns status,min_step_s,...)
+  BenchmarkSummary,  // benchmark.md ("# Halocline benchmark: ...")
+};
 
-// Checks the names the run writes in `dir` (snapshots, checkpoints, their .tmp): any that
-// exists must be a regular file that is not one of `inputs` being overwritten. Throws
-// DeckError naming the first that is not.
+// Checks a path the run will write a whole file to (a report, a probe's JSON): absent, or
+// a regular file that is not a symbolic link, not one of `inputs` and of the `kind` the
+// command writes. Throws DeckError naming `what` and the path.
+void check_output_file(const std::string& path, const std::string& what, const std::vector<std::string>& inputs,
+                       OutputKind kind = OutputKind::Json);
+
+// Checks the names the run writes in `dir` (snapshots, checkpoints, their .tmp; the report
+// and the probe's cache, which must hold JSON): any that exists must be a regular file that
+// is not one of `inputs` being overwritten. Throws DeckError naming the first that is not.
 void check_output_names(const std::string& dir, const std::vector<std::string>& inputs);
 
 }  // namespace halocline

@@ -290,6 +290,34 @@ case_RefusedRunLeavesNoDirectory() {
   expect_refused "host memory"
 }
 case_ProbeJsonIsADirectory() { mkdir "$w/p"; ready; hc probe --quick --json p; expect_refused "--json 'p' exists and is a directory"; }
+# Someone's files under the names of the probe's cache, bench's table and a sweep run's report
+# (a hostile-input pass found each overwritten): refused before any work, each left as it was.
+case_ProbeCacheIsNotJson() {
+  mkdir -p "$w/o" && echo 'precious notes' >"$w/o/probe-kokkos-Serial.json"
+  ready
+  hc run "$inputs/sod.toml" --out o --steps 4
+  expect_refused "'o/probe-kokkos-Serial.json' exists and is not a JSON report"
+}
+case_ProbeOutCacheIsNotJson() {
+  mkdir -p "$w/p" && echo 'precious notes' >"$w/p/probe-kokkos-Serial.json"
+  ready
+  hc probe --quick --out p
+  expect_refused "'p/probe-kokkos-Serial.json' exists and is not a JSON report"
+}
+case_BenchTableIsSomeonesCsv() {
+  mkdir -p "$w/b" && echo 'precious,data' >"$w/b/bench.csv"
+  small_deck
+  ready
+  hc bench deck.toml --out b --sweep layout=aos,soa --repeat 1 --steps 1
+  expect_refused "bench output 'b/bench.csv' exists and is not a bench table"
+}
+case_BenchRunReportIsNotJson() {
+  mkdir -p "$w/b/runs/1" && echo 'precious' >"$w/b/runs/1/report.json"
+  small_deck
+  ready
+  hc bench deck.toml --out b --sweep layout=aos,soa --repeat 1 --steps 1
+  expect_refused "bench run report 'b/runs/1/report.json' exists and is not a JSON report"
+}
 case_BenchOutputIsADirectory() {
   mkdir -p "$w/b/bench.json"
   small_deck
