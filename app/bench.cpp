@@ -172,6 +172,20 @@ std::size_t row_count(const BenchOptions& o) {
   return total;
 }
 
+// The configuration a row's run really is, in words: bench sets the step count itself, writes
+// no snapshots or scheduled checkpoints, and gives each run its own folder, so the deck's keys
+// for those change nothing (two rows that differ only there run the same).
+std::string what_bench_runs(Config c, const BenchOptions& o) {
+  c.max_steps = kWarmupSteps + kTracedStepsUnsampled + o.repeat * o.steps;
+  c.checkpoint = CheckpointSetup{};
+  c.output_interval = 0;
+  c.output_final = false;
+  c.output_collective = false;
+  c.out_dir = o.out_dir;
+  c.report_path.clear();
+  return configuration_lines(c);
+}
+
 // Where configuration `index` of the sweep runs: its report, and a signal's checkpoint.
 std::string run_dir(const BenchOptions& o, std::size_t index) { return o.out_dir + "/runs/" + std::to_string(index); }
 
@@ -244,11 +258,12 @@ void check_bench_options(const BenchOptions& o) {
                     std::to_string(kMaxBenchRows) + " are allowed");
   for (std::size_t index = 0; index < total; ++index) {
     const std::map<std::string, std::string> values = row_values(o, index);
-    const auto [it, fresh] = seen.emplace(configuration_lines(row_config(o, values)), row_name(o, values));
+    const auto [it, fresh] = seen.emplace(what_bench_runs(row_config(o, values), o), row_name(o, values));
     if (!fresh)
       throw DeckError("--sweep: rows '" + it->second + "' and '" + row_name(o, values) +
-                      "' run the same configuration (a value repeated under another spelling, or a key "
-                      "that another one overrides, such as grid.n under an explicit grid.nx)");
+                      "' run the same configuration (a value repeated under another spelling, a key "
+                      "that another one overrides, such as grid.n under an explicit grid.nx, or a key bench "
+                      "sets itself: time.max_steps, checkpoint.*, output.*)");
   }
 }
 

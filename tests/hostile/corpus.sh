@@ -597,6 +597,10 @@ case_BenchKeyUnderTwoNames() { bench_refused "--sweep layout is given twice" --s
 case_BenchHostMemUnderTwoNames() { bench_refused "--sweep host-mem is given twice" --sweep host_mem=pinned --sweep host-mem=pageable; }
 case_BenchValueRepeated() { bench_refused "the value 'aos' is given twice" --sweep layout=aos,soa,aos; }
 case_BenchValueUnderTwoSpellings() { bench_refused "run the same configuration" --sweep physics.cfl=0.5,0.50; }
+# Keys bench sets itself (its step count, no checkpoints, its own folders): rows that differ
+# only there ran the same and were reported as different (a speedup of noise).
+case_BenchSweepOfAKeyBenchSets() { bench_refused "a key bench sets itself" --sweep time.max_steps=1,2; }
+case_BenchSweepOfCheckpoints() { bench_refused "a key bench sets itself" --sweep checkpoint.every_steps=1,2; }
 case_BenchBaselineKeyTwice() { bench_refused "'layout' is given twice" --sweep layout=aos,soa --baseline layout=aos,run.layout=soa; }
 case_BenchRepeatZero() { small_deck; ready; hc bench deck.toml --out b --repeat 0; expect_refused "--repeat: must be >= 1 (got 0)"; }
 
