@@ -56,6 +56,10 @@ std::string mismatch(const CheckpointHeader& h, const Config& c) {
   if (h.time >= c.t_end)
     return "is at t = " + number(h.time) + ", at or past the deck's time.t_end = " + number(c.t_end) +
            ": nothing to run";
+  if (c.max_steps > 0 && h.step >= c.max_steps)
+    return "is at step " + std::to_string(h.step) +
+           ", at or past the step limit (--steps or time.max_steps = " + std::to_string(c.max_steps) +
+           ", counted from the run's start): nothing to run";
   return "";
 }
 

@@ -24,9 +24,20 @@ Config config_from_toml(const std::string& toml, const std::vector<std::string>&
 RunResult run_quietly(const Config& config) {
   RunOptions options;
   options.write_output = false;
+  return run_simulation(config, options);
+}
+
+namespace {
+// A verification problem's run: no files at all. A signal ends it at once with nothing saved
+// (its state is nothing to restart), so nothing is written into, or pruned from, the decks'
+// output folder.
+RunResult run_problem(const Config& config) {
+  RunOptions options;
+  options.write_output = false;
   options.checkpoints = false;
   return run_simulation(config, options);
 }
+}  // namespace
 
 Config sod_config(int n, int direction) {
   return config_from_toml("[problem]\ntype = 'riemann'\n[riemann]\npreset = 'sod'\ndirection = '" +
@@ -166,7 +177,7 @@ std::vector<Check> run_verification(std::ostream& os) {
 
   // Sod: error against the exact solution and its convergence (Athena++'s thresholds).
   const Config sod128 = sod_config(128), sod256 = sod_config(256);
-  const RunResult r128 = run_quietly(sod128), r256 = run_quietly(sod256);
+  const RunResult r128 = run_problem(sod128), r256 = run_problem(sod256);
   const double e128 = on_rank0([&] { return riemann_l1_density_error(sod128, r128); });
   const double e256 = on_rank0([&] { return riemann_l1_density_error(sod256, r256); });
   report(os, checks, {"sod", "L1(rho) error, N=128", e128, "<= 0.011", e128 <= 0.011});
@@ -174,7 +185,7 @@ std::vector<Check> run_verification(std::ostream& os) {
 
   // The same problem along y and z must be the same computation, bit for bit.
   for (int d = 1; d < 3; ++d) {
-    const RunResult rd = run_quietly(sod_config(128, d));
+    const RunResult rd = run_problem(sod_config(128, d));
     const std::size_t n = r128.grid.ninterior;
     const bool same = on_rank0([&] {
                         bool equal = rd.steps == r128.steps;
@@ -191,7 +202,7 @@ std::vector<Check> run_verification(std::ostream& os) {
   // Strong shocks and rarefactions (Toro's tests 2-5): positive and close to exact.
   for (const char* preset : {"toro2", "toro3", "toro4", "toro5"}) {
     const Config c = riemann_preset_config(preset, 200);
-    const RunResult r = run_quietly(c);
+    const RunResult r = run_problem(c);
     const std::size_t n = r.grid.ninterior;
     std::vector<double> prim;
     if (world_rank() == 0) prim = primitives(r.final_state, n, c.physics.gamma);
@@ -215,7 +226,7 @@ std::vector<Check> run_verification(std::ostream& os) {
   const int sizes[3] = {32, 64, 128};
   for (int s = 0; s < 3; ++s) {
     const Config c = vortex_config(sizes[s]);
-    const RunResult r = run_quietly(c);
+    const RunResult r = run_problem(c);
     errors[s] = on_rank0([&] { return vortex_l1_density_error(c, r); });
   }
   for (int s = 0; s < 2; ++s) {
@@ -228,7 +239,7 @@ std::vector<Check> run_verification(std::ostream& os) {
   // Sedov: grid symmetry and the self-similar shock radius.
   {
     const Config c = sedov_config(32);
-    const RunResult r = run_quietly(c);
+    const RunResult r = run_problem(c);
     const SedovMeasure m = sedov_on_rank0(c, r);
     report(os, checks,
            {"sedov", "asymmetry (mirror/permutation) / max rho", m.asymmetry, "<= 1e-12", m.asymmetry <= 1e-12});
@@ -239,7 +250,7 @@ std::vector<Check> run_verification(std::ostream& os) {
     Config half = c;
     half.t_end = c.t_end / 2;
     const double exponent =
-        std::log(m.shock_radius / sedov_on_rank0(half, run_quietly(half)).shock_radius) / std::log(2.0);
+        std::log(m.shock_radius / sedov_on_rank0(half, run_problem(half)).shock_radius) / std::log(2.0);
     report(
         os, checks,
         {"sedov", "growth exponent of the shock radius", exponent, "0.4 +- 0.04", std::fabs(exponent - 0.4) <= 0.04});
@@ -252,7 +263,7 @@ std::vector<Check> run_verification(std::ostream& os) {
                                                    "[problem]\ntype = 'kelvin_helmholtz'\n[grid]\nnx = 64\nny = 64\n"
                                                    "[boundary]\nall = 'periodic'\n[time]\nt_end = 100.0\n");
     c.max_steps = 100;
-    const RunResult r = run_quietly(c);
+    const RunResult r = run_problem(c);
     const double drift = max_relative_drift(r.initial, r.final);
     report(os, checks, {deck, "conservation drift, 100 steps", drift, "<= 1e-12", drift <= 1e-12 && r.steps == 100});
   }

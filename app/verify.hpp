@@ -14,7 +14,8 @@ namespace halocline {
 // A deck given as TOML text (parsed by the real deck parser), then overrides.
 Config config_from_toml(const std::string& toml, const std::vector<std::string>& overrides = {});
 
-// Runs a configuration without writing any files.
+// Runs a configuration without writing snapshots or a report (checkpoints as the
+// configuration schedules them, and a signal's or a fault's, still are).
 RunResult run_quietly(const Config& config);
 
 // Sod (or any Riemann preset) on N cells along `direction`: L1 norm of the density error

@@ -395,6 +395,9 @@ TEST(Checkpoint, RestartMustMatchTheDeck) {
   expect_refused(ended, "is at t = ");
   expect_refused(ended, ", at or past the deck's time.t_end = ");
   expect_refused(ended, ": nothing to run");
+  hc::Config stepped = r;  // --steps counts from the run's start: a limit at the checkpoint runs no step
+  stepped.max_steps = s.header.step;
+  expect_refused(stepped, "is at step " + std::to_string(s.header.step) + ", at or past the step limit");
 
   // Documented as free to change (docs/reliability.md): the run goes on.
   hc::Config changed = r;
