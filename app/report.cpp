@@ -310,8 +310,12 @@ void print_summary(std::ostream& os, const Config& c, const RunResult& r, const 
   os << '\n';
   const nlohmann::json steps = step_time_json(r.step_times);
   const double median = steps.value("median", 0.0);
-  os << "FOM " << cell_rate_text(fom_cell_updates_per_s(static_cast<double>(r.grid.ninterior), median))
-     << " (interior cells / median step time)\n";
+  if (median > 0)
+    os << "FOM " << cell_rate_text(fom_cell_updates_per_s(static_cast<double>(r.grid.ninterior), median))
+       << " (interior cells / median step time)\n";
+  else  // the report's fom is then 0, with step_time_s.samples 0
+    os << "FOM not measured: no step was timed (a run's first " << kWarmupSteps + kTracedStepsUnsampled
+       << " steps are warm-up and traced; run more steps)\n";
   print_ceilings(os, report);
   os << '\n';
   os << std::left << std::setw(26) << "phase" << std::right << std::setw(8) << "calls" << std::setw(12) << "total s"

@@ -565,6 +565,23 @@ TEST_F(Cli, RunPrintsTheTimeOutsideTheLoop) {
   EXPECT_NEAR(printed, sum, 1e-3) << line;
 }
 
+// A run too short to time a step (the warm-up and the traced steps) says its FOM was not
+// measured, rather than "FOM 0", and its report's samples say why the fom is 0.
+TEST_F(Cli, ShortRunSaysItsFomWasNotMeasured) {
+  const fs::path out = dir_ / "short";
+  const Result r =
+      run({"run", "inputs/bench.toml", "--set", "grid.n=8", "--steps", "4", "--no-probe", "--out", out.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("FOM not measured: no step was timed"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("FOM 0"), std::string::npos) << r.out;
+  const nlohmann::json j = read_json(out / "report.json");
+  EXPECT_EQ(j.at("step_time_s").at("samples").get<long>(), 0);
+  const Result longer =
+      run({"run", "inputs/bench.toml", "--set", "grid.n=8", "--steps", "6", "--no-probe", "--out", out.string()});
+  ASSERT_EQ(longer.code, 0) << longer.err;
+  EXPECT_NE(longer.out.find("(interior cells / median step time)"), std::string::npos) << longer.out;
+}
+
 TEST_F(Cli, NotEnoughHostMemoryExitsTwo) {
   const Result r = run({"run", "inputs/bench.toml", "--set", "grid.n=8000", "--backend", "kokkos", "--kernels", "split",
                         "--out", (dir_ / "oom").string()});
