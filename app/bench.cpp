@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iomanip>
+#include <set>
 #include <sstream>
 
 #include "app/driver.hpp"
@@ -212,11 +213,14 @@ std::string bench_lines(const BenchOptions& o) {
 }
 
 void check_bench_runs(const BenchOptions& o) {
-  check_output_names(o.out_dir, {o.deck});  // the probes' caches
+  std::set<std::string> backends;
   for (std::size_t index = 0; index < row_count(o); ++index) {
+    const Config c = row_config(o, row_values(o, index));
+    backends.insert(backend_name(c.backend));
     check_output_file(run_dir(o, index) + "/report.json", "bench run report", {o.deck});
     check_output_names(run_dir(o, index), {o.deck});
   }
+  for (const std::string& backend : backends) check_probe_cache(o.out_dir, backend, 0);
 }
 
 void check_bench_options(const BenchOptions& o) {

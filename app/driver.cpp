@@ -106,7 +106,7 @@ struct SnapshotTimes {
 };
 
 // The checkpoint schedule: every N steps (a step stop of the controller, which leaves dt
-// alone), and on request (wall time, SIGINT/SIGTERM) at the next step the device has not
+// alone), and on request (wall time, SIGINT/SIGTERM/SIGHUP) at the next step the device has not
 // begun.
 struct CheckpointSteps {
   long every = 0;
@@ -317,7 +317,10 @@ void Simulation::start_controller() {
     checkpoints_.next = checkpoints_.after(start_.step);
     install_stop_signals();
   } else {
-    install_start_signals();  // a signal ends the run at once: nothing to save
+    // A signal ends the run at once, with nothing saved; one recorded before (a command's
+    // handlers, in before this run's) ends it here.
+    if (const int signal = stop_signal()) throw Interrupted(signal, start_.step, "");
+    install_start_signals();
   }
   t_stop_ = std::min(config_.t_end, outputs_.next());
   control_.cfl = config_.physics.cfl;
@@ -341,6 +344,7 @@ void Simulation::start_controller() {
 // all stop at the same step; the status may be a step late, so step + 1 may be on the
 // device already: the checkpoint is at step + 2.
 void Simulation::take_stop_requests() {
+  if (!options_.checkpoints) return;  // a signal ends such a run at once (start_controller)
   if (checkpoints_.signal || checkpoints_.next <= control_.step + 2) return;
   int signal = stop_signal();
   bool due =

@@ -33,10 +33,11 @@ struct Totals {
 // `checkpoint_failure` says why it could not be written): exit code 128 + signal.
 struct Interrupted : std::runtime_error {
   Interrupted(int signal_number, long at_step, std::string checkpoint_path, const std::string& checkpoint_failure = "")
-      : std::runtime_error(
-            "interrupted by signal " + std::to_string(signal_number) + " at step " + std::to_string(at_step) +
-            (checkpoint_failure.empty() ? "; the state is saved in " + checkpoint_path
-                                        : "; the checkpoint could not be written: " + checkpoint_failure)),
+      : std::runtime_error("interrupted by signal " + std::to_string(signal_number) + " at step " +
+                           std::to_string(at_step) +
+                           (!checkpoint_failure.empty() ? "; the checkpoint could not be written: " + checkpoint_failure
+                            : checkpoint_path.empty()   ? std::string("; nothing was saved")
+                                                        : "; the state is saved in " + checkpoint_path)),
         signal(signal_number),
         step(at_step),
         checkpoint(std::move(checkpoint_path)) {}

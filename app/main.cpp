@@ -30,6 +30,7 @@
 #include "app/outputs.hpp"
 #include "app/plot_script.hpp"
 #include "app/probe.hpp"
+#include "app/problems.hpp"
 #include "app/provenance.hpp"
 #include "app/report.hpp"
 #include "app/select.hpp"
@@ -130,9 +131,13 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
   RunOutputs outputs;
   hc::agreed([&] {
     hc::choose_process_grid(config.n, config.ranks_grid, hc::world_size());
+    // The problem's parameters against the grid (a Sedov radius that holds no cell centre).
+    if (config.restart_path.empty()) (void)hc::initial_condition_of(config, hc::grid_of(config));
     long restart_step = -1;
     if (!config.restart_path.empty()) restart_step = hc::check_restart(config).step;
-    if (hc::world_rank() == 0) prepare_outputs(config, restart_step, outputs);
+    if (hc::world_rank() != 0) return;
+    prepare_outputs(config, restart_step, outputs);
+    if (!a.no_probe) hc::check_probe_cache(config.out_dir, hc::backend_name(config.backend), 0);
   });
 
   hc::RunOptions options;
@@ -264,6 +269,11 @@ int do_benchmark(BenchmarkArgs a, const hc::Provenance& provenance) {
     if (!root) return;
     hc::check_output_file((out / "benchmark.json").string(), "benchmark result", {});
     hc::check_output_file((out / "benchmark.md").string(), "benchmark summary", {}, hc::OutputKind::BenchmarkSummary);
+    for (const char* precision : {"fp64", "fp32"}) {  // each precision's run (app/benchmark.cpp)
+      const std::filesystem::path run = out / "runs" / precision;
+      hc::check_output_file((run / "report.json").string(), "benchmark run report", {});
+      hc::check_output_names(run.string(), {});
+    }
     out_dir.open(a.options.out_dir);
   });
   hc::measure_benchmark(result, root && !a.quiet ? &std::cerr : nullptr);
@@ -299,7 +309,7 @@ int do_probe(const ProbeArgs& a, hc::Provenance provenance) {
     for (const std::string& d : hc::create_writable_directory(dir)) made.dirs.push_back(d);
   };
   if (!a.out.empty()) {
-    hc::check_output_names(a.out, {});  // the cache of this device, and any other there
+    hc::check_probe_cache(a.out, a.backend, a.device);
     make(a.out);
   }
   const std::filesystem::path json_dir = std::filesystem::path(a.json).parent_path();

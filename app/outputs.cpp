@@ -205,9 +205,7 @@ bool holds_kind(const std::string& path, OutputKind kind) {
   }
   if (!in) return true;  // empty, or white space only: nothing of anyone's
   first += ch;
-  std::string rest;
-  std::getline(in, rest);
-  first += rest;
+  for (int n = 0; n < 255 && in.get(ch) && ch != '\n'; ++n) first += ch;  // enough of the first line
   switch (kind) {
     case OutputKind::Json: return first[0] == '{';
     case OutputKind::BenchTable: return first.find("status,min_step_s,median_step_s,") != std::string::npos;
@@ -260,9 +258,6 @@ void check_output_names(const std::string& dir, const std::vector<std::string>& 
       if (same_file(it->path(), input))
         throw DeckError("output directory '" + dir + "': the run would overwrite its input '" + input + "' (" + name +
                         ")");
-    // The report and the probe's cache are written whole, over JSON only (check_output_file).
-    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)
-      check_output_file(it->path().string(), "output directory '" + dir + "' holds a file the run writes,", inputs);
   }
 }
 

@@ -60,9 +60,9 @@ enum class OutputKind {
 void check_output_file(const std::string& path, const std::string& what, const std::vector<std::string>& inputs,
                        OutputKind kind = OutputKind::Json);
 
-// Checks the names the run writes in `dir` (snapshots, checkpoints, their .tmp; the report
-// and the probe's cache, which must hold JSON): any that exists must be a regular file that
-// is not one of `inputs` being overwritten. Throws DeckError naming the first that is not.
+// Checks the names the run writes in `dir` (snapshots, checkpoints, their .tmp): any that
+// exists must be a regular file that is not one of `inputs` being overwritten. Throws
+// DeckError naming the first that is not.
 void check_output_names(const std::string& dir, const std::vector<std::string>& inputs);
 
 }  // namespace halocline

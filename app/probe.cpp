@@ -11,6 +11,7 @@
 #include <iomanip>
 
 #include "app/select.hpp"
+#include "io/deck.hpp"
 
 namespace halocline {
 
@@ -132,6 +133,12 @@ std::string probe_cache_name(const std::string& backend, const std::string& devi
   std::string name = "probe-" + backend + "-";
   for (char ch : device_name) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
   return name + ".json";
+}
+
+void check_probe_cache(const std::string& out_dir, const std::string& backend, int device) {
+  if (!backend_unavailable(parse_backend(backend, "--backend")).empty()) return;  // said by the run itself
+  const std::string name = probe_cache_name(backend, describe_device(backend, device).name);
+  check_output_file((std::filesystem::path(out_dir) / name).string(), "probe cache", {});
 }
 
 ProbeResult cached_probe(const std::string& out_dir, const std::string& backend, int device, std::string& source,

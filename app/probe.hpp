@@ -29,6 +29,11 @@ void print_probe(std::ostream& os, const ProbeResult& r);
 ProbeResult cached_probe(const std::string& out_dir, const std::string& backend, int device, std::string& source,
                          const Provenance& provenance);
 
+// Checks, before any work, the file cached_probe would write for `backend` (when it can run
+// here) on GPU `device` into `out_dir`: absent, or a JSON document (app/outputs.hpp's rule;
+// anyone's other file is never overwritten). Throws DeckError naming it.
+void check_probe_cache(const std::string& out_dir, const std::string& backend, int device);
+
 // The file name cached_probe uses for a device name: letters and digits kept, the rest '_'.
 std::string probe_cache_name(const std::string& backend, const std::string& device_name);
 

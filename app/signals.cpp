@@ -24,12 +24,17 @@ extern "C" void end_at_once(int signal) {
 }
 
 // SIGHUP (the terminal or the connection that started the run is gone) as SIGTERM, unless
-// the run was started to ignore it (nohup): then it stays ignored.
-void handle(int signal, void (*handler)(int)) {
-  if (signal == SIGHUP) {
+// the process was started to ignore it (nohup): then it stays ignored. Read once, at the first
+// install (main's, before any runtime can have put a handler of its own in).
+bool hangup_ignored_at_start() {
+  static const bool ignored = [] {
     struct sigaction now {};
-    if (sigaction(SIGHUP, nullptr, &now) == 0 && now.sa_handler == SIG_IGN) return;
-  }
+    return sigaction(SIGHUP, nullptr, &now) == 0 && now.sa_handler == SIG_IGN;
+  }();
+  return ignored;
+}
+void handle(int signal, void (*handler)(int)) {
+  if (signal == SIGHUP && hangup_ignored_at_start()) return;
   std::signal(signal, handler);
 }
 }  // namespace

@@ -1,7 +1,8 @@
 // SIGINT, SIGTERM and SIGHUP during a run: the handler only records which arrived; the driver
 // finishes the step, writes a checkpoint and ends the run with exit code 128 + signal
 // (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP; SIGHUP is left alone where the process
-// was started to ignore it, as nohup does).
+// was started to ignore it, as nohup does). Where there is nothing to save (the runtimes'
+// start, verification's runs, commands that never check) a signal ends the process at once.
 #pragma once
 
 namespace halocline {
@@ -12,8 +13,9 @@ namespace halocline {
 // without a word.)
 void install_start_signals();
 
-// Installs the handlers (for the rest of the process's life; a second signal of the same
-// kind while the checkpoint is written is recorded again, not fatal).
+// Installs the handlers that only record the signal (until install_start_signals() is called
+// again; a second signal of the same kind while the checkpoint is written is recorded again,
+// not fatal).
 void install_stop_signals();
 
 // The signal received since install_stop_signals(), or 0.

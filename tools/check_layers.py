@@ -5,11 +5,11 @@
 
 Each project include ("dir/file.hpp") of a source file must lie in the file's own layer or
 one below it, and JSON (nlohmann) belongs to app/ alone. Within kernels/:
-  - kernels/contract/ (the backend contract) includes the contract, the physics and the base;
-  - kernels/*.hpp (the physics, written once) include the physics and the base;
-  - kernels/hip/ includes itself, the contract and the physics;
-  - kernels/kokkos/ includes itself, the contract, the physics, and kernels/hip/ (its GPU
-    runtime and event clock, on a GPU build): the one place one backend uses another.
+  - kernels/contract/ (the backend contract) includes the contract, the physics, layouts/ and base/;
+  - kernels/*.hpp (the physics, written once) include the physics, layouts/ and base/;
+  - kernels/hip/ includes itself, the contract, the physics, layouts/ and base/;
+  - kernels/kokkos/ includes the same, and kernels/hip/ (its GPU runtime and event clock, on a
+    GPU build): the one place one backend uses another.
 The base headers (base/: portability.hpp, grid.hpp, host_parallel.hpp) include nothing of
 the project but each other. tests/ and tools/ may include anything.
 

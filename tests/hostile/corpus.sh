@@ -426,8 +426,10 @@ echo "exit $?" >&2
 newest=$(ls full/o/checkpoint_*.h5 | sort | tail -1)
 [ -n "$newest" ] || echo "no checkpoint is left" >&2
 ls full/o/*.tmp 2>/dev/null && echo "a .tmp is left" >&2
-"$bin" run --no-probe "$deck" --quiet --set time.max_steps=400 --restart "$newest" --out o2 \
-  --steps 1 >/dev/null 2>&1 || echo "the newest checkpoint does not restart" >&2
+step=${newest##*checkpoint_}
+step=$((10#${step%.h5}))  # one step past it (--steps counts from the run's start)
+"$bin" run --no-probe "$deck" --quiet --restart "$newest" --out o2 \
+  --steps $((step + 1)) >/dev/null 2>&1 || echo "the newest checkpoint does not restart" >&2
 EOF
   sed -e 's/^n = 128/n = 16/' "$inputs/bench.toml" >"$w/deck.toml"
   ready
