@@ -306,17 +306,11 @@ case_ProbeOutCacheIsNotJson() {
 }
 case_BenchTableIsSomeonesCsv() {
   mkdir -p "$w/b" && echo 'precious,data' >"$w/b/bench.csv"
-  small_deck
-  ready
-  hc bench deck.toml --out b --sweep layout=aos,soa --repeat 1 --steps 1
-  expect_refused "bench output 'b/bench.csv' exists and is not a bench table"
+  bench_refused "bench output 'b/bench.csv' exists and is not a bench table" --sweep layout=aos,soa
 }
 case_BenchRunReportIsNotJson() {
   mkdir -p "$w/b/runs/1" && echo 'precious' >"$w/b/runs/1/report.json"
-  small_deck
-  ready
-  hc bench deck.toml --out b --sweep layout=aos,soa --repeat 1 --steps 1
-  expect_refused "bench run report 'b/runs/1/report.json' exists and is not a JSON report"
+  bench_refused "bench run report 'b/runs/1/report.json' exists and is not a JSON report" --sweep layout=aos,soa
 }
 case_BenchOutputIsADirectory() {
   mkdir -p "$w/b/bench.json"
