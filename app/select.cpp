@@ -125,7 +125,9 @@ DeviceInfo describe_device(const std::string& backend, int device) {
   throw std::logic_error("backend not built in");
 }
 
-ProbeResult run_probe(const std::string& backend, const ProbeOptions& options) {
+ProbeResult run_probe(const std::string& backend, const ProbeOptions& given) {
+  ProbeOptions options = given;
+  if (options.host_bytes == 0) options.host_bytes = static_cast<std::size_t>(host_bytes_available());
   switch (available_backend(backend, "probe")) {
 #if defined(HALOCLINE_HAVE_KOKKOS)
     case BackendKind::Kokkos: return probe_kokkos(options);

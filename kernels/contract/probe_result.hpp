@@ -29,6 +29,11 @@ struct ProbeOptions {
   bool quick = false;    // copy, triad and arithmetic rates only (what a run's report needs)
   int device = 0;        // GPU index (GPU backends)
   int repetitions = 20;  // of the device kernels; best of them, after 2 warm-ups
+  // Host memory this process may still use (the smallest of what Linux has available, what
+  // ulimit -v leaves and what a memory cgroup leaves; 0: unknown). The probe's host arrays
+  // take a small part of it, so that a probe under a limit measures smaller arrays rather
+  // than failing to allocate.
+  std::size_t host_bytes = 0;
 };
 
 struct ProbeResult {

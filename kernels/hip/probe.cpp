@@ -116,17 +116,19 @@ ArithmeticRates rates_of(Stopwatch& watch, hipStream_t stream, int compute_units
           rate_of<Real, RateOp::Sqrt>(watch, stream, compute_units, reps)};
 }
 
-// Copies of each size from 4 KiB to 1 GiB (x4 each), both directions, from one kind of
-// host memory; the best of a few repetitions (fewer for the large sizes).
-void probe_transfers(ProbeResult& r, hipStream_t stream, int device) {
-  constexpr std::size_t kMax = std::size_t(1) << 30;
-  hip::DeviceArray on_device(kMax, false);
-  hip::HostBuffer pinned(kMax, HostMemory::Pinned), pageable(kMax, HostMemory::Pageable);
-  hip::DeviceArray managed(kMax, true);
-  std::memset(pinned.get(), 1, kMax);
-  std::memset(pageable.get(), 1, kMax);
+// Copies of each size from 4 KiB to 1 GiB (x4 each; at most an eighth of the host memory
+// left, host_bytes, for the two host buffers), both directions, from one kind of host memory;
+// the best of a few repetitions (fewer for the large sizes).
+void probe_transfers(ProbeResult& r, hipStream_t stream, int device, std::size_t host_bytes) {
+  std::size_t largest = std::size_t(1) << 30;
+  while (host_bytes && largest > 4096 && largest > host_bytes / 8) largest /= 4;
+  hip::DeviceArray on_device(largest, false);
+  hip::HostBuffer pinned(largest, HostMemory::Pinned), pageable(largest, HostMemory::Pageable);
+  hip::DeviceArray managed(largest, true);
+  std::memset(pinned.get(), 1, largest);
+  std::memset(pageable.get(), 1, largest);
   Stopwatch watch(stream);
-  for (std::size_t bytes = 4096; bytes <= kMax; bytes *= 4) {
+  for (std::size_t bytes = 4096; bytes <= largest; bytes *= 4) {
     const int reps = bytes >= (std::size_t(64) << 20) ? 3 : 10;
     for (const char* direction : {"h2d", "d2h"}) {
       const bool h2d = direction[0] == 'h';
@@ -215,7 +217,7 @@ ProbeResult probe_hip(const ProbeOptions& options) {
     return r;
   }
 
-  probe_transfers(r, stream, device);
+  probe_transfers(r, stream, device, options.host_bytes);
 
   // Launch cost: 1000 empty kernels back to back (the rate the stream accepts them), and
   // one launch waited for (the round trip a synchronizing step pays), median of 200.

@@ -206,6 +206,23 @@ case_AddressSpaceLimit() {
   expect_err "the largest grid of this shape that fits: "
 }
 
+# A grid that fits a tight ulimit -v: the probe that measures the machine for the report
+# sizes its arrays by what the limit leaves, rather than failing to allocate (it took a
+# sixteenth of what Linux had available, and a run under the limit ended with exit 1 and
+# Kokkos' allocation error).
+case_AddressSpaceLimitLeavesRoomForTheRun() {
+  ready
+  run sh -c 'ulimit -v 300000 && exec "$0" run "$1" --set time.max_steps=2 --out o' "$bin" "$inputs/sod.toml"
+  grep -q AddressSanitizer "$log/err" && skip "a sanitized build cannot run under ulimit -v"
+  if [ "$code" = 2 ] && grep -q "could not start" "$log/err"; then
+    expect_refused "ulimit -v leaves this process"
+    skip "a GPU's runtime cannot start under ulimit -v 300000"
+  fi
+  expect_exit 0
+  expect_no_err "failed to allocate"
+  ls "$w"/o/probe-*.json >/dev/null 2>&1 || fail "no probe was cached in o/"
+}
+
 # ---- Output paths ----------------------------------------------------------------------------
 
 case_ReportIsADirectory() { mkdir "$w/r"; ready; hc run "$inputs/sod.toml" --out o --report r; expect_refused "report 'r' exists and is a directory"; }
