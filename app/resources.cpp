@@ -30,8 +30,6 @@ std::uint64_t address_space_left() {
   return limit.rlim_cur > used ? limit.rlim_cur - used : 0;
 }
 
-std::string gib(u128 bytes) { return bytes_text((bytes + (u128(1) << 29)) >> 30) + " GiB"; }
-
 // A number from the first line of a cgroup file; false for "max", a missing or unreadable file.
 bool read_cgroup_number(const std::string& file, std::uint64_t& value) {
   std::ifstream in(file);
@@ -121,6 +119,15 @@ std::string bytes_text(u128 n) {
     n /= 10;
   } while (n);
   return digits;
+}
+
+// A limit of 300 MB is "286 MiB", not "0 GiB".
+std::string binary_size(u128 bytes) {
+  int shift = 30;
+  const char* unit = "GiB";
+  if (bytes < (u128(1) << 30)) shift = 20, unit = "MiB";
+  if (bytes < (u128(1) << 20)) shift = 10, unit = "KiB";
+  return bytes_text((bytes + (u128(1) << (shift - 1))) >> shift) + " " + unit;
 }
 
 MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool solver_on_host, int node_ranks,
@@ -254,8 +261,8 @@ void check_memory_plan(const MemoryPlan& plan, std::uint64_t available) {
     throw ResourceError("this grid needs " + bytes_text(plan.solver_on_host ? host : plan.solver_bytes) + " bytes (" +
                         parts + "): more than a process can address");
   if (available > 0 && host > available)
-    throw ResourceError("this grid needs " + bytes_text(host) + " bytes (" + gib(host) + ") of host memory (" + parts +
-                        "); " + host_memory_text());
+    throw ResourceError("this grid needs " + bytes_text(host) + " bytes (" + binary_size(host) + ") of host memory (" +
+                        parts + "); " + host_memory_text());
 }
 
 std::uint64_t host_bytes_available() {
@@ -267,13 +274,13 @@ std::uint64_t host_bytes_available() {
 
 std::string host_memory_text() {
   const std::uint64_t meminfo = available_host_bytes();
-  std::string text = "the machine has " + bytes_text(meminfo) + " bytes (" + gib(meminfo) + ") available";
+  std::string text = "the machine has " + bytes_text(meminfo) + " bytes (" + binary_size(meminfo) + ") available";
   const std::uint64_t left = address_space_left();
   if (left != std::numeric_limits<std::uint64_t>::max())
-    text += "; ulimit -v leaves this process " + bytes_text(left) + " bytes (" + gib(left) + ")";
+    text += "; ulimit -v leaves this process " + bytes_text(left) + " bytes (" + binary_size(left) + ")";
   const std::uint64_t cgroup = cgroup_bytes_left();
   if (cgroup != std::numeric_limits<std::uint64_t>::max())
-    text += "; its memory cgroup leaves " + bytes_text(cgroup) + " bytes (" + gib(cgroup) + ")";
+    text += "; its memory cgroup leaves " + bytes_text(cgroup) + " bytes (" + binary_size(cgroup) + ")";
   return text;
 }
 

@@ -62,4 +62,7 @@ std::string host_memory_text();
 // N as decimal digits (a 128-bit count has no std::to_string).
 std::string bytes_text(unsigned __int128 n);
 
+// A size in whole GiB, MiB or KiB (rounded), the largest unit that gives at least 1.
+std::string binary_size(unsigned __int128 bytes);
+
 }  // namespace halocline

@@ -169,3 +169,13 @@ TEST(Resources, AutoKernelsOnKokkosAreFusedWhereMeasuredFaster) {
   k.kernels = hc::KernelStrategy::Split;  // what the user names stands
   EXPECT_EQ(hc::choose_kernels(k, {1, 1, 1}), hc::KernelStrategy::Split);
 }
+
+// Sizes in messages: the largest unit that gives at least 1, rounded (a ulimit -v of 300 MB
+// said "0 GiB").
+TEST(Resources, BinarySizeTakesTheUnitThatGivesAtLeastOne) {
+  EXPECT_EQ(hc::binary_size(std::uint64_t(300000) * 1024), "293 MiB");
+  EXPECT_EQ(hc::binary_size(std::uint64_t(3) << 30), "3 GiB");
+  EXPECT_EQ(hc::binary_size((std::uint64_t(1) << 30) - 1), "1024 MiB");  // under 1 GiB: MiB
+  EXPECT_EQ(hc::binary_size(1536), "2 KiB");
+  EXPECT_EQ(hc::binary_size(0), "0 KiB");
+}
