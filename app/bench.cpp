@@ -73,8 +73,8 @@ double median_of(std::vector<double> v) {
   return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-bool apply_strategy_key(Config& c, const std::string& key, const std::string& value) {
-  const std::string option = "--" + key;
+bool apply_strategy_key(Config& c, const std::string& key, const std::string& value, const std::string& where) {
+  const std::string option = where.empty() ? "--" + key : where;
   if (key == "layout")
     c.layout = parse_layout(value, option);
   else if (key == "precision")
@@ -149,7 +149,7 @@ Config row_config(const BenchOptions& o, const std::map<std::string, std::string
   std::vector<std::string> deck_sets = o.sets;
   for (const auto& [key, value] : values) {
     Config scratch;
-    if (!apply_strategy_key(scratch, key, value)) deck_sets.push_back(key + "=" + value);
+    if (!apply_strategy_key(scratch, key, value, "--sweep " + key)) deck_sets.push_back(key + "=" + value);
   }
   Config c = load_deck(o.deck, deck_sets);
   for (const auto& [key, value] : values) apply_strategy_key(c, key, value);

@@ -614,6 +614,7 @@ case_BenchValueUnderTwoSpellings() { bench_refused "run the same configuration" 
 # only there ran the same and were reported as different (a speedup of noise).
 case_BenchSweepOfAKeyBenchSets() { bench_refused "a key bench sets itself" --sweep time.max_steps=1,2; }
 case_BenchSweepOfCheckpoints() { bench_refused "a key bench sets itself" --sweep checkpoint.every_steps=1,2; }
+case_BenchSweepOfAnUnknownLayout() { bench_refused "--sweep layout: must be one of aos, soa, aosoa (got 'xyz')" --sweep layout=aos,xyz; }
 case_BenchBaselineKeyTwice() { bench_refused "'layout' is given twice" --sweep layout=aos,soa --baseline layout=aos,run.layout=soa; }
 case_BenchRepeatZero() { small_deck; ready; hc bench deck.toml --out b --repeat 0; expect_refused "--repeat: must be >= 1 (got 0)"; }
 
