@@ -1,5 +1,8 @@
 #include "app/compare.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -8,9 +11,19 @@
 
 namespace halocline {
 
-nlohmann::json read_benchmark_result(const std::string& path) {
+// A benchmark's output directory stands for the benchmark.json in it.
+nlohmann::json read_benchmark_result(const std::string& given) {
+  std::string path = given;
+  std::error_code ec;
+  if (std::filesystem::is_directory(given, ec)) {
+    path = (std::filesystem::path(given) / "benchmark.json").string();
+    if (!std::filesystem::exists(path, ec))
+      throw DeckError("compare: '" + given +
+                      "' is a directory with no benchmark.json (what `halocline benchmark --out " + given +
+                      "` writes)");
+  }
   std::ifstream in(path);
-  if (!in) throw DeckError("compare: cannot read '" + path + "'");
+  if (!in) throw DeckError("compare: cannot read '" + path + "': " + std::strerror(errno));
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(in);

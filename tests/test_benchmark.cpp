@@ -347,13 +347,20 @@ TEST_F(BenchmarkCommand, CompareSetsResultsSideBySide) {
   EXPECT_NE(out_.find("| FOM, fp64 (cell updates/s) | 16.4 Mcell/s | 16.4 Mcell/s |"), std::string::npos) << out_;
   EXPECT_NE(out_.find("| compliance | compliant | NON-COMPLIANT; run rule 4: --repeat 1"), std::string::npos) << out_;
   EXPECT_NE(out_.find("| OS, host | "), std::string::npos) << out_;
+  // A benchmark's output directory stands for its benchmark.json.
+  fs::create_directories(dir_ / "c");
+  fs::copy_file(dir_ / "b.json", dir_ / "c/benchmark.json");
+  ASSERT_EQ(run_compare("a.json c"), 0) << err_;
+  EXPECT_EQ(out_.rfind("| figure | a.json | c |\n", 0), 0u) << out_;
+  fs::create_directories(dir_ / "empty");
   // Anything else: exit 2, one line naming the file, nothing on stdout.
   std::ofstream(dir_ / "report.json") << R"({"checksum": "0123456789abcdef"})";
   std::ofstream(dir_ / "text.json") << "not json";
   for (const auto& [file, says] : std::vector<std::pair<std::string, std::string>>{
            {"report.json", "halocline: error: compare: 'report.json' is not a halocline benchmark result"},
            {"text.json", "halocline: error: compare: 'text.json' is not JSON"},
-           {"missing.json", "halocline: error: compare: cannot read 'missing.json'"}}) {
+           {"missing.json", "halocline: error: compare: cannot read 'missing.json': No such file or directory"},
+           {"empty", "halocline: error: compare: 'empty' is a directory with no benchmark.json"}}) {
     EXPECT_EQ(run_compare("a.json " + file), 2) << file;
     EXPECT_EQ(err_.rfind(says, 0), 0u) << err_;
     EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
