@@ -460,7 +460,9 @@ int do_compare(const CompareArgs& a) {
 
 CLI::App* add_compare_command(CLI::App& app, CompareArgs& a) {
   CLI::App* c = app.add_subcommand("compare", "benchmark results (benchmark.json) side by side, as a Markdown table");
-  c->add_option("files", a.files, "result files of `halocline benchmark` (or its --out directories)")->required()->check(non_empty());
+  c->add_option("files", a.files, "result files of `halocline benchmark` (or its --out directories)")
+      ->required()
+      ->check(non_empty());
   c->add_option("--plot", a.plot,
                 "also draw their figures of merit into DIR/compare.png (tools/plot.py; default: no plot)")
       ->check(non_empty());
