@@ -56,6 +56,23 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A time or rate for a message, to 6 significant digits at any scale (std::to_string's fixed
+// 6 decimals says 0.000000 for a rate of 1e-308 or a time of 1e-9).
+std::string g6(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
+
+// Why no time step came of a rate: a positive, finite rate fails only by making a step of
+// 1e300 or more (kernels/step_control.hpp), cells too large for the flow's speeds.
+std::string rate_failure(double max_rate, double cfl) {
+  const std::string rate = "max signal rate " + g6(max_rate);
+  if (!(max_rate > 0) || !std::isfinite(max_rate)) return rate;
+  return rate + ": a step of cfl / rate = " + g6(cfl / max_rate) +
+         ", 1e300 or more; the domain's cells are too large for its speeds";
+}
+
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // k * interval rounded to 15 significant digits: the output times a user wrote in decimal
@@ -520,8 +537,8 @@ void Simulation::report_fault() {
       options_.checkpoints ? "there is no earlier state of this run to save" : "this run saves no checkpoints";
   if (options_.checkpoints && control_.step > start_.step) {
     backend_->select_after_fault(AfterFault::LastGood);
-    const std::string good = "the last good state (step " + std::to_string(control_.step - 1) +
-                             ", t = " + std::to_string(control_.t_before) + ")";
+    const std::string good =
+        "the last good state (step " + std::to_string(control_.step - 1) + ", t = " + g6(control_.t_before) + ")";
     try {  // the fault is the news; a checkpoint that cannot be written is said with it
       const std::string path =
           save_checkpoint(config_, comm_, r_.provenance, control_.step - 1, control_.t_before, *backend_);
@@ -531,9 +548,8 @@ void Simulation::report_fault() {
       saved = good + " could not be saved: " + e.what();
     }
   }
-  throw NumericalError("step " + std::to_string(control_.step) + ", t = " + std::to_string(control_.t) +
-                       ": no valid time step (max signal rate " + std::to_string(control_.max_rate) + "); " + where +
-                       "; " + saved);
+  throw NumericalError("step " + std::to_string(control_.step) + ", t = " + g6(control_.t) + ": no valid time step (" +
+                       rate_failure(control_.max_rate, control_.cfl) + "); " + where + "; " + saved);
 }
 
 // ---- Finish ------------------------------------------------------------------------------------
