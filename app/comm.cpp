@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <stdexcept>
@@ -53,6 +54,15 @@ void initialize_comm(int& argc, char**& argv) {
   (void)argc;
   (void)argv;
 #endif
+}
+
+bool launched_as_one_of_several_ranks() {
+  // The job's size where a launcher says it: Open MPI, PMI (MPICH, Intel MPI, MVAPICH), Slurm.
+  for (const char* size : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS"}) {
+    const char* value = std::getenv(size);
+    if (value && std::atol(value) > 1) return true;
+  }
+  return false;
 }
 
 void finalize_comm() {

@@ -33,6 +33,9 @@ struct ProcessGrid {
 // finalize_comm(). Both are called by app/select.cpp's RuntimeSession.
 void initialize_comm(int& argc, char**& argv);
 void finalize_comm();
+// Whether an MPI launcher (mpirun, mpiexec, srun) started this process as one of several
+// ranks, from the variables it sets; read before MPI starts.
+bool launched_as_one_of_several_ranks();
 bool comm_built_with_mpi();
 // The MPI library's own description of itself, its first line ("Open MPI v4.1.4, package:
 // ..."); empty in a build without MPI.

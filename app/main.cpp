@@ -530,6 +530,11 @@ int main(int argc, char** argv) {
   // A file-size limit (ulimit -f, a quota of sorts) makes a write fail with EFBIG, reported
   // like a full disk (exit code 4), instead of killing the process with SIGXFSZ.
   std::signal(SIGXFSZ, SIG_IGN);
+  // A signal while MPI starts (which can take a second) is said in one line too, where this
+  // process runs alone; RuntimeSession puts these handlers back after MPI's (app/select.cpp).
+  // Ranks of a launcher are left to it: it ends them and speaks for them, and a rank's own
+  // line would be a second one.
+  if (!hc::launched_as_one_of_several_ranks()) hc::install_start_signals();
   const std::vector<std::string> words(argv, argv + argc);  // as given, before MPI may take any
   hc::initialize_comm(argc, argv);                          // MPI first: it may take arguments of its own
   CLI::App app{"Halocline: a 3-D compressible Euler stencil mini-app for measuring memory strategies"};

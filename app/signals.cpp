@@ -25,7 +25,8 @@ extern "C" void end_at_once(int signal) {
 
 // SIGHUP (the terminal or the connection that started the run is gone) as SIGTERM, unless
 // the process was started to ignore it (nohup): then it stays ignored. Read once, at the first
-// install (RuntimeSession's), so that a handler put in later cannot hide that it was ignored.
+// install (main's, or RuntimeSession's under an MPI launcher), so that a handler put in later
+// cannot hide that it was ignored.
 bool hangup_ignored_at_start() {
   static const bool ignored = [] {
     struct sigaction now {};

@@ -675,6 +675,26 @@ case_SignalDuringSetUp() {
   expect_err "interrupted by signal 15"
   [ ! -e "$w/o/.halocline.lock" ] || fail "the lock was left"
 }
+# A signal while MPI starts (it can take a second; a process started alone): one line, as
+# later. Before main() itself nothing can speak, so a silent end at the first, shortest delay
+# is tried again later; by 0.3 s the process is in MPI's start or past it.
+case_SignalWhileMpiStarts() {
+  small_deck
+  ready
+  for delay in 0.1 0.2 0.3; do
+    (cd "$w" && exec "$bin" run --no-probe deck.toml --quiet --set time.max_steps=0 --out o \
+      >"$log/out" 2>"$log/err") &
+    local pid=$!
+    sleep "$delay"
+    kill -TERM "$pid"
+    wait "$pid"
+    code=$?
+    grep -q '^halocline: ' "$log/err" && break
+  done
+  expect_exit 143
+  expect_err "halocline: interrupted by signal 15"
+  expect_one_line mpi  # Open MPI's singleton helper may add a line of its own
+}
 case_OutputInsideARunningRun() {
   small_deck
   (cd "$w" && exec "$bin" run --no-probe deck.toml --quiet --out A --set time.max_steps=0 >/dev/null 2>&1) &
