@@ -80,7 +80,7 @@ nlohmann::json benchmark_json(const BenchmarkResult& r) {
   for (const BenchmarkConfiguration& c : r.configurations) configurations.push_back(configuration_json(c, r.copy_Bps));
   const nlohmann::json& fp64 = configurations.at(0);
   return {{"kind", kBenchmarkKind},
-          {"format_version", 1},
+          {"format_version", kBenchmarkFormatVersion},
           {"halocline_version", HALOCLINE_VERSION},
           {"provenance", provenance_json(r.provenance)},
           {"compliant", r.compliant()},

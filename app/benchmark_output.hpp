@@ -15,6 +15,8 @@ namespace halocline {
 
 // The value of the result JSON's "kind": what `compare` recognises a result by.
 constexpr const char* kBenchmarkKind = "halocline benchmark result";
+// The layout of benchmark.json this build writes and reads (`compare` refuses another).
+constexpr int kBenchmarkFormatVersion = 1;
 
 nlohmann::json benchmark_json(const BenchmarkResult& result);
 

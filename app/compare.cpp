@@ -33,6 +33,10 @@ nlohmann::json read_benchmark_result(const std::string& given) {
   if (!j.is_object() || j.value("kind", "") != kBenchmarkKind)
     throw DeckError("compare: '" + path + "' is not a halocline benchmark result (no \"kind\": \"" + kBenchmarkKind +
                     "\"; `halocline benchmark` writes OUT/benchmark.json)");
+  const nlohmann::json version = j.value("format_version", nlohmann::json());
+  if (version != kBenchmarkFormatVersion)
+    throw DeckError("compare: '" + path + "' is a benchmark result of format_version " + version.dump() +
+                    "; this halocline reads format_version " + std::to_string(kBenchmarkFormatVersion));
   try {
     benchmark_figures(j);
   } catch (const std::exception& e) {

@@ -412,10 +412,9 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
                   "a stage's kernels: auto | split (fluxes through memory) | fused (one pass) (docs/performance.md; "
                   "default: the deck's, else auto)");
   run->add_option("--kokkos-tile", a.kokkos_tile,
-                  "kokkos backend: cells per thread block: auto | kokkos | flat | AxBxC (docs/kokkos.md; default: the "
-                  "deck's, else auto)");
-  run->add_option("--ranks-grid", a.ranks_grid,
-                  "MPI ranks per direction: PX,PY,PZ (default: the deck's, else MPI's choice)")
+                  "kokkos backend: cells per thread block: auto | kokkos | flat | AxBxC (docs/kokkos.md; default: "
+                  "auto)");
+  run->add_option("--ranks-grid", a.ranks_grid, "MPI ranks per direction: PX,PY,PZ (default: MPI's choice)")
       ->delimiter(',')
       ->check(in_range(1));
   run->add_option("--steps", a.steps,
@@ -514,7 +513,8 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
   bench->add_option("--steps", a.steps, "timed steps of each repetition (after 4 untimed ones)")
       ->capture_default_str()
       ->check(in_range(1, 1000000));
-  bench->add_option("--baseline", a.baseline, "key=value,...: the configuration speedups are against (default: none)");
+  bench->add_option("--baseline", a.baseline,
+                    "key=value,...: the configuration speedups are against (default: the sweep's first)");
   bench->add_option("--set", a.sets, "override a deck key for every run (repeatable)");
   bench->add_option("--out", a.out, "where bench.json, bench.csv and each run's report go")
       ->capture_default_str()

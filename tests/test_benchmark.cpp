@@ -356,9 +356,15 @@ TEST_F(BenchmarkCommand, CompareSetsResultsSideBySide) {
   // Anything else: exit 2, one line naming the file, nothing on stdout.
   std::ofstream(dir_ / "report.json") << R"({"checksum": "0123456789abcdef"})";
   std::ofstream(dir_ / "text.json") << "not json";
+  nlohmann::json future = made_result("gamma", true);
+  future["format_version"] = 999;
+  std::ofstream(dir_ / "future.json") << future.dump(2);
   for (const auto& [file, says] : std::vector<std::pair<std::string, std::string>>{
            {"report.json", "halocline: error: compare: 'report.json' is not a halocline benchmark result"},
            {"text.json", "halocline: error: compare: 'text.json' is not JSON"},
+           {"future.json",
+            "halocline: error: compare: 'future.json' is a benchmark result of format_version 999; "
+            "this halocline reads format_version 1"},
            {"missing.json", "halocline: error: compare: cannot read 'missing.json': No such file or directory"},
            {"empty", "halocline: error: compare: 'empty' is a directory with no benchmark.json"}}) {
     EXPECT_EQ(run_compare("a.json " + file), 2) << file;
