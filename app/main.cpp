@@ -296,6 +296,12 @@ int do_probe(const ProbeArgs& a, hc::Provenance provenance) {
   hc::ProbeOptions options;
   options.quick = a.quick;
   options.device = a.device;
+  const int devices = hc::device_count(a.backend);
+  if (a.device >= devices)
+    throw hc::DeckError("probe --device " + std::to_string(a.device) + ": the " + a.backend + " backend has " +
+                        (devices == 1
+                             ? std::string("one device here, 0")
+                             : std::to_string(devices) + " devices here, 0 to " + std::to_string(devices - 1)));
   if (!a.json.empty()) hc::check_output_file(a.json, "--json", {});
   // Directories made for the probe's files are removed again if anything fails.
   struct Made {

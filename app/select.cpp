@@ -111,6 +111,15 @@ BackendKind available_backend(const std::string& name, const char* what) {
   return kind;
 }
 
+int device_count(const std::string& backend) {
+#if defined(HALOCLINE_HAVE_HIP)
+  if (available_backend(backend, "probe") == BackendKind::Hip) return hip_device_count();
+#else
+  available_backend(backend, "probe");
+#endif
+  return 1;
+}
+
 DeviceInfo describe_device(const std::string& backend, int device) {
   switch (available_backend(backend, "info")) {
 #if defined(HALOCLINE_HAVE_KOKKOS)

@@ -55,6 +55,10 @@ bool runs_on_gpu(BackendKind backend);
 // Throws DeckError when that backend is not built in or has no device here.
 DeviceInfo describe_device(const std::string& backend, int device);
 
+// How many devices `backend` can be given by index here: the GPUs its runtime sees (hip), or
+// 1 (kokkos: the device or execution space it started on). Throws as describe_device() does.
+int device_count(const std::string& backend);
+
 // The machine's ceilings measured with `backend`'s own programming model (app/probe.hpp).
 // Throws DeckError as describe_device() does.
 ProbeResult run_probe(const std::string& backend, const ProbeOptions& options);

@@ -650,6 +650,13 @@ case_ProbeDeviceOption() {
   expect_exit 0
   expect_left p.json
 }
+# A device index the backend does not have was measured as another device (or ignored).
+case_ProbeDeviceBeyondTheMachine() {
+  ready
+  hc probe --quick --device 4096 --json p.json
+  expect_refused "probe --device 4096: the "
+  expect_err " device"
+}
 case_StaleLockWithControlCharacters() {
   small_deck
   mkdir "$w/o"
