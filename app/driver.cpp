@@ -171,6 +171,7 @@ class Simulation {
   [[noreturn]] void report_fault();
   void checkpoint_at_stop();
   void sample_step();
+  void drop_samples_past_the_stop();
   void reduce_timers();
   long step_stop() const { return std::min(step_limit_, checkpoints_.next); }
 
@@ -446,6 +447,17 @@ void Simulation::sample_step() {
   progress_->update(control_.step, control_.t);
 }
 
+// A GPU's host asks for a step before it knows that the one before reached the stop; such a
+// step does nothing (dt = 0), so its time is no step's: in a run of a few steps it was the
+// only sample, and made a FOM of a step that did no work.
+void Simulation::drop_samples_past_the_stop() {
+  const long done = control_.step - start_.step;
+  for (long asked = asked_; asked > done && !r_.step_times.empty(); --asked) {
+    const bool refilling = asked > kWarmupSteps && asked <= kWarmupSteps + kTracedStepsUnsampled;
+    if (!refilling) r_.step_times.pop_back();
+  }
+}
+
 // ---- Output, checkpoints, faults --------------------------------------------------------------
 
 // Every rank takes part: its state goes to the file slab by slab (Backend::read_state), as
@@ -567,6 +579,7 @@ void Simulation::finish() {
   r_.checksum = state_checksum(comm_, *backend_);
   r_.final = state_totals();
   if (options_.write_output && config_.output_final && last_snapshot_step_ != step) write_snapshot(step, t);
+  drop_samples_past_the_stop();
   r_.steps = step;
   r_.steps_submitted = asked_;
   r_.timed_steps = asked_ - r_.timed_steps_from;
