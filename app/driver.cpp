@@ -65,13 +65,17 @@ std::string g6(double v) {
 }
 
 // Why no time step came of a rate: a positive, finite rate fails only by making a step of
-// 1e300 or more (kernels/step_control.hpp), cells too large for the flow's speeds.
+// kLargestTimeStep or more (kernels/step_control.hpp), cells too large for the flow's speeds.
 std::string rate_failure(double max_rate, double cfl) {
   const std::string rate = "max signal rate " + g6(max_rate);
   if (!(max_rate > 0) || !std::isfinite(max_rate)) return rate;
-  return rate + ": a step of cfl / rate = " + g6(cfl / max_rate) +
-         ", 1e300 or more; the domain's cells are too large for its speeds";
+  return rate + ": a step of cfl / rate = " + g6(cfl / max_rate) + ", " + g6(kLargestTimeStep) +
+         " or more; the domain's cells are too large for its speeds";
 }
+
+// Whether the time of asked step `asked` (1, 2, ... of this run) is kept as a step sample: all
+// but the traced step and the one after it (the pipeline refills after the trace's fence).
+bool sampled(long asked) { return !(asked > kWarmupSteps && asked <= kWarmupSteps + kTracedStepsUnsampled); }
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -441,8 +445,7 @@ void Simulation::sample_step() {
     timers_->resolve();
   }
   const auto now = Clock::now();
-  const bool refilling = asked_ > kWarmupSteps && asked_ <= kWarmupSteps + kTracedStepsUnsampled;
-  if (!refilling) r_.step_times.push_back(std::chrono::duration<double>(now - last_submit_).count());
+  if (sampled(asked_)) r_.step_times.push_back(std::chrono::duration<double>(now - last_submit_).count());
   last_submit_ = now;
   progress_->update(control_.step, control_.t);
 }
@@ -452,10 +455,8 @@ void Simulation::sample_step() {
 // only sample, and made a FOM of a step that did no work.
 void Simulation::drop_samples_past_the_stop() {
   const long done = control_.step - start_.step;
-  for (long asked = asked_; asked > done && !r_.step_times.empty(); --asked) {
-    const bool refilling = asked > kWarmupSteps && asked <= kWarmupSteps + kTracedStepsUnsampled;
-    if (!refilling) r_.step_times.pop_back();
-  }
+  for (long asked = asked_; asked > done && !r_.step_times.empty(); --asked)
+    if (sampled(asked)) r_.step_times.pop_back();
 }
 
 // ---- Output, checkpoints, faults --------------------------------------------------------------

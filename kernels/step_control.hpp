@@ -12,6 +12,10 @@
 
 namespace halocline {
 
+// The largest time step plan_step takes as one: a step of this or more (cells too large for
+// the flow's speeds) is a failure, as a NaN or infinite rate is.
+constexpr double kLargestTimeStep = 1e300;
+
 struct StepControl {
   double t = 0;         // simulation time reached
   double t_before = 0;  // the time before the last step taken
@@ -39,7 +43,7 @@ HC_INLINE void plan_step(StepControl& c, double max_rate, int array) {
   const double dt = c.cfl / max_rate;
   // NaN fails every comparison; an infinite rate gives dt = 0. Checked before the stop, so
   // that a step past a stop does not carry a broken state over the last good one.
-  if (!(max_rate > 0) || !(dt > 0) || !(dt < 1e300)) {
+  if (!(max_rate > 0) || !(dt > 0) || !(dt < kLargestTimeStep)) {
     c.failed = 1;
     c.failed_array = array;
     return;

@@ -100,10 +100,10 @@ ProbeResult probe_kokkos(const ProbeOptions& options) {
   r.quick = options.quick;
   r.timer = "host steady_clock after a fence";
   // Arrays of at least 64 MiB and 4x the last-level cache, at most a sixteenth of the
-  // available memory each; fewer repetitions of large arrays on a host (they are slow).
+  // host memory the process may use each (ProbeOptions::host_bytes); fewer repetitions of large arrays on a host (they
+  // are slow).
   std::size_t bytes = std::max<std::size_t>(std::size_t(64) << 20, 4 * info.cache_bytes);
-  const std::size_t avail = options.host_bytes ? options.host_bytes : available_host_bytes();
-  if (avail) bytes = std::min(bytes, avail / 16);
+  if (options.host_bytes) bytes = std::min(bytes, options.host_bytes / 16);
   const std::size_t n = bytes / sizeof(double);
   r.array_bytes = n * sizeof(double);
   r.repetitions = options.quick ? std::min(options.repetitions, 5) : options.repetitions;
