@@ -46,6 +46,7 @@
 #include "app/select.hpp"
 #include "app/signals.hpp"
 #include "app/stages.hpp"
+#include "app/step_samples.hpp"
 #include "base/host_parallel.hpp"
 #include "io/snapshot.hpp"
 #include "kernels/totals.hpp"
@@ -72,10 +73,6 @@ std::string rate_failure(double max_rate, double cfl) {
   return rate + ": a step of cfl / rate = " + g6(cfl / max_rate) + ", " + g6(kLargestTimeStep) +
          " or more; the domain's cells are too large for its speeds";
 }
-
-// Whether the time of asked step `asked` (1, 2, ... of this run) is kept as a step sample: all
-// but the traced step and the one after it (the pipeline refills after the trace's fence).
-bool sampled(long asked) { return !(asked > kWarmupSteps && asked <= kWarmupSteps + kTracedStepsUnsampled); }
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -175,7 +172,7 @@ class Simulation {
   [[noreturn]] void report_fault();
   void checkpoint_at_stop();
   void sample_step();
-  void drop_samples_past_the_stop();
+  void settle_steps_past_the_stop();
   void reduce_timers();
   long step_stop() const { return std::min(step_limit_, checkpoints_.next); }
 
@@ -202,6 +199,7 @@ class Simulation {
   StepControl control_;
   // The loop's own bookkeeping.
   long asked_ = 0;       // steps asked of the backend
+  StepSamples samples_;  // their times, less those of steps asked past a stop
   double output_s_ = 0;  // host seconds of snapshots written inside the loop
   Clock::time_point loop_start_, last_submit_;
   std::unique_ptr<ProgressLine> progress_;
@@ -385,6 +383,7 @@ void Simulation::take_stop_requests() {
 // snapshot is written where one is due, and the controller is given the next stop.
 bool Simulation::stop() {
   control_ = backend_->step_status(true);
+  settle_steps_past_the_stop();
   if (control_.failed) report_fault();
   const bool last = control_.t >= config_.t_end || control_.step >= step_limit_;
   if (control_.step >= checkpoints_.next) checkpoint_at_stop();
@@ -445,19 +444,13 @@ void Simulation::sample_step() {
     timers_->resolve();
   }
   const auto now = Clock::now();
-  if (sampled(asked_)) r_.step_times.push_back(std::chrono::duration<double>(now - last_submit_).count());
+  samples_.add(asked_, std::chrono::duration<double>(now - last_submit_).count());
   last_submit_ = now;
   progress_->update(control_.step, control_.t);
 }
 
-// A GPU's host asks for a step before it knows that the one before reached the stop; such a
-// step does nothing (dt = 0), so its time is no step's: in a run of a few steps it was the
-// only sample, and made a FOM of a step that did no work.
-void Simulation::drop_samples_past_the_stop() {
-  const long done = control_.step - start_.step;
-  for (long asked = asked_; asked > done && !r_.step_times.empty(); --asked)
-    if (sampled(asked)) r_.step_times.pop_back();
-}
+// Steps asked past the stop did nothing: their samples go (app/step_samples.hpp).
+void Simulation::settle_steps_past_the_stop() { samples_.settle(asked_, control_.step - start_.step); }
 
 // ---- Output, checkpoints, faults --------------------------------------------------------------
 
@@ -580,10 +573,11 @@ void Simulation::finish() {
   r_.checksum = state_checksum(comm_, *backend_);
   r_.final = state_totals();
   if (options_.write_output && config_.output_final && last_snapshot_step_ != step) write_snapshot(step, t);
-  drop_samples_past_the_stop();
+  settle_steps_past_the_stop();
+  r_.step_times = samples_.times();
   r_.steps = step;
   r_.steps_submitted = asked_;
-  r_.timed_steps = asked_ - r_.timed_steps_from;
+  r_.timed_steps = asked_ - r_.timed_steps_from - samples_.idle_after_warmup();
   r_.sim_time = t;
   r_.loop_s = loop_s;
   r_.loop_cell_updates_per_s = loop_s > 0 ? static_cast<double>(r_.grid.ninterior) * step / loop_s : 0.0;

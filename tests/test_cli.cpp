@@ -582,6 +582,20 @@ TEST_F(Cli, ShortRunSaysItsFomWasNotMeasured) {
   EXPECT_NE(longer.out.find("(interior cells / median step time)"), std::string::npos) << longer.out;
 }
 
+// A GPU's host asks a step past each stop before it learns of the stop (here a checkpoint
+// every 3 steps); that step does nothing, and it is neither a step sample nor a timed step.
+// Every backend's report counts the same samples.
+TEST_F(Cli, StepsAskedPastStopsAreNotSamples) {
+  const fs::path out = dir_ / "stops";
+  const Result r = run({"run", "inputs/bench.toml", "--set", "grid.n=8", "--set", "checkpoint.every_steps=3", "--steps",
+                        "16", "--no-probe", "--out", out.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = read_json(out / "report.json");
+  ASSERT_EQ(j.at("steps").get<long>(), 16);
+  EXPECT_EQ(j.at("step_time_s").at("samples").get<long>(), 16 - 4) << "warm-up and traced steps aside";
+  EXPECT_EQ(j.at("timed_steps").at("count").get<long>(), 16 - 2) << "warm-up aside";
+}
+
 TEST_F(Cli, NotEnoughHostMemoryExitsTwo) {
   const Result r = run({"run", "inputs/bench.toml", "--set", "grid.n=8000", "--backend", "kokkos", "--kernels", "split",
                         "--out", (dir_ / "oom").string()});
