@@ -19,9 +19,7 @@ class StepSamples {
  public:
   // Whether the time of asked step `asked` (1, 2, ... of this run) is kept as a sample: all
   // but the traced step and the one after it (the pipeline refills after the trace's fence).
-  static bool sampled(long asked) {
-    return !(asked > kWarmupSteps && asked <= kWarmupSteps + kTracedStepsUnsampled);
-  }
+  static bool sampled(long asked) { return !(asked > kWarmupSteps && asked <= kWarmupSteps + kTracedStepsUnsampled); }
 
   // Asked step `asked` was submitted `seconds` after the step (or stop) before it.
   void add(long asked, double seconds) {

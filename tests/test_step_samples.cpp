@@ -29,9 +29,9 @@ TEST(StepSamples, ExactStatusKeepsAllButTheTracedSteps) {
 TEST(StepSamples, StepsAskedPastEachStopLeave) {
   StepSamples s;
   long asked = 0;
-  ask(s, asked, 6);     // steps 1-5; the sixth asked past the output stop at step 5
+  ask(s, asked, 6);  // steps 1-5; the sixth asked past the output stop at step 5
   s.settle(asked, 5);
-  ask(s, asked, 6);     // steps 6-10, and one past the end
+  ask(s, asked, 6);  // steps 6-10, and one past the end
   s.settle(asked, 10);
   s.settle(asked, 10);  // the finish settles again: nothing more goes
   EXPECT_EQ(s.times(), (std::vector<double>{1, 2, 5, 7, 8, 9, 10, 11}));
