@@ -31,22 +31,6 @@ std::vector<std::string> split(const std::string& text, char sep) {
 // Why this build cannot run configuration `c` as asked, beyond what the deck's own checks
 // and the backend's construction say; empty when it can.
 std::string not_applicable(const Config& c, const std::map<std::string, std::string>& values) {
-  const MemoryStrategy defaults;
-  auto named = [](const char* key, const std::string& v) { return std::string(key) + "=" + v; };
-  // A step stages data through host memory only in the host owner model and in a halo
-  // exchange; prefetching moves managed memory only. Elsewhere these choices change no
-  // step, so only their defaults run (the others would repeat them).
-  if (values.count("host-mem") && c.memory.host_memory != defaults.host_memory && c.memory.owner != Owner::Host &&
-      c.halo == HaloStrategy::None)
-    return named("host-mem", values.at("host-mem")) + " has no effect with owner=" + owner_name(c.memory.owner) +
-           " and halo=none: no step stages data through host memory (same as " +
-           named("host-mem", host_memory_name(defaults.host_memory)) + ")";
-  if (values.count("prefetch") && c.memory.prefetch != defaults.prefetch && c.memory.owner != Owner::Managed)
-    return named("prefetch", values.at("prefetch")) + " has no effect with owner=" + owner_name(c.memory.owner) +
-           " (it moves managed memory only)";
-  if (values.count("kokkos-tile") && c.backend != BackendKind::Kokkos && c.kokkos_tile != Config().kokkos_tile)
-    return named("kokkos-tile", values.at("kokkos-tile")) + " has no effect on the " + backend_name(c.backend) +
-           " backend";
   const std::string why = backend_unavailable(c.backend);
   if (!why.empty()) return why;
   if (c.backend == BackendKind::Kokkos && !runs_on_gpu(c.backend)) {
@@ -56,13 +40,8 @@ std::string not_applicable(const Config& c, const std::map<std::string, std::str
       return std::string("owner=") + owner_name(c.memory.owner) +
              ": the kokkos backend runs in host memory here (a CPU execution space): only the "
              "device owner model applies";
-    if (values.count("host-mem") && c.memory.host_memory != defaults.host_memory)
-      return named("host-mem", values.at("host-mem")) + " has no effect on the kokkos backend (same as " +
-             named("host-mem", host_memory_name(defaults.host_memory)) + ")";
-    if (values.count("prefetch") && c.memory.prefetch != defaults.prefetch)
-      return named("prefetch", values.at("prefetch")) + " has no effect on the kokkos backend";
   }
-  return "";
+  return choice_without_effect(c, values);
 }
 
 }  // namespace

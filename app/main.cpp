@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include "app/bench.hpp"
@@ -81,6 +82,15 @@ hc::Config run_config(const RunArgs& a) {
   return config;
 }
 
+// The memory choices named on the command line, for hc::choice_without_effect.
+std::map<std::string, std::string> named_memory_choices(const RunArgs& a) {
+  std::map<std::string, std::string> named;
+  for (const auto& [key, value] :
+       {std::pair{"host-mem", &a.host_mem}, {"prefetch", &a.prefetch}, {"kokkos-tile", &a.kokkos_tile}})
+    if (!value->empty()) named[key] = *value;
+  return named;
+}
+
 // What rank 0 makes ready before any work, and undoes if the run is refused: the output
 // directory (created, locked), the report's and the checkpoints' directories, each path
 // checked (app/outputs.hpp).
@@ -139,6 +149,9 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
     prepare_outputs(config, restart_step, outputs);
     if (!a.no_probe) hc::check_probe_cache(config.out_dir, hc::backend_name(config.backend), 0);
   });
+
+  const std::string idle = hc::choice_without_effect(config, named_memory_choices(a));
+  if (hc::world_rank() == 0 && !idle.empty()) std::cerr << "halocline: note: " << idle << "; the run goes on\n";
 
   hc::RunOptions options;
   options.progress = !a.quiet && isatty(STDERR_FILENO);  // a line on a terminal, nothing in a log

@@ -90,6 +90,30 @@ std::string backend_unavailable(BackendKind b) {
   return "unknown backend";
 }
 
+// A step stages data through host memory only in the host owner model and in a halo
+// exchange; prefetching moves managed memory only; the Kokkos backend in host memory has
+// neither.
+std::string choice_without_effect(const Config& c, const std::map<std::string, std::string>& given) {
+  const MemoryStrategy defaults;
+  auto named = [&](const char* key) { return std::string(key) + "=" + given.at(key); };
+  const bool host_mem = given.count("host-mem") && c.memory.host_memory != defaults.host_memory;
+  const bool prefetch = given.count("prefetch") && c.memory.prefetch != defaults.prefetch;
+  const std::string same_host_mem = " (same as host-mem=" + std::string(host_memory_name(defaults.host_memory)) + ")";
+  if (host_mem && c.memory.owner != Owner::Host && c.halo == HaloStrategy::None)
+    return named("host-mem") + " has no effect with owner=" + owner_name(c.memory.owner) +
+           " and halo=none: no step stages data through host memory" + same_host_mem;
+  if (prefetch && c.memory.owner != Owner::Managed)
+    return named("prefetch") + " has no effect with owner=" + owner_name(c.memory.owner) +
+           " (it moves managed memory only)";
+  if (given.count("kokkos-tile") && c.backend != BackendKind::Kokkos && c.kokkos_tile != Config().kokkos_tile)
+    return named("kokkos-tile") + " has no effect on the " + backend_name(c.backend) + " backend";
+  const bool kokkos_in_host_memory = c.backend == BackendKind::Kokkos && !runs_on_gpu(c.backend);
+  if (kokkos_in_host_memory && host_mem)
+    return named("host-mem") + " has no effect on the kokkos backend" + same_host_mem;
+  if (kokkos_in_host_memory && prefetch) return named("prefetch") + " has no effect on the kokkos backend";
+  return "";
+}
+
 bool runs_on_gpu(BackendKind b) {
   switch (b) {
     case BackendKind::Kokkos:

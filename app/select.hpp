@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +51,14 @@ std::string backend_unavailable(BackendKind backend);
 // Whether `backend` (built in) runs on a GPU: the hip backend always, the kokkos backend when
 // Kokkos was built for one (its owner models then mean what the hip backend's do).
 bool runs_on_gpu(BackendKind backend);
+
+// Why a memory choice the user named changes no step of configuration `c`, or empty: the host
+// memory kind without a host owner or a halo exchange (or on the kokkos backend in host
+// memory), prefetching without managed memory, a Kokkos tile on another backend. `given` maps
+// the choices named (host-mem, prefetch, kokkos-tile) to the text given; `c` must have been
+// validated and its backend be built in. bench skips such rows (they repeat the default's);
+// run says so and goes on.
+std::string choice_without_effect(const Config& c, const std::map<std::string, std::string>& given);
 
 // What `backend` (kokkos | hip) would run on here: GPU `device`, or the execution space.
 // Throws DeckError when that backend is not built in or has no device here.

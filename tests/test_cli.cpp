@@ -596,6 +596,28 @@ TEST_F(Cli, StepsAskedPastStopsAreNotSamples) {
   EXPECT_EQ(j.at("timed_steps").at("count").get<long>(), 16 - 2) << "warm-up aside";
 }
 
+// A memory choice that changes no step is said to change nothing (bench skips such rows),
+// and the run goes on.
+TEST_F(Cli, RunSaysWhenAMemoryChoiceHasNoEffect) {
+  for (const std::vector<std::string>& choice :
+       {std::vector<std::string>{"--host-mem", "pageable"}, std::vector<std::string>{"--prefetch", "off"}}) {
+    std::vector<std::string> args = {
+        "run",   "inputs/bench.toml",     "--set", "grid.n=8", "--steps", "2", "--halo", "none", "--no-probe",
+        "--out", (dir_ / "idle").string()};
+    args.insert(args.end(), choice.begin(), choice.end());
+    const Result r = run(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("halocline: note: " + choice[0].substr(2) + "=" + choice[1] + " has no effect"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("; the run goes on\n"), std::string::npos) << r.err;
+  }
+  const Result pinned = run({"run", "inputs/bench.toml", "--set", "grid.n=8", "--steps", "2", "--halo", "none",
+                             "--host-mem", "pinned", "--no-probe", "--out", (dir_ / "idle").string()});
+  ASSERT_EQ(pinned.code, 0) << pinned.err;
+  EXPECT_EQ(pinned.err.find("note:"), std::string::npos) << "the default is no choice: " << pinned.err;
+}
+
 TEST_F(Cli, NotEnoughHostMemoryExitsTwo) {
   const Result r = run({"run", "inputs/bench.toml", "--set", "grid.n=8000", "--backend", "kokkos", "--kernels", "split",
                         "--out", (dir_ / "oom").string()});
