@@ -449,7 +449,8 @@ void Simulation::sample_step() {
   progress_->update(control_.step, control_.t);
 }
 
-// Steps asked past the stop did nothing: their samples go (app/step_samples.hpp).
+// Steps asked past the stop did nothing: their samples go, and the next two steps, which
+// start from an idle device, give none (app/step_samples.hpp).
 void Simulation::settle_steps_past_the_stop() { samples_.settle(asked_, control_.step - start_.step); }
 
 // ---- Output, checkpoints, faults --------------------------------------------------------------
@@ -577,7 +578,7 @@ void Simulation::finish() {
   r_.step_times = samples_.times();
   r_.steps = step;
   r_.steps_submitted = asked_;
-  r_.timed_steps = asked_ - r_.timed_steps_from - samples_.idle_after_warmup();
+  r_.timed_steps = asked_ - r_.timed_steps_from;
   r_.sim_time = t;
   r_.loop_s = loop_s;
   r_.loop_cell_updates_per_s = loop_s > 0 ? static_cast<double>(r_.grid.ninterior) * step / loop_s : 0.0;

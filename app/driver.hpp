@@ -77,8 +77,7 @@ struct RunResult {
   // before the host learned of it (it changes nothing, but its exchange still runs).
   long steps_submitted = 0;
   // The phase timers cover the steps submitted after the first `timed_steps_from` (the
-  // warm-up, 2 steps, or none in a shorter run): `timed_steps` of them did work (the ones
-  // asked past a stop did not: app/step_samples.hpp).
+  // warm-up, 2 steps, or none in a shorter run): `timed_steps` of them.
   long timed_steps_from = 0, timed_steps = 0;
   double sim_time = 0;
   double wall_s = 0;  // whole run, set-up and output included

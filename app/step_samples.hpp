@@ -1,14 +1,19 @@
-// The step-time samples of a run, and which of the steps the host asked for did work.
+// The step-time samples of a run: which steps' times are kept.
 //
-// A GPU's host asks for a step before it knows whether the one before reached a stop (the
-// end, an output time, a checkpoint): the status it reads is a step late, so that the device
-// never idles while the host decides. Such a step, asked past a stop, does nothing (dt = 0;
-// stage 2 only carries the state over), and its time is no step's: it is short, and it is
-// asked once per stop. At each stop the host learns how many steps did work; the samples of
-// the rest go, and they leave the count of timed steps, so that neither the median step time
-// nor the phases per step count them.
+// A step's time is the host's time between two submissions: with the device busy, the host
+// waits there for the step before, so in a steady loop that is one step of the device. It is
+// not steady after the device was idle: at the start (the warm-up), after the traced step
+// (begun from an idle device) and after each stop (output, checkpoint: the host waited for
+// the device there), the first two submissions return at once. Those are not kept, but for the
+// warm-up's, which the report drops by their place (kWarmupSteps) and shows apart.
+//
+// A GPU's host also asks for a step before it knows that the one before reached a stop (the
+// status it reads is a step late, so that the device never idles while the host decides). A
+// step asked past a stop does nothing (dt = 0; stage 2 only carries the state over), once per
+// stop. At each stop the host learns how many steps did work; the samples of the others go.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "app/driver.hpp"  // kWarmupSteps, kTracedStepsUnsampled
@@ -17,34 +22,35 @@ namespace halocline {
 
 class StepSamples {
  public:
-  // Whether the time of asked step `asked` (1, 2, ... of this run) is kept as a sample: all
-  // but the traced step and the one after it (the pipeline refills after the trace's fence).
-  static bool sampled(long asked) { return !(asked > kWarmupSteps && asked <= kWarmupSteps + kTracedStepsUnsampled); }
-
-  // Asked step `asked` was submitted `seconds` after the step (or stop) before it.
+  // Asked step `asked` (1, 2, ... of this run) was submitted `seconds` after the step (or the
+  // stop) before it.
   void add(long asked, double seconds) {
-    if (sampled(asked)) times_.push_back(seconds);
+    ++since_stop_;
+    const bool warm_up = asked <= kWarmupSteps;
+    const bool traced = asked > kWarmupSteps && asked <= kWarmupSteps + kTracedStepsUnsampled;
+    if (warm_up || (!traced && since_stop_ > kWarmupSteps)) samples_.emplace_back(asked, seconds);
   }
 
-  // At a stop: of the `asked` steps submitted so far, `done` did work. The others not yet
-  // settled were the last ones asked; their samples are dropped.
+  // At a stop: of the `asked` steps submitted so far, `done` did work. Those asked past the
+  // stop were the last ones asked: their samples go.
   void settle(long asked, long done) {
-    for (long a = asked; a > done + idle_; --a) {
-      if (sampled(a) && !times_.empty()) times_.pop_back();
-      if (a > kWarmupSteps) ++idle_timed_;
-    }
-    if (asked - done > idle_) idle_ = asked - done;
+    const long past = asked - done;  // asked past this stop and the ones before
+    while (!samples_.empty() && samples_.back().first > done + settled_past_) samples_.pop_back();
+    settled_past_ = past;
+    since_stop_ = 0;
   }
 
   // Warm-up steps first (the report drops them), in the order asked.
-  const std::vector<double>& times() const { return times_; }
-  // Steps after the warm-up that did nothing: they leave the phase timers' step count.
-  long idle_after_warmup() const { return idle_timed_; }
+  std::vector<double> times() const {
+    std::vector<double> t;
+    for (const auto& sample : samples_) t.push_back(sample.second);
+    return t;
+  }
 
  private:
-  std::vector<double> times_;
-  long idle_ = 0;        // steps asked so far that did nothing
-  long idle_timed_ = 0;  // those of them after the warm-up
+  std::vector<std::pair<long, double>> samples_;  // (asked step, seconds)
+  long settled_past_ = 0;                         // steps asked past the stops settled so far
+  long since_stop_ = 0;                           // steps asked since the last stop (or the start)
 };
 
 }  // namespace halocline

@@ -1,5 +1,6 @@
-// The step samples of a run whose host reads the device's status a step late (a GPU's): the
-// steps it asks past each stop did nothing, and neither their times nor their count stay.
+// Which step times a run keeps (app/step_samples.hpp): not those of steps begun from an idle
+// device (after the traced step and after each stop), nor those of the steps a GPU's host
+// asks past each stop before it learns of the stop (they do nothing).
 #include <gtest/gtest.h>
 
 #include "app/step_samples.hpp"
@@ -15,47 +16,45 @@ void ask(StepSamples& s, long& asked, long count) {
   }
 }
 
-TEST(StepSamples, ExactStatusKeepsAllButTheTracedSteps) {
+TEST(StepSamples, ASteadyRunKeepsAllButTheTracedSteps) {
   StepSamples s;
   long asked = 0;
-  ask(s, asked, 5);
-  s.settle(asked, 5);  // an output stop at step 5, known at once (a CPU backend)
-  ask(s, asked, 5);
+  ask(s, asked, 10);
   s.settle(asked, 10);
   EXPECT_EQ(s.times(), (std::vector<double>{1, 2, 5, 6, 7, 8, 9, 10}));
-  EXPECT_EQ(s.idle_after_warmup(), 0);
 }
 
+// A stop at step 6, known at once (a CPU backend): steps 7 and 8 begin from an idle device.
+TEST(StepSamples, TheTwoStepsAfterAStopGiveNone) {
+  StepSamples s;
+  long asked = 0;
+  ask(s, asked, 6);
+  s.settle(asked, 6);
+  ask(s, asked, 6);
+  s.settle(asked, 12);
+  EXPECT_EQ(s.times(), (std::vector<double>{1, 2, 5, 6, 9, 10, 11, 12}));
+}
+
+// The same run where the host learns of each stop a step late (a GPU's): asked step 7 did
+// nothing, asked steps 8-13 are steps 7-12, and asked step 14 did nothing. The same steps'
+// times are kept.
 TEST(StepSamples, StepsAskedPastEachStopLeave) {
   StepSamples s;
   long asked = 0;
-  ask(s, asked, 6);  // steps 1-5; the sixth asked past the output stop at step 5
-  s.settle(asked, 5);
-  ask(s, asked, 6);  // steps 6-10, and one past the end
-  s.settle(asked, 10);
-  s.settle(asked, 10);  // the finish settles again: nothing more goes
-  EXPECT_EQ(s.times(), (std::vector<double>{1, 2, 5, 7, 8, 9, 10, 11}));
-  EXPECT_EQ(s.idle_after_warmup(), 2);
+  ask(s, asked, 7);
+  s.settle(asked, 6);
+  ask(s, asked, 7);
+  s.settle(asked, 12);
+  s.settle(asked, 12);  // the finish settles again: nothing more goes
+  EXPECT_EQ(s.times(), (std::vector<double>{1, 2, 5, 6, 10, 11, 12, 13}));
 }
 
-TEST(StepSamples, AnEmptyStepInTheWarmUpIsNotATimedOne) {
+TEST(StepSamples, AnEmptyStepInTheWarmUpLeaves) {
   StepSamples s;
   long asked = 0;
   ask(s, asked, 2);  // a one-step run: its step, and one past the end
   s.settle(asked, 1);
   EXPECT_EQ(s.times(), (std::vector<double>{1}));
-  EXPECT_EQ(s.idle_after_warmup(), 0);
-}
-
-TEST(StepSamples, AnEmptyTracedStepTakesNoOtherSample) {
-  StepSamples s;
-  long asked = 0;
-  ask(s, asked, 3);  // a stop at step 2; the traced third step was asked past it
-  s.settle(asked, 2);
-  ask(s, asked, 3);
-  s.settle(asked, 5);
-  EXPECT_EQ(s.times(), (std::vector<double>{1, 2, 5, 6}));
-  EXPECT_EQ(s.idle_after_warmup(), 1);
 }
 
 }  // namespace
