@@ -179,9 +179,10 @@ struct ColumnZ {
 // One tile of one stage: the stage's inputs and where the tile lies. LookaheadLoadsFirst: the
 // update reads the cell its lookahead takes with the stage's old values, before its stores,
 // rather than after them (one wait on memory instead of two, for more registers held across the
-// stage's arithmetic). FixedFrames: the x and y faces each have their own body, whose frame is a
-// constant (fixed offsets for the frame's loads and the flux's stores, for a second copy of the
-// flux's code), rather than one body for both with the frame known at run time. Each backend
+// stage's arithmetic). FixedFrames: the x and y faces, and the x and y slopes, each have their
+// own body, whose frame is a constant (fixed offsets for the frame's loads and the flux's
+// stores, for a second copy of the code), rather than one body for both with the frame known
+// at run time. Each backend
 // chooses both per precision by measurement; the arithmetic and its bits are the same.
 template <class Real, class L, class Tile, bool LookaheadLoadsFirst = false, bool FixedFrames = false>
 struct FusedTileStage {
@@ -257,16 +258,19 @@ struct FusedTileStage {
     }
   }
 
-  // Recon item i: the slopes of cell a = -1 .. nx along x, then of b = -1 .. ny along y.
+  // Recon item i: the slopes of cell a = -1 .. nx along x, then of b = -1 .. ny along y (with
+  // FixedFrames a body for each, whose frame's loads have fixed offsets, as the faces').
   HC_INLINE void recon(Scratch& s, int i) const {
-    const bool along_x = i < Tile::kReconX;
-    const int j = along_x ? i : i - Tile::kReconX;
-    const int a = along_x ? j % (Tile::kNx + 2) - 1 : j % Tile::kNx;
-    const int b = along_x ? j / (Tile::kNx + 2) : j / Tile::kNx - 1;
-    if (!(along_x ? st.active[0] && b < ny && a <= nx : st.active[1] && a < nx && b <= ny)) return;
-    const int d = along_x ? 0 : 1, at = Tile::slot(a, b);
-    const int step = along_x ? 1 : Tile::kPitch;
-    s.slope.put(i, limited_slopes(s.plane.frame(d, at - step), s.plane.frame(d, at), s.plane.frame(d, at + step), lim));
+    along(i < Tile::kReconX, [&](auto direction) HC_HOT_LAMBDA {
+      const int d = frame_of(direction);  // a constant with FixedFrames
+      const int j = d == 0 ? i : i - Tile::kReconX;
+      const int a = d == 0 ? j % (Tile::kNx + 2) - 1 : j % Tile::kNx;
+      const int b = d == 0 ? j / (Tile::kNx + 2) : j / Tile::kNx - 1;
+      if (!(d == 0 ? st.active[0] && b < ny && a <= nx : st.active[1] && a < nx && b <= ny)) return;
+      const int at = Tile::slot(a, b), step = d == 0 ? 1 : Tile::kPitch;
+      s.slope.put(i,
+                  limited_slopes(s.plane.frame(d, at - step), s.plane.frame(d, at), s.plane.frame(d, at + step), lim));
+    });
   }
 
   // Face item i: the low x face of cell a = 0 .. nx (the last, the high face of the tile's

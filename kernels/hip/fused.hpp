@@ -35,14 +35,15 @@ namespace halocline::hip {
 // The update reads its lookahead's cell with the stage's old values (kLookaheadLoadsFirst) in
 // fp32, 2% faster at 512^3; in fp64 that spilled more and was 3% slower. The x and y faces have
 // a body each, with the frame a constant (kFixedFrames), in fp32: 1.4-1.9% faster at 256^3 and
-// 512^3; fp64's second copy of its longer flux code was 12% slower at 512^3 (the slopes' bodies
-// apart, too, were no faster in fp64 and 1% slower in fp32: fp32's 502 slopes split x from y
-// inside a warp). The next plane's halo goes one cell a thread where the threads with no column
-// are too few for two cells each (kHaloOneCellEach, asked in both precisions; the rule of
-// FusedTile::halo_threads then changes only fp32's spread): in fp32 140 cells
-// on 140 threads, 3.3-4.1% faster (bench.toml 256^3, 512^3, Sedov) than two cells a thread on 70 (30 of
-// which also update a column); fp64's 96 threads with no column keep its 112 cells (spread
-// over 112 threads, 16 columns' threads taking one, it was 4.8-6.0% slower).
+// 512^3; fp64's second copy of its longer flux code was 12% slower at 512^3. The slopes have a
+// body for each frame too: 1% slower in fp32 on the H200 in an earlier form (the fourteenth
+// session), 0.7% faster in fp32 at 512^3 in today's (an H100, the twenty-first session, where
+// fp64, whose frame stays a run-time value, came out 0.4% faster too:
+// tests/data/h100/recon_fixed_frames_ab.md). The next plane's halo goes one cell a thread
+// where the threads with no column are too few for two cells each (kHaloOneCellEach, asked in both precisions; the rule
+// of FusedTile::halo_threads then changes only fp32's spread): in fp32 140 cells on 140 threads, 3.3-4.1% faster
+// (bench.toml 256^3, 512^3, Sedov) than two cells a thread on 70 (30 of which also update a column); fp64's 96 threads
+// with no column keep its 112 cells (spread over 112 threads, 16 columns' threads taking one, it was 4.8-6.0% slower).
 // On AMD 28 x 4 with 128 threads in both, z state in registers, whose shared memory fits
 // 64 KiB of LDS in fp64.
 template <class Real>
