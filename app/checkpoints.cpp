@@ -191,7 +191,7 @@ std::string save_checkpoint(const Config& c, const Comm& comm, const Provenance&
       if (!image) return;
       image->finish();
       // Only now that the new one is in place; never the one this run started from.
-      prune_checkpoints(dir, c.checkpoint.keep, c.restart_path);
+      prune_checkpoints(dir, c.checkpoint.keep, step, c.restart_path);
     });
   }
   error = comm.broadcast(error);  // every rank fails together, none hangs

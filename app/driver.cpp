@@ -24,6 +24,7 @@
 // Simulation below.
 #include "app/driver.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -320,10 +321,14 @@ void Simulation::set_up_outputs() {
     if (outputs_.periodic() && !restart) write_snapshot(0, 0.0);
   });
   while (restart && outputs_.periodic() && outputs_.next() <= start_.time) ++outputs_.done;
-  if (restart && outputs_.periodic()) {
-    snapshot_index_ = static_cast<int>(outputs_.done) + 1;
-    if (writer_) writer_->continue_series(snapshot_index_);
-  }
+  if (!restart) return;
+  // The first free index: after the output times passed, and after every snapshot up to the
+  // restart's time (the final one of the run it continues lies between output times, or is
+  // snapshot 0 where there are none), as rank 0 sees the directory.
+  const int passed = outputs_.periodic() ? static_cast<int>(outputs_.done) + 1 : 0;
+  const int found = comm_.root() && writer_ ? writer_->index_after(start_.time) : 0;
+  snapshot_index_ = std::max(passed, std::stoi(comm_.broadcast(std::to_string(found))));
+  if (writer_) writer_->continue_series(snapshot_index_);
 }
 
 // The controller starts at the restart point (or 0), stopping at the first output time,
@@ -577,11 +582,14 @@ void Simulation::finish() {
   settle_steps_past_the_stop();
   r_.step_times = samples_.times();
   r_.steps = step;
+  r_.first_step = start_.step;
+  r_.first_time = start_.time;
   r_.steps_submitted = asked_;
   r_.timed_steps = asked_ - r_.timed_steps_from;
   r_.sim_time = t;
   r_.loop_s = loop_s;
-  r_.loop_cell_updates_per_s = loop_s > 0 ? static_cast<double>(r_.grid.ninterior) * step / loop_s : 0.0;
+  r_.loop_cell_updates_per_s =
+      loop_s > 0 ? static_cast<double>(r_.grid.ninterior) * (step - start_.step) / loop_s : 0.0;
   if (options_.keep_final_state) r_.final_state = gather_state();
   laps_("final_state");  // checksum, totals, and where asked the copy, the gather, the snapshot
   reduce_timers();

@@ -72,7 +72,11 @@ struct RunOptions {
 struct RunResult {
   Grid grid;
   std::string backend_description;
-  long steps = 0;
+  long steps = 0;  // the step reached (a restart's count goes on from its checkpoint's)
+  // Where this run began: step 0 at t = 0, or a restart's checkpoint; this run took
+  // steps - first_step steps.
+  long first_step = 0;
+  double first_time = 0;
   // Steps asked of the backend: `steps` plus, on a GPU, the one asked past each stop
   // before the host learned of it (it changes nothing, but its exchange still runs).
   long steps_submitted = 0;

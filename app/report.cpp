@@ -169,8 +169,12 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
                  {"compute_units", r.device.compute_units},
                  {"runtime_version", r.device.runtime_version},
                  {"driver_version", r.device.driver_version}};
-  j["transfers"] = transfers_json(r.transfers, r.steps);
+  j["transfers"] = transfers_json(r.transfers, r.steps - r.first_step);
   j["steps"] = r.steps;
+  j["steps_this_run"] = r.steps - r.first_step;
+  j["restarted_from"] = nullptr;
+  if (!c.restart_path.empty())
+    j["restarted_from"] = {{"checkpoint", c.restart_path}, {"step", r.first_step}, {"time", r.first_time}};
   j["steps_submitted"] = r.steps_submitted;
   j["timed_steps"] = {{"count", r.timed_steps},
                       {"definition", "steps the timers cover: those submitted after the first " +
@@ -301,8 +305,11 @@ void print_summary(std::ostream& os, const Config& c, const RunResult& r, const 
      << " x " << c.n[2] << ", " << layout_name(c.layout) << ", " << precision_name(c.precision) << ", "
      << r.backend_description << '\n';
   if (r.kernels == KernelStrategy::Fused) os << "fused stage: " << r.fused_shape << '\n';
-  os << "steps " << r.steps << ", t = " << r.sim_time << ", wall " << std::fixed << std::setprecision(3) << r.wall_s
-     << " s, loop " << r.loop_s << " s\n";
+  os << "steps " << r.steps;
+  if (r.first_step > 0)
+    os << " (" << r.steps - r.first_step << " of them in this run, from step " << r.first_step << ")";
+  os << ", t = " << r.sim_time << ", wall " << std::fixed << std::setprecision(3) << r.wall_s << " s, loop " << r.loop_s
+     << " s\n";
   double outside = 0;
   for (const auto& lap : r.outside_loop) outside += lap.second;
   os << "outside the loop " << outside << " s:";

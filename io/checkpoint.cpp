@@ -396,9 +396,11 @@ std::vector<CheckpointFile> list_checkpoints(const std::string& dir) {
   return found;
 }
 
-void prune_checkpoints(const std::string& dir, int keep, const std::string& spare) {
+void prune_checkpoints(const std::string& dir, int keep, long newest, const std::string& spare) {
   std::vector<CheckpointFile> found = list_checkpoints(dir);
   std::error_code ec;
+  found.erase(std::remove_if(found.begin(), found.end(), [&](const CheckpointFile& f) { return f.step > newest; }),
+              found.end());
   // The spare is neither counted nor removed: renamed by hand to a later step, it would
   // otherwise count as the newest and have the run's own new checkpoints removed.
   // equivalent() compares the files themselves: another spelling of the path, a link.

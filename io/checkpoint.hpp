@@ -120,8 +120,10 @@ struct CheckpointFile {
 };
 std::vector<CheckpointFile> list_checkpoints(const std::string& dir);
 
-// Removes all but the newest `keep` checkpoints of checkpoint_path's form in `dir`, never
-// `spare` (the checkpoint the run restarted from, compared as the same file, not by name).
-void prune_checkpoints(const std::string& dir, int keep, const std::string& spare = "");
+// Removes all but the newest `keep` checkpoints of checkpoint_path's form in `dir` up to step
+// `newest` (the one the run just wrote), never `spare` (the checkpoint the run restarted from,
+// compared as the same file, not by name). Later ones are another run's, left in the
+// directory by a run that went further: counted, they would have the run's own removed.
+void prune_checkpoints(const std::string& dir, int keep, long newest, const std::string& spare = "");
 
 }  // namespace halocline

@@ -449,20 +449,48 @@ SnapshotInfo SnapshotWriter::finish(SnapshotFile& file, long step, double time) 
   return info;
 }
 
+namespace {
+
+// The time a snapshot file says it holds; false for anything else (not a regular file, not
+// HDF5, no time).
+bool snapshot_time(const fs::path& h5_path, double& time) {
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(h5_path, ec))) return false;
+  H5Handle file(H5Fopen(h5_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  H5Handle attr(file.get() >= 0 ? H5Aopen(file.get(), "time", H5P_DEFAULT) : -1, H5Aclose);
+  return attr.get() >= 0 && H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &time) >= 0;
+}
+
+}  // namespace
+
 void SnapshotWriter::continue_series(int first_index) {
   h5::apply_error_printing();
   for (int index = 0; index < first_index; ++index) {
     const std::string stem = file_stem(prefix_, index);
     const fs::path h5_path = fs::path(out_dir_) / (stem + ".h5");
-    std::error_code ec;
-    if (!fs::is_regular_file(fs::symlink_status(h5_path, ec))) continue;
-    H5Handle file(H5Fopen(h5_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-    H5Handle attr(file.get() >= 0 ? H5Aopen(file.get(), "time", H5P_DEFAULT) : -1, H5Aclose);
     double time = 0;
-    if (attr.get() < 0 || H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &time) < 0) continue;
+    if (!snapshot_time(h5_path, time)) continue;
     written_.push_back({h5_path.string(), (fs::path(out_dir_) / (stem + ".xmf")).string()});
     times_.push_back(time);
   }
+}
+
+int SnapshotWriter::index_after(double time) const {
+  h5::apply_error_printing();
+  int after = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(out_dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string(), head = prefix_ + "_";
+    if (name.size() < head.size() + 7 || name.compare(0, head.size(), head) != 0 ||
+        name.compare(name.size() - 3, 3, ".h5") != 0)
+      continue;
+    const std::string digits = name.substr(head.size(), name.size() - head.size() - 3);
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const int index = std::stoi(digits);
+    double t = 0;
+    if (index >= after && snapshot_time(it->path(), t) && t <= time) after = index + 1;
+  }
+  return after;
 }
 
 void SnapshotWriter::write_series() const {

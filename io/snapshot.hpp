@@ -98,6 +98,11 @@ class SnapshotWriter {
   // are in the directory (the run it continues wrote them) join the series, with their times,
   // so that <prefix>.xmf still lists them. A file that cannot be read is left out.
   void continue_series(int first_index);
+  // The index after the last snapshot in the directory whose time is at or before `time` (0
+  // where there is none): a restart at `time` numbers its snapshots from there at least, so
+  // that it writes over none of the run it continues, whose final snapshot may lie between
+  // two output times (and, with no output interval, is its only one: snapshot 0).
+  int index_after(double time) const;
 
   const std::vector<SnapshotInfo>& written() const { return written_; }
 

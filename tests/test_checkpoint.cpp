@@ -19,6 +19,7 @@
 #include "app/driver.hpp"
 #include "app/problems.hpp"
 #include "app/provenance.hpp"
+#include "app/report.hpp"
 #include "app/verify.hpp"
 #include "io/checkpoint.hpp"
 #include "io/deck.hpp"
@@ -453,6 +454,68 @@ TEST(Checkpoint, RestartIntoTheSameDirectory) {
   EXPECT_EQ(hc::read_checkpoint_header(hc::checkpoint_path(dir.path().string(), 8)).step, 8);
 }
 
+// A restart's report counts the steps it took: its loop rate and transfers per step are of
+// those, not of every step since the first run began; it names its checkpoint.
+TEST(Checkpoint, ARestartCountsItsOwnSteps) {
+  hc::test::TempDir dir("ckpt_own_steps");
+  hc::Config c = kh(dir.path());
+  c.max_steps = 8;
+  c.checkpoint.every_steps = 8;
+  (void)hc::run_quietly(c);
+  hc::Config r = c;
+  r.max_steps = 12;
+  r.restart_path = hc::checkpoint_path(dir.path().string(), 8);
+  const hc::RunResult on = hc::run_quietly(r);
+  EXPECT_EQ(on.steps, 12);
+  EXPECT_EQ(on.first_step, 8);
+  EXPECT_DOUBLE_EQ(on.loop_cell_updates_per_s, static_cast<double>(on.grid.ninterior) * 4 / on.loop_s);
+  const nlohmann::json j = hc::make_report(r, on);
+  EXPECT_EQ(j.at("steps").get<long>(), 12);
+  EXPECT_EQ(j.at("steps_this_run").get<long>(), 4);
+  EXPECT_EQ(j.at("restarted_from").at("step").get<long>(), 8);
+  EXPECT_EQ(j.at("restarted_from").at("checkpoint").get<std::string>(), r.restart_path);
+  EXPECT_GE(j.at("steps_submitted").get<long>(), 4);
+  EXPECT_LE(j.at("steps_submitted").get<long>(), 5);
+  EXPECT_TRUE(hc::make_report(c, hc::run_quietly(c)).at("restarted_from").is_null());
+}
+
+std::string bytes_of(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A restart into its own directory writes over none of the snapshots of the run it continues,
+// whose final one lies at the restart's time: with no output interval that is snapshot 0,
+// and with one it lies between two output times, under the next output time's number.
+TEST(Checkpoint, ARestartWritesOverNoSnapshotOfTheRunItContinues) {
+  for (const double interval_of_end : {0.0, 0.6}) {
+    SCOPED_TRACE(interval_of_end);
+    hc::test::TempDir dir("ckpt_snapshots");
+    hc::Config c = kh(dir.path());
+    c.max_steps = 6;
+    c.checkpoint.every_steps = 6;
+    c.output_final = true;
+    c.output_interval = interval_of_end * hc::run_quietly(c).sim_time;
+    const hc::RunResult first = hc::run_simulation(c, hc::RunOptions());
+    const int last = interval_of_end > 0 ? 2 : 0;  // 0.6 T (1), then the end, T (2)
+    ASSERT_EQ(first.snapshots.size(), interval_of_end > 0 ? 3u : 1u);
+    const fs::path final_snapshot = dir.path() / ("snapshot_000" + std::to_string(last) + ".h5");
+    const std::string before = bytes_of(final_snapshot);
+    ASSERT_FALSE(before.empty());
+
+    hc::Config r = c;
+    r.max_steps = 10;
+    r.restart_path = hc::checkpoint_path(dir.path().string(), 6);
+    const hc::RunResult on = hc::run_simulation(r, hc::RunOptions());
+    EXPECT_EQ(bytes_of(final_snapshot), before);
+    const std::string next = "snapshot_000" + std::to_string(last + 1) + ".h5";
+    EXPECT_TRUE(fs::exists(dir.path() / next)) << next;
+    const std::string series = bytes_of(dir.path() / "snapshot.xmf");
+    for (int k = 0; k <= last + 1; ++k)
+      EXPECT_NE(series.find("snapshot_000" + std::to_string(k) + ".h5"), std::string::npos) << k << series;
+  }
+}
+
 // prune_checkpoints by itself: by step (more than 8 digits sort after 8), sparing one file.
 TEST(Checkpoint, PruneKeepsTheNewestAndTheSpare) {
   hc::test::TempDir dir("ckpt_prune");
@@ -460,10 +523,34 @@ TEST(Checkpoint, PruneKeepsTheNewestAndTheSpare) {
   for (const char* name : {"checkpoint_00000002.h5", "checkpoint_00000010.h5", "checkpoint_99999999.h5",
                            "checkpoint_100000000.h5", "checkpoint_abc.h5", "notes.h5"})
     std::ofstream(dir.path() / name) << "x";
-  hc::prune_checkpoints(dir.path().string(), 2, (dir.path() / "checkpoint_00000002.h5").string());
+  hc::prune_checkpoints(dir.path().string(), 2, 100000000, (dir.path() / "checkpoint_00000002.h5").string());
   EXPECT_EQ(names_in(dir.path()),
             (std::vector<std::string>{"checkpoint_00000002.h5", "checkpoint_100000000.h5", "checkpoint_99999999.h5",
                                       "checkpoint_abc.h5", "notes.h5"}));
+}
+
+// A run into a directory that holds an earlier run's later checkpoints (50 and 100 of a run of
+// 100 steps) keeps its own: a fault or a signal at step 16 saves step 16, and the message
+// names it. Pruning counted the later ones as the newest and removed the run's own at once.
+TEST(Checkpoint, AnEarlierRunsLaterCheckpointsDoNotPruneThisRunsOwn) {
+  hc::test::TempDir dir("ckpt_earlier_run");
+  hc::Config c = kh(dir.path());
+  c.max_steps = 8;
+  c.checkpoint.every_steps = 4;
+  c.checkpoint.keep = 5;
+  const hc::RunResult full = hc::run_quietly(c);
+  fs::rename(hc::checkpoint_path(dir.path().string(), 4), hc::checkpoint_path(dir.path().string(), 50));
+  fs::rename(hc::checkpoint_path(dir.path().string(), 8), hc::checkpoint_path(dir.path().string(), 100));
+
+  c.max_steps = 6;
+  c.checkpoint.every_steps = 2;
+  c.checkpoint.keep = 2;
+  const hc::RunResult again = hc::run_quietly(c);
+  EXPECT_EQ(again.checkpoints.size(), 3u);
+  EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{"checkpoint_00000004.h5", "checkpoint_00000006.h5",
+                                                            "checkpoint_00000050.h5", "checkpoint_00000100.h5"}));
+  EXPECT_EQ(hc::read_checkpoint_header(hc::checkpoint_path(dir.path().string(), 6)).step, 6);
+  EXPECT_NE(again.checksum, full.checksum);  // 6 steps, not 8
 }
 
 }  // namespace
