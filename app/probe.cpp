@@ -153,13 +153,16 @@ ProbeResult cached_probe(const std::string& out_dir, const std::string& backend,
   if (in) {
     try {
       const nlohmann::json j = nlohmann::json::parse(in);
+      // The same device of the same host: on a shared file system another node's cache (a
+      // CPU is "Serial" on every node) would put this run's bandwidth in another's proportion.
       if (j.at("halocline_version").get<std::string>() == HALOCLINE_VERSION &&
-          j.at("device").get<std::string>() == name) {
+          j.at("device").get<std::string>() == name &&
+          j.at("provenance").at("host").get<std::string>() == provenance.host) {
         source = path.string();
         return probe_from_json(j);
       }
     } catch (const std::exception&) {
-      // Not a probe of this version: measured again and replaced below.
+      // Not a probe of this version, or without its host: measured again and replaced below.
     }
   }
   const ProbeResult r = run_probe(backend, options);

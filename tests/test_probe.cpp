@@ -141,6 +141,26 @@ TEST(Probe, CacheWithoutArithmeticRatesIsMeasuredAgain) {
   EXPECT_GT(again.fp32.div_per_s, 0);
 }
 
+// Another host's cache in the output directory (a shared file system; a CPU's device is
+// "Serial" on every node) is measured again, not read as this machine's ceilings.
+TEST(Probe, CacheOfAnotherHostIsMeasuredAgain) {
+  hc::test::TempDir dir("probe_cache_host");
+  const hc::Provenance provenance = hc::make_provenance({"halocline", "run"});
+  std::string source;
+  const hc::ProbeResult first = hc::cached_probe(dir.path().string(), probed_backend(), 0, source, provenance);
+  const std::string path = (dir.path() / hc::probe_cache_name(first.backend, first.device_name)).string();
+  hc::Provenance elsewhere = provenance;
+  elsewhere.host = provenance.host + "-other-node";
+  hc::ProbeResult faster = first;
+  faster.copy_Bps = 1e15;
+  std::ofstream(path) << hc::probe_json(faster, elsewhere).dump(2);
+  const hc::ProbeResult again = hc::cached_probe(dir.path().string(), probed_backend(), 0, source, provenance);
+  EXPECT_EQ(source, "measured");
+  EXPECT_LT(again.copy_Bps, 1e15);
+  std::ifstream in(path);
+  EXPECT_EQ(nlohmann::json::parse(in).at("provenance").at("host"), provenance.host) << "replaced";
+}
+
 // The real outputs of the H200 (tests/data/h200/) match the schemas the tests hold the
 // CPU's outputs to.
 TEST(Probe, RecordedH200OutputsMatchTheSchemas) {
