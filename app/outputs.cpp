@@ -169,6 +169,15 @@ void OutputDirectory::lock() {
       continue;
     }
     const std::string who = lock_owner(fd);
+    // A file of that name that no run wrote (a deck saved there, anyone's data) is not taken
+    // over: taking over writes it.
+    static const std::regex ours(R"(pid [0-9]+ on host [^\n]*)");
+    if (!who.empty() && !std::regex_match(who, ours)) {
+      ::close(fd);
+      throw DeckError(one_line("output directory '" + dir_ + "' holds '" + kLockName +
+                               "', which is not a lock file of Halocline's (it begins '" + who.substr(0, 40) +
+                               "'); remove it or choose another --out"));
+    }
     if (!who.empty()) {
       std::cerr << one_line("halocline: warning: output directory '" + dir_ + "' was locked by " + who +
                             ", which no longer runs; taking it over")

@@ -670,16 +670,24 @@ case_ProbeDeviceBeyondTheMachine() {
   expect_refused "probe --device 4096: the "
   expect_err " device"
 }
+# A lock file that no run wrote (a forged one with control characters; a deck saved under its
+# name) is not taken over, which would write it: refused, the file as it was.
 case_StaleLockWithControlCharacters() {
   small_deck
   mkdir "$w/o"
-  ready
   printf 'pid 1\x1b[2J\nforged line\n' >"$w/o/.halocline.lock"
+  ready
   hc run --no-probe deck.toml --quiet --out o --steps 2
-  expect_exit 0
-  expect_one_line
+  expect_refused "which is not a lock file of Halocline's"
   ! grep -q $'\x1b' "$log/err" || fail "an escape character reached the terminal"
-  expect_left o/report.json
+}
+case_DeckSavedAsTheLockFile() {
+  small_deck
+  mkdir "$w/o"
+  cp "$w/deck.toml" "$w/o/.halocline.lock"
+  ready
+  hc run --no-probe o/.halocline.lock --quiet --out o --steps 2
+  expect_refused "remove it or choose another --out"
 }
 case_SignalDuringSetUp() {
   small_deck
