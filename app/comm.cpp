@@ -195,7 +195,7 @@ bool thick_enough(const std::array<int, 3>& n, const std::array<int, 3>& p, std:
   for (int d = 0; d < 3; ++d) {
     if (p[d] < 1 || p[d] > n[d]) {
       why = "puts " + std::to_string(p[d]) + " ranks along " + "xyz"[d] + ", which has " + std::to_string(n[d]) +
-            " cells";
+            (n[d] == 1 ? " cell" : " cells");
       return false;
     }
     if (p[d] > 1 && n[d] / p[d] < kGhostLayers) {

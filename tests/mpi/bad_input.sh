@@ -25,7 +25,7 @@ expect() {
 expect 2 "needs one rank" --halo none
 expect 2 "has 3 ranks, but the run has 2" --ranks-grid 3,1,1
 expect 1 "has 2 ranks, but the run has 1" --ranks-grid 1,2,1
-expect 2 "which has 1 cells" --ranks-grid 1,1,2 --set grid.nz=1
+expect 2 "which has 1 cell$" --ranks-grid 1,1,2 --set grid.nz=1
 expect 1 "gpu-aware" --halo gpu-aware
 expect 1 "three positive numbers" --ranks-grid 1,1
 [ "$failures" = 0 ]
