@@ -411,8 +411,13 @@ nlohmann::json bench_json(const BenchResult& r) {
           {"steps", r.options.steps},
           {"baseline", r.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.baseline)},
           {"rows", rows},
+          {"configurations", row_count(r.options)},
+          {"complete", r.rows.size() == row_count(r.options)},
           {"definitions",
-           {{"step_s",
+           {{"complete",
+             "whether every configuration of the sweep has its row: false in the file a stopped sweep "
+             "(a signal) leaves, which holds the rows it finished"},
+            {"step_s",
              "one run per configuration: after the warm-up (2 steps) and the traced step "
              "with the one after it, `repeat` blocks of `steps` steps; per block (repetition) "
              "the median step time; min, median and max over the repetitions"},

@@ -659,6 +659,8 @@ TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
   const nlohmann::json j = read_json(out / "bench.json");
   EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("bench")), "");
   ASSERT_EQ(j["rows"].size(), 8u);
+  EXPECT_EQ(j["configurations"], 8);
+  EXPECT_EQ(j["complete"], true);
   int ran = 0, skipped = 0;
   for (const auto& row : j["rows"]) {
     const bool cpu_only = cfg_backend_default() == "kokkos";
@@ -703,6 +705,24 @@ TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
 // Choices that change no step are listed as skipped with the reason, not run again: the
 // host memory kind without host owner or exchange, prefetching without managed memory. A
 // deck that ends before the repetitions are done is named, not measured short.
+// The bench.json that a stopped sweep leaves (it is rewritten after each configuration) says
+// that it holds only some of the sweep's configurations.
+TEST(CliBenchJson, AStoppedSweepSaysItIsIncomplete) {
+  hc::BenchResult r;
+  r.options.deck = "inputs/bench.toml";
+  r.options.sweeps = {hc::parse_sweep("layout=aos,soa,aosoa")};
+  hc::BenchRow row;
+  row.name = "layout=aos";
+  row.values = {{"layout", "aos"}};
+  row.skipped = "not run here";
+  r.rows.push_back(row);
+  EXPECT_EQ(hc::bench_json(r)["configurations"], 3);
+  EXPECT_EQ(hc::bench_json(r)["complete"], false);
+  r.rows.push_back(row);
+  r.rows.push_back(row);
+  EXPECT_EQ(hc::bench_json(r)["complete"], true);
+}
+
 TEST_F(Cli, BenchSkipsChoicesThatChangeNoStep) {
   const fs::path out = dir_ / "bench_same";
   const Result r = run({"bench", "inputs/bench.toml", "--set", "grid.n=8", "--sweep", "halo=none,sync", "--sweep",
