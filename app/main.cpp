@@ -91,6 +91,18 @@ std::map<std::string, std::string> named_memory_choices(const RunArgs& a) {
   return named;
 }
 
+// A --set grid.n=N that leaves the grid as the deck has it: the deck gives its sizes per
+// direction (grid.nx, ... win over n), as the 1-D and 2-D decks do. Empty otherwise.
+std::string grid_n_without_effect(const RunArgs& a, const hc::Config& config) {
+  std::vector<std::string> others;
+  std::string given;
+  for (const std::string& set : a.sets) (set.rfind("grid.n=", 0) == 0 ? given : others.emplace_back()) = set;
+  if (given.empty()) return "";
+  // The deck's text as read (a deck from a pipe is read once).
+  if (hc::parse_deck(config.deck_text, config.deck_path, others).n != config.n) return "";
+  return given + " changes no size: the deck gives grid.nx, grid.ny or grid.nz, which win over grid.n (set those)";
+}
+
 // What rank 0 makes ready before any work, and undoes if the run is refused: the output
 // directory (created, locked), the report's and the checkpoints' directories, each path
 // checked (app/outputs.hpp).
@@ -150,8 +162,9 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
     if (!a.no_probe) hc::check_probe_cache(config.out_dir, hc::backend_name(config.backend), 0);
   });
 
-  const std::string idle = hc::choice_without_effect(config, named_memory_choices(a));
-  if (hc::world_rank() == 0 && !idle.empty()) std::cerr << "halocline: note: " << idle << "; the run goes on\n";
+  for (const std::string& idle :
+       {hc::choice_without_effect(config, named_memory_choices(a)), grid_n_without_effect(a, config)})
+    if (hc::world_rank() == 0 && !idle.empty()) std::cerr << "halocline: note: " << idle << "; the run goes on\n";
 
   hc::RunOptions options;
   options.progress = !a.quiet && isatty(STDERR_FILENO);  // a line on a terminal, nothing in a log

@@ -623,6 +623,22 @@ TEST_F(Cli, RunSaysWhenAMemoryChoiceHasNoEffect) {
   EXPECT_EQ(pinned.err.find("note:"), std::string::npos) << "the default is no choice: " << pinned.err;
 }
 
+// grid.n on a deck that gives its sizes per direction (Sod: grid.nx = 128) changes no size:
+// the run says so (bench refuses such a sweep) and goes on; on a deck sized by grid.n it says
+// nothing.
+TEST_F(Cli, RunSaysWhenGridNChangesNoSize) {
+  const Result sod = run(
+      {"run", "inputs/sod.toml", "--set", "grid.n=16", "--steps", "2", "--no-probe", "--out", (dir_ / "gn").string()});
+  ASSERT_EQ(sod.code, 0) << sod.err;
+  EXPECT_NE(sod.err.find("halocline: note: grid.n=16 changes no size: the deck gives grid.nx"), std::string::npos)
+      << sod.err;
+  EXPECT_EQ(read_json(dir_ / "gn" / "report.json")["config"]["grid"][0], 128);
+  const Result bench = run({"run", "inputs/bench.toml", "--set", "grid.n=8", "--steps", "2", "--no-probe", "--out",
+                            (dir_ / "gn8").string()});
+  ASSERT_EQ(bench.code, 0) << bench.err;
+  EXPECT_EQ(bench.err.find("note:"), std::string::npos) << bench.err;
+}
+
 TEST_F(Cli, NotEnoughHostMemoryExitsTwo) {
   const Result r = run({"run", "inputs/bench.toml", "--set", "grid.n=8000", "--backend", "kokkos", "--kernels", "split",
                         "--out", (dir_ / "oom").string()});
