@@ -160,6 +160,7 @@ class Simulation {
   bool at_stop() const { return control_.failed || control_.t >= t_stop_ || control_.step >= step_stop(); }
   bool stop();  // true at the end of the run
   void step();
+  void check_the_end_is_reachable() const;
   void finish();
 
  private:
@@ -410,6 +411,7 @@ bool Simulation::stop() {
 // end on its stream, from an idle device (so this one step does not overlap the one before).
 void Simulation::step() {
   const bool trace = asked_ == kWarmupSteps;
+  if (trace) check_the_end_is_reachable();
   if (trace) {
     backend_->fence();
     timers_->start_trace();
@@ -433,6 +435,23 @@ void Simulation::step() {
   if (trace) timers.stop_trace();
   ++asked_;
   sample_step();
+}
+
+// A run with no step limit whose end is beyond kMostStepsToTheEnd steps of the flow's CFL step
+// (cfl / rate, not the step shortened to land on an output time) would run for ever: a
+// physics.cfl of 1e-300, a time.t_end of 1e300. Said once the first steps know the rate (the
+// same on every rank: one line from rank 0), as bad input.
+void Simulation::check_the_end_is_reachable() const {
+  constexpr double kMostStepsToTheEnd = 1e12;
+  if (step_limit_ != std::numeric_limits<long>::max() || !(control_.max_rate > 0) || !(control_.cfl > 0)) return;
+  const double steps = (config_.t_end - control_.t) * control_.max_rate / control_.cfl;
+  if (!(steps > kMostStepsToTheEnd)) return;
+  const std::string why = "time.t_end = " + g6(config_.t_end) + " is about " + g6(steps) +
+                          " steps away at t = " + g6(control_.t) +
+                          " (each step about cfl / max signal rate = " + g6(control_.cfl / control_.max_rate) +
+                          "); runs of more than " + g6(kMostStepsToTheEnd) +
+                          " steps are refused: raise physics.cfl, lower time.t_end, or set time.max_steps (--steps)";
+  throw AgreedExit(ExitStatus{2, "error: ", why, true, -1});  // every rank knows: rank 0 says it
 }
 
 // The timers leave out the first kWarmupSteps steps (caches, clocks, lazy set-up), as the

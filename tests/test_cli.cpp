@@ -639,6 +639,23 @@ TEST_F(Cli, RunSaysWhenGridNChangesNoSize) {
   EXPECT_EQ(bench.err.find("note:"), std::string::npos) << bench.err;
 }
 
+// A run with no step limit whose end is too many steps away (a CFL number of 1e-300, an end
+// time of 1e300) would run for ever: refused in one line once the first steps know the rate.
+// With a step limit it runs.
+TEST_F(Cli, AnEndTooManyStepsAwayIsRefused) {
+  for (const char* set : {"physics.cfl=1e-300", "time.t_end=1e300"}) {
+    const Result r = run({"run", "inputs/sod.toml", "--set", set, "--no-probe", "--out", (dir_ / "far").string()});
+    EXPECT_EQ(r.code, 2) << set << r.err;
+    EXPECT_NE(r.err.find("steps are refused: raise physics.cfl, lower time.t_end, or set time.max_steps"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  }
+  const Result limited = run({"run", "inputs/sod.toml", "--set", "physics.cfl=1e-300", "--steps", "5", "--no-probe",
+                              "--out", (dir_ / "far").string()});
+  EXPECT_EQ(limited.code, 0) << limited.err;
+}
+
 TEST_F(Cli, NotEnoughHostMemoryExitsTwo) {
   const Result r = run({"run", "inputs/bench.toml", "--set", "grid.n=8000", "--backend", "kokkos", "--kernels", "split",
                         "--out", (dir_ / "oom").string()});
