@@ -411,9 +411,9 @@ bool Simulation::stop() {
 // end on its stream, from an idle device (so this one step does not overlap the one before).
 void Simulation::step() {
   const bool trace = asked_ == kWarmupSteps;
-  if (trace) check_the_end_is_reachable();
   if (trace) {
     backend_->fence();
+    check_the_end_is_reachable();
     timers_->start_trace();
     r_.traced_step = asked_;
   }

@@ -77,7 +77,7 @@ struct RunResult {
   // steps - first_step steps.
   long first_step = 0;
   double first_time = 0;
-  // Steps asked of the backend: `steps` plus, on a GPU, the one asked past each stop
+  // Steps asked of the backend in this run: steps - first_step plus, on a GPU, the one asked past each stop
   // before the host learned of it (it changes nothing, but its exchange still runs).
   long steps_submitted = 0;
   // The phase timers cover the steps submitted after the first `timed_steps_from` (the

@@ -82,24 +82,37 @@ hc::Config run_config(const RunArgs& a) {
   return config;
 }
 
-// The memory choices named on the command line, for hc::choice_without_effect.
+// The memory choices named on the command line, for hc::choice_without_effect: prefetching
+// and the Kokkos tile. Not the host memory kind: a run's files are staged through it too.
 std::map<std::string, std::string> named_memory_choices(const RunArgs& a) {
   std::map<std::string, std::string> named;
-  for (const auto& [key, value] :
-       {std::pair{"host-mem", &a.host_mem}, {"prefetch", &a.prefetch}, {"kokkos-tile", &a.kokkos_tile}})
+  for (const auto& [key, value] : {std::pair{"prefetch", &a.prefetch}, {"kokkos-tile", &a.kokkos_tile}})
     if (!value->empty()) named[key] = *value;
   return named;
 }
 
-// A --set grid.n=N that leaves the grid as the deck has it: the deck gives its sizes per
-// direction (grid.nx, ... win over n), as the 1-D and 2-D decks do. Empty otherwise.
+// A --set grid.n=N that cannot change the grid: the deck gives its sizes per direction
+// (grid.nx, ... win over n), as the 1-D and 2-D decks do, so two other values of n give the
+// same grid. Empty otherwise, and where that cannot be told.
 std::string grid_n_without_effect(const RunArgs& a, const hc::Config& config) {
   std::vector<std::string> others;
   std::string given;
-  for (const std::string& set : a.sets) (set.rfind("grid.n=", 0) == 0 ? given : others.emplace_back()) = set;
+  for (const std::string& set : a.sets)
+    if (set.rfind("grid.n=", 0) == 0)
+      given = set;
+    else if (a.out.empty() || set.rfind("output.dir=", 0) != 0)  // as run_config
+      others.push_back(set);
   if (given.empty()) return "";
-  // The deck's text as read (a deck from a pipe is read once).
-  if (hc::parse_deck(config.deck_text, config.deck_path, others).n != config.n) return "";
+  try {
+    auto grid_with = [&](const char* n) {
+      std::vector<std::string> sets = others;
+      sets.push_back(n);
+      return hc::parse_deck(config.deck_text, config.deck_path, sets).n;  // the text as read: a pipe is read once
+    };
+    if (grid_with("grid.n=8") != grid_with("grid.n=9")) return "";
+  } catch (const std::exception&) {
+    return "";
+  }
   return given + " changes no size: the deck gives grid.nx, grid.ny or grid.nz, which win over grid.n (set those)";
 }
 
@@ -162,9 +175,11 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
     if (!a.no_probe) hc::check_probe_cache(config.out_dir, hc::backend_name(config.backend), 0);
   });
 
-  for (const std::string& idle :
-       {hc::choice_without_effect(config, named_memory_choices(a)), grid_n_without_effect(a, config)})
-    if (hc::world_rank() == 0 && !idle.empty()) std::cerr << "halocline: note: " << idle << "; the run goes on\n";
+  // Only for a run that goes on: a backend this binary cannot run is refused in one line.
+  if (hc::backend_unavailable(config.backend).empty())
+    for (const std::string& idle :
+         {hc::choice_without_effect(config, named_memory_choices(a)), grid_n_without_effect(a, config)})
+      if (hc::world_rank() == 0 && !idle.empty()) std::cerr << "halocline: note: " << idle << "; the run goes on\n";
 
   hc::RunOptions options;
   options.progress = !a.quiet && isatty(STDERR_FILENO);  // a line on a terminal, nothing in a log

@@ -68,8 +68,9 @@ nlohmann::json step_time_json(std::vector<double> t) {
           {"max", t.back()},
           {"samples", n},
           {"definition",
-           "host time between step submissions; the first two (warm-up) and the "
-           "traced step with the one after it (timeline) excluded"}};
+           "host time between step submissions; the first two (warm-up), the traced step with the one "
+           "after it (timeline), and after each stop (output, checkpoint) the step asked past it and the "
+           "two after it (begun from an idle device) excluded"}};
 }
 
 bool ends_with(const std::string& s, const std::string& tail) {
@@ -322,7 +323,8 @@ void print_summary(std::ostream& os, const Config& c, const RunResult& r, const 
        << " (interior cells / median step time)\n";
   else  // the report's fom is then 0, with step_time_s.samples 0
     os << "FOM not measured: no step was timed (a run's first " << kWarmupSteps + kTracedStepsUnsampled
-       << " steps are warm-up and traced; run more steps)\n";
+       << " steps are warm-up and traced, and the two after each output or checkpoint begin from an idle "
+          "device; run more steps, or with fewer stops)\n";
   print_ceilings(os, report);
   os << '\n';
   os << std::left << std::setw(26) << "phase" << std::right << std::setw(8) << "calls" << std::setw(12) << "total s"

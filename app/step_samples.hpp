@@ -32,10 +32,12 @@ class StepSamples {
   }
 
   // At a stop: of the `asked` steps submitted so far, `done` did work. Those asked past the
-  // stop were the last ones asked: their samples go.
+  // stop were the last ones asked: their samples go, but for a warm-up one (a stop at step 1),
+  // which keeps its place: the report drops the warm-up's by their places.
   void settle(long asked, long done) {
     const long past = asked - done;  // asked past this stop and the ones before
-    while (!samples_.empty() && samples_.back().first > done + settled_past_) samples_.pop_back();
+    while (!samples_.empty() && samples_.back().first > done + settled_past_ && samples_.back().first > kWarmupSteps)
+      samples_.pop_back();
     settled_past_ = past;
     since_stop_ = 0;
   }

@@ -49,12 +49,17 @@ TEST(StepSamples, StepsAskedPastEachStopLeave) {
   EXPECT_EQ(s.times(), (std::vector<double>{1, 2, 5, 6, 10, 11, 12, 13}));
 }
 
-TEST(StepSamples, AnEmptyStepInTheWarmUpLeaves) {
+// An empty step in the warm-up (a stop at step 1, known a step late) keeps its place: the
+// report drops the first kWarmupSteps samples by their places, and the next steady step's
+// sample must not take one of them.
+TEST(StepSamples, AnEmptyStepInTheWarmUpKeepsItsPlace) {
   StepSamples s;
   long asked = 0;
-  ask(s, asked, 2);  // a one-step run: its step, and one past the end
+  ask(s, asked, 2);  // step 1, and one asked past the stop at step 1
   s.settle(asked, 1);
-  EXPECT_EQ(s.times(), (std::vector<double>{1}));
+  ask(s, asked, 6);  // steps 2-7: asked 3 and 4 traced (and the two after the stop), 5-8 steady
+  s.settle(asked, 7);
+  EXPECT_EQ(s.times(), (std::vector<double>{1, 2, 5, 6, 7, 8}));
 }
 
 }  // namespace
