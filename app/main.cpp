@@ -57,13 +57,17 @@ struct RunArgs {
 };
 
 // The run's configuration: the deck, its overrides, then the command line's options.
-hc::Config run_config(const RunArgs& a) {
-  // --out wins over output.dir: a --set of it beside --out is dropped, not checked (the
-  // deck's own output.dir is still the deck's, and checked).
+// The --set overrides the deck takes: --out wins over output.dir, so a --set of it beside
+// --out is dropped, not checked (the deck's own output.dir is still the deck's, and checked).
+std::vector<std::string> deck_overrides(const RunArgs& a) {
   std::vector<std::string> sets;
   for (const std::string& set : a.sets)
     if (a.out.empty() || set.rfind("output.dir=", 0) != 0) sets.push_back(set);
-  hc::Config config = hc::load_deck(a.deck, sets);
+  return sets;
+}
+
+hc::Config run_config(const RunArgs& a) {
+  hc::Config config = hc::load_deck(a.deck, deck_overrides(a));
   const std::pair<const char*, const std::string*> choices[] = {
       {"layout", &a.layout}, {"precision", &a.precision}, {"backend", &a.backend},
       {"owner", &a.owner},   {"host-mem", &a.host_mem},   {"prefetch", &a.prefetch},
@@ -97,10 +101,10 @@ std::map<std::string, std::string> named_memory_choices(const RunArgs& a) {
 std::string grid_n_without_effect(const RunArgs& a, const hc::Config& config) {
   std::vector<std::string> others;
   std::string given;
-  for (const std::string& set : a.sets)
+  for (const std::string& set : deck_overrides(a))
     if (set.rfind("grid.n=", 0) == 0)
       given = set;
-    else if (a.out.empty() || set.rfind("output.dir=", 0) != 0)  // as run_config
+    else
       others.push_back(set);
   if (given.empty()) return "";
   try {
