@@ -689,10 +689,13 @@ case_DeckSavedAsTheLockFile() {
   hc run --no-probe o/.halocline.lock --quiet --out o --steps 2
   expect_refused "remove it or choose another --out"
 }
+# (An end within reach: at 100^3 bench.toml's t_end is 1e12 steps away, which a run on a GPU,
+# past its set-up before the signal comes, refused with exit 2.)
 case_SignalDuringSetUp() {
   small_deck
   ready
-  (cd "$w" && exec "$bin" run --no-probe deck.toml --quiet --set grid.n=100 --set time.max_steps=0 --out o \
+  (cd "$w" && exec "$bin" run --no-probe deck.toml --quiet --set grid.n=100 --set time.max_steps=0 \
+    --set time.t_end=1e6 --out o \
     >"$log/out" 2>"$log/err") &
   local pid=$!
   for _ in $(seq 1 200); do [ -e "$w/o/.halocline.lock" ] && break; sleep 0.01; done
