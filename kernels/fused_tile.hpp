@@ -83,10 +83,12 @@ struct FusedTile {
 // tile's columns, the threads of a block (a team), the blocks per multiprocessor asked of the
 // compiler (`per_multiprocessor`; 0 where that means nothing: the host, or AMD, where the
 // launch bound counts waves), where the columns' states live between planes (`states_in`), and
-// whether the update reads its lookahead's cell with the old values, and whether the x and y
-// faces have bodies of their own (FusedTileStage's FixedFrames). Host code only.
+// whether the update reads its lookahead's cell with the old values, whether the x and y
+// faces have bodies of their own (FusedTileStage's FixedFrames), and whether the lists are in
+// 16-byte chunks (its Chunked). Host code only.
 inline std::string describe_fused_shape(int nx, int ny, int threads, int per_multiprocessor, const std::string& unit,
-                                        const char* states_in, bool lookahead_loads_first, bool fixed_frames = false) {
+                                        const char* states_in, bool lookahead_loads_first, bool fixed_frames = false,
+                                        bool chunked = false) {
   const auto count = [](int n, const std::string& what) {
     return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
   };
@@ -96,6 +98,7 @@ inline std::string describe_fused_shape(int nx, int ny, int threads, int per_mul
   s += std::string(", column states in ") + states_in;
   if (lookahead_loads_first) s += ", lookahead read with the old values";
   if (fixed_frames) s += ", x and y faces in bodies of their own";
+  if (chunked) s += ", lists in 16-byte chunks";
   return s;
 }
 
@@ -107,66 +110,154 @@ HC_INLINE constexpr int frame_of(std::integral_constant<int, D>) {
   return D;
 }
 
-// A list of primitive states, one array per value (consecutive items, consecutive addresses).
-template <class Real, int N>
+// The first four values of each item of a list (a state's density and three velocities, a
+// face flux's mass and momenta) in chunks of Per values, the chunks of one kind item after
+// item (consecutive items, consecutive chunks: no two threads of a warp on one bank). Per = 1:
+// an array for each value; Per = 16 / sizeof(Real): 16-byte chunks (a float's four in one, a
+// double's in two), each one 128-bit shared-memory instruction on a GPU where separate arrays
+// take an instruction a value. fp32's fused stage, bound by instruction issue, gained from
+// chunks; fp64's, bound by latency, lost (docs/performance.md): a backend chooses by
+// measurement (FusedTileStage's Chunked). `at` reads one value, for a frame known only at run
+// time.
+template <class Real, int N, int Per>
+struct QuadList {
+  static_assert(Per == 1 || Per * sizeof(Real) == 16, "an array a value, or 16-byte chunks");
+  static constexpr int kPer = Per;  // values a chunk
+  struct alignas(Per * sizeof(Real)) Chunk {
+    Real v[kPer];
+  };
+  Chunk chunk[4 / kPer][N];
+  HC_INLINE void put(int i, const Real (&x)[4]) {
+    for (int j = 0; j < 4 / kPer; ++j) {
+      Chunk c;
+      for (int k = 0; k < kPer; ++k) c.v[k] = x[j * kPer + k];
+      chunk[j][i] = c;
+    }
+  }
+  HC_INLINE void get(int i, Real (&x)[4]) const {
+    for (int j = 0; j < 4 / kPer; ++j) {
+      const Chunk c = chunk[j][i];
+      for (int k = 0; k < kPer; ++k) x[j * kPer + k] = c.v[k];
+    }
+  }
+  HC_INLINE Real at(int v, int i) const { return chunk[v / kPer][i].v[v % kPer]; }
+  HC_INLINE void set(int v, int i, Real x) { chunk[v / kPer][i].v[v % kPer] = x; }
+};
+
+// A list of primitive states: density and velocities in chunks (QuadList), the pressures apart.
+template <class Real, int N, int Per>
 struct PrimList {
-  Real rho[N], u[3][N], p[N];
+  QuadList<Real, N, Per> head;  // rho, u[0], u[1], u[2]
+  Real p[N];
   HC_INLINE void put(int i, const Prim<Real>& q) {
-    rho[i] = q.rho;
-    for (int c = 0; c < 3; ++c) u[c][i] = q.u[c];
+    head.put(i, {q.rho, q.u[0], q.u[1], q.u[2]});
     p[i] = q.p;
   }
   HC_INLINE Prim<Real> get(int i) const {
-    Prim<Real> q;
-    q.rho = rho[i];
-    for (int c = 0; c < 3; ++c) q.u[c] = u[c][i];
-    q.p = p[i];
-    return q;
+    Real x[4];
+    head.get(i, x);
+    return {x[0], {x[1], x[2], x[3]}, p[i]};
   }
 };
 
-// A list of cells' primitive states in all three frames (CellPrims), one array per value.
+// A list of face fluxes (in x, y, z order): mass and momenta in chunks, the energy apart (with
+// chunks of one value, the specialization below).
+template <class Real, int N, int Per>
+struct FluxList {
+  QuadList<Real, N, Per> head;
+  Real energy[N];
+  HC_INLINE void put(int i, const Cons<Real>& f) {
+    head.put(i, {f.q[0], f.q[1], f.q[2], f.q[3]});
+    energy[i] = f.q[4];
+  }
+  HC_INLINE void set(int v, int i, Real x) {
+    if (v < 4)
+      head.set(v, i, x);
+    else
+      energy[i] = x;
+  }
+  HC_INLINE Cons<Real> get(int i) const {
+    Real x[4];
+    head.get(i, x);
+    return {{x[0], x[1], x[2], x[3], energy[i]}};
+  }
+  HC_INLINE Real value(int v, int i) const { return v < 4 ? head.at(v, i) : energy[i]; }
+};
+// An array for each value: a value's place is v * N + i, with no test of v.
 template <class Real, int N>
+struct FluxList<Real, N, 1> {
+  Real q[kNumVars][N];
+  HC_INLINE void put(int i, const Cons<Real>& f) {
+    for (int v = 0; v < kNumVars; ++v) q[v][i] = f.q[v];
+  }
+  HC_INLINE void set(int v, int i, Real x) { q[v][i] = x; }
+  HC_INLINE Cons<Real> get(int i) const {
+    Cons<Real> f;
+    for (int v = 0; v < kNumVars; ++v) f.q[v] = q[v][i];
+    return f;
+  }
+  HC_INLINE Real value(int v, int i) const { return q[v][i]; }
+};
+
+// A list of cells' primitive states in all three frames (CellPrims): density and velocities
+// (x, y, z order) in chunks, the pressure of each frame apart.
+template <class Real, int N, int Per>
 struct CellPrimsList {
-  Real rho[N], u[3][N], p[3][N];  // velocities in x, y, z order; the pressure of each frame
+  QuadList<Real, N, Per> head;  // rho, u[0], u[1], u[2]
+  Real p[3][N];
   HC_INLINE void put(int i, const CellPrims<Real>& q) {
-    rho[i] = q.rho;
-    for (int c = 0; c < 3; ++c) u[c][i] = q.u[c];
+    head.put(i, {q.rho, q.u[0], q.u[1], q.u[2]});
     for (int d = 0; d < 3; ++d) p[d][i] = q.p[d];
   }
   HC_INLINE CellPrims<Real> get(int i) const {
-    CellPrims<Real> q;
-    q.rho = rho[i];
-    for (int c = 0; c < 3; ++c) q.u[c] = u[c][i];
-    for (int d = 0; d < 3; ++d) q.p[d] = p[d][i];
+    Real x[4];
+    head.get(i, x);
+    return {x[0], {x[1], x[2], x[3]}, {p[0][i], p[1][i], p[2][i]}};
+  }
+  // The primitive state of item i in frame d (in_frame(get(i), d), loading only that frame's
+  // pressure): with d a constant, the chunks whole; with d known at run time, value by value
+  // (relabelling the chunks' values by a run-time d would index registers).
+  template <int D>
+  HC_INLINE Prim<Real> frame(std::integral_constant<int, D>, int i) const {
+    Real x[4];
+    head.get(i, x);
+    Prim<Real> q;
+    q.rho = x[0];
+    for (int c = 0; c < 3; ++c) q.u[c] = x[1 + rotated(D, c)];
+    q.p = p[D][i];
     return q;
   }
-  // The primitive state of item i in frame d (in_frame(get(i), d), loading only that frame).
   HC_INLINE Prim<Real> frame(int d, int i) const {
     Prim<Real> q;
-    q.rho = rho[i];
-    for (int c = 0; c < 3; ++c) q.u[c] = u[rotated(d, c)][i];
+    q.rho = head.at(0, i);
+    for (int c = 0; c < 3; ++c) q.u[c] = head.at(1 + rotated(d, c), i);
     q.p = p[d][i];
     return q;
   }
 };
 
-// What a tile keeps in a block's shared memory (a team's scratch).
-template <class Real, class Tile>
+// What a tile keeps in a block's shared memory (a team's scratch), its lists in chunks of Per
+// values (QuadList).
+template <class Real, class Tile, int Per = 1>
 struct FusedScratch {
+  static constexpr int kPer = Per;
   // The filled plane, cell (a, b) of the tile at Tile::slot(a, b).
-  CellPrimsList<Real, Tile::kFill> plane;
+  CellPrimsList<Real, Tile::kFill, Per> plane;
   // The x slopes of cell (a, b), a = -1 .. kNx, at slot b * (kNx + 2) + a + 1; then the y
   // ones, b = -1 .. kNy, at kReconX + (b + 1) * kNx + a. Slopes, not the two face states
   // they give: half the space (the faces make the states again, the same bits).
-  PrimList<Real, Tile::kRecon> slope;
+  PrimList<Real, Tile::kRecon, Per> slope;
   // The flux through the low x face of cell (a, b), a = 0 .. kNx, at slot b * (kNx + 1) + a;
   // then the low y faces, b = 0 .. kNy, at kFaceX + b * kNx + a (in x, y, z order).
-  Real flux[kNumVars][Tile::kFaces];
+  FluxList<Real, Tile::kFaces, Per> flux;
   // Each column's lookahead: while the filled plane is plane k, its cells of planes k + 1 and
   // k + 2, in ahead[(k + 1) % 2] and ahead[k % 2].
-  CellPrimsList<Real, Tile::kColumns> ahead[2];
+  CellPrimsList<Real, Tile::kColumns, Per> ahead[2];
 };
+
+// The scratch of a stage whose lists are in 16-byte chunks (Chunked) or an array a value.
+template <class Real, class Tile, bool Chunked>
+using FusedScratchOf = FusedScratch<Real, Tile, Chunked ? 16 / static_cast<int>(sizeof(Real)) : 1>;
 
 // A column's own z state across planes: the flux through the low z face of its cell (in x, y,
 // z order) and the high z face state of its cell.
@@ -184,9 +275,10 @@ struct ColumnZ {
 // stores, for a second copy of the code), rather than one body for both with the frame known
 // at run time. Each backend
 // chooses both per precision by measurement; the arithmetic and its bits are the same.
-template <class Real, class L, class Tile, bool LookaheadLoadsFirst = false, bool FixedFrames = false>
+template <class Real, class L, class Tile, bool LookaheadLoadsFirst = false, bool FixedFrames = false,
+          bool Chunked = false>
 struct FusedTileStage {
-  using Scratch = FusedScratch<Real, Tile>;
+  using Scratch = FusedScratchOf<Real, Tile, Chunked>;
   using Face = Cons<Real>;  // a face's flux
   static constexpr int kColumns = Tile::kColumns;
   Grid g;
@@ -268,8 +360,8 @@ struct FusedTileStage {
       const int b = d == 0 ? j / (Tile::kNx + 2) : j / Tile::kNx - 1;
       if (!(d == 0 ? st.active[0] && b < ny && a <= nx : st.active[1] && a < nx && b <= ny)) return;
       const int at = Tile::slot(a, b), step = d == 0 ? 1 : Tile::kPitch;
-      s.slope.put(i,
-                  limited_slopes(s.plane.frame(d, at - step), s.plane.frame(d, at), s.plane.frame(d, at + step), lim));
+      s.slope.put(i, limited_slopes(s.plane.frame(direction, at - step), s.plane.frame(direction, at),
+                                    s.plane.frame(direction, at + step), lim));
     });
   }
 
@@ -287,11 +379,15 @@ struct FusedTileStage {
       const int above = below + (d == 0 ? 1 : Tile::kNx);
       const int at = Tile::slot(a, b);  // the cell above
       const Prim<Real> left =
-          face_state(s.plane.frame(d, at - (d == 0 ? 1 : Tile::kPitch)), s.slope.get(below), Real(1));
-      const Prim<Real> right = face_state(s.plane.frame(d, at), s.slope.get(above), Real(-1));
-      // Straight to the x, y, z slots of the list (with a run-time frame, a local Cons
-      // relabelled would index registers).
-      put_in_xyz_order(riemann_flux(left, right, gas, solver), d, [&](int v, Real x) { s.flux[v][i] = x; });
+          face_state(s.plane.frame(direction, at - (d == 0 ? 1 : Tile::kPitch)), s.slope.get(below), Real(1));
+      const Prim<Real> right = face_state(s.plane.frame(direction, at), s.slope.get(above), Real(-1));
+      const Cons<Real> flux = riemann_flux(left, right, gas, solver);
+      // To the list in x, y, z order: with a run-time frame value by value (a local Cons
+      // relabelled by it would index registers), with a constant one in chunks.
+      if constexpr (std::is_same_v<decltype(direction), int>)
+        put_in_xyz_order(flux, d, [&](int v, Real x) { s.flux.set(v, i, x); });
+      else
+        s.flux.put(i, from_frame(flux, d));
     });
   }
 
@@ -312,8 +408,10 @@ struct FusedTileStage {
   // reconstructed from the filled plane's cell and the lookahead (planes k .. k + 2), its low
   // state against this cell's high.
   HC_INLINE Cons<Real> column_face_above(const Scratch& s, int col, int k, ColumnZ<Real>& z) const {
-    const FaceStates<Real> next = muscl_cell(s.plane.frame(2, Tile::own_slot(col)), s.ahead[(k + 1) % 2].frame(2, col),
-                                             s.ahead[k % 2].frame(2, col), lim);
+    const std::integral_constant<int, 2> z_frame;
+    const FaceStates<Real> next =
+        muscl_cell(s.plane.frame(z_frame, Tile::own_slot(col)), s.ahead[(k + 1) % 2].frame(z_frame, col),
+                   s.ahead[k % 2].frame(z_frame, col), lim);
     const Cons<Real> above = from_frame(riemann_flux(z.high, next.low, gas, solver), 2);
     z.high = next.high;
     return above;
@@ -340,11 +438,20 @@ struct FusedTileStage {
     if (LookaheadLoadsFirst && look) up = load_cell(in, cell(col, k + 3));
     const int a = col % Tile::kNx, b = col / Tile::kNx;
     const int fx = b * (Tile::kNx + 1) + a, fy = Tile::kFaceX + b * Tile::kNx + a;
+    // The cell's x and y faces' fluxes: each face's whole where the list is in chunks, else
+    // value by value as the sum takes them (fewer registers held: fp64 lost 6-7% otherwise).
+    Cons<Real> x_low{}, x_high{}, y_low{}, y_high{};
+    if constexpr (Chunked) {
+      if (st.active[0]) x_low = s.flux.get(fx), x_high = s.flux.get(fx + 1);
+      if (st.active[1]) y_low = s.flux.get(fy), y_high = s.flux.get(fy + Tile::kNx);
+    }
+    const auto flux = [&](const Cons<Real>& whole, int v, int i) { return Chunked ? whole.q[v] : s.flux.value(v, i); };
     Cons<Real> w;
     for (int v = 0; v < kNumVars; ++v) {
       Real div = Real(0);
-      if (st.active[0]) div = add_flux_difference(div, st.dt_over_dx[0], s.flux[v][fx + 1], s.flux[v][fx]);
-      if (st.active[1]) div = add_flux_difference(div, st.dt_over_dx[1], s.flux[v][fy + Tile::kNx], s.flux[v][fy]);
+      if (st.active[0]) div = add_flux_difference(div, st.dt_over_dx[0], flux(x_high, v, fx + 1), flux(x_low, v, fx));
+      if (st.active[1])
+        div = add_flux_difference(div, st.dt_over_dx[1], flux(y_high, v, fy + Tile::kNx), flux(y_low, v, fy));
       if (st.active[2]) div = add_flux_difference(div, st.dt_over_dx[2], above.q[v], z.below.q[v]);
       w.q[v] = stage_value(st, in0[v], in1[v], div);
       out(v, c) = w.q[v];
@@ -356,7 +463,7 @@ struct FusedTileStage {
     if (!st.active[2]) return;
     z.below = above;
     if (!look) return;
-    CellPrimsList<Real, Tile::kColumns>& next = s.ahead[(k + 1) % 2];
+    auto& next = s.ahead[(k + 1) % 2];
     s.plane.put(Tile::own_slot(col), next.get(col));
     next.put(col, LookaheadLoadsFirst ? cell_prims(up, gas) : prims(col, k + 3));
   }

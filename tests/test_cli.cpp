@@ -812,12 +812,15 @@ TEST_F(Cli, FusedRunsNameTheShapeTheyRanOn) {
       const std::string host =
           "28 x 8 columns, 256 threads a team (run in turn by one host thread), column states in a local array";
       EXPECT_EQ(shape, row["values"]["precision"] == "fp64" ? host + ", lookahead read with the old values"
-                                                            : host + ", x and y faces in bodies of their own");
+                                                            : host +
+                                                                  ", x and y faces in bodies of their own, "
+                                                                  "lists in 16-byte chunks");
     } else {
-      EXPECT_TRUE(std::regex_match(shape, std::regex("[0-9]+ x [0-9]+ columns, [0-9]+ threads a (block|team)(, [0-9]+ "
-                                                     "(block|team)s? per multiprocessor)?, column states in (shared "
-                                                     "memory|registers|the team's scratch)(, lookahead read with the "
-                                                     "old values)?(, x and y faces in bodies of their own)?")))
+      EXPECT_TRUE(std::regex_match(
+          shape, std::regex("[0-9]+ x [0-9]+ columns, [0-9]+ threads a (block|team)(, [0-9]+ "
+                            "(block|team)s? per multiprocessor)?, column states in (shared "
+                            "memory|registers|the team's scratch)(, lookahead read with the "
+                            "old values)?(, x and y faces in bodies of their own)?(, lists in 16-byte chunks)?")))
           << shape;
     }
   }
@@ -840,6 +843,9 @@ TEST(CliFusedShape, SaysTileThreadsAndWhereTheStatesLive) {
   EXPECT_EQ(hc::describe_fused_shape(27, 8, 256, 4, "block", "registers", true, true),
             "27 x 8 columns, 256 threads a block, 4 blocks per multiprocessor, column states in registers, lookahead "
             "read with the old values, x and y faces in bodies of their own");
+  EXPECT_EQ(hc::describe_fused_shape(27, 8, 256, 4, "block", "registers", true, true, true),
+            "27 x 8 columns, 256 threads a block, 4 blocks per multiprocessor, column states in registers, lookahead "
+            "read with the old values, x and y faces in bodies of their own, lists in 16-byte chunks");
 }
 
 // A configuration that fails while it runs (here: its run folder cannot be made, a file is

@@ -111,9 +111,9 @@ struct FusedResult {
 
 // The stage by march_tile, each tile's team of Threads run by TeamInTurn (`reversed`: each
 // phase's threads from the last), the scratch starting as NaN.
-template <class Real, class Tile, int Threads, bool LookaheadLoadsFirst, bool FixedFrames>
+template <class Real, class Tile, int Threads, bool LookaheadLoadsFirst, bool FixedFrames, bool Chunked>
 FusedResult<Real> fused_stage(StageCase<Real> c, bool halo_one_cell_each, bool reversed) {
-  using Stage = hc::FusedTileStage<Real, hc::SoA, Tile, LookaheadLoadsFirst, FixedFrames>;
+  using Stage = hc::FusedTileStage<Real, hc::SoA, Tile, LookaheadLoadsFirst, FixedFrames, Chunked>;
   const hc::Grid& g = c.g;
   FusedResult<Real> r;
   r.out = c.untouched();
@@ -180,7 +180,7 @@ std::vector<StageCase<Real>> stage_cases() {
 }
 
 // Every case of stage_cases in one team shape, both orders.
-template <class Real, class Tile, int Threads, bool LookaheadLoadsFirst, bool FixedFrames>
+template <class Real, class Tile, int Threads, bool LookaheadLoadsFirst, bool FixedFrames, bool Chunked = false>
 void expect_split_bits(const std::string& shape, bool halo_one_cell_each) {
   for (StageCase<Real> c : stage_cases<Real>()) {
     std::vector<Real> split = split_stage(c);
@@ -189,7 +189,7 @@ void expect_split_bits(const std::string& shape, bool halo_one_cell_each) {
                              std::to_string(c.g.n[2]);
     for (const bool reversed : {false, true}) {
       const FusedResult<Real> fused =
-          fused_stage<Real, Tile, Threads, LookaheadLoadsFirst, FixedFrames>(c, halo_one_cell_each, reversed);
+          fused_stage<Real, Tile, Threads, LookaheadLoadsFirst, FixedFrames, Chunked>(c, halo_one_cell_each, reversed);
       const std::string order = reversed ? ", threads reversed" : ", threads in order";
       EXPECT_EQ(first_difference(fused.out, split), "") << what << order;
       EXPECT_EQ(fused.unguarded, 0) << what << order;
@@ -201,11 +201,13 @@ void expect_split_bits(const std::string& shape, bool halo_one_cell_each) {
 }  // namespace
 
 // The native HIP kernel's shapes (kernels/hip/fused.hpp: FusedShape): on NVIDIA 20 x 8 on 256
-// threads in fp64, 27 x 8 with the lookahead read first and the x and y faces apart in fp32,
-// the halo one cell a thread in both; on AMD 28 x 4 on 128.
+// threads in fp64, 27 x 8 with the lookahead read first, the x and y faces apart and the lists
+// in 16-byte chunks in fp32, the halo one cell a thread in both; on AMD 28 x 4 on 128. And
+// fp64's lists in chunks of two (measured slower; QuadList's other width).
 TEST(FusedTeam, HipShapesGiveSplitBitsInEitherOrder) {
   expect_split_bits<double, hc::FusedTile<20, 8>, 256, false, false>("HIP NVIDIA 20 x 8", true);
-  expect_split_bits<float, hc::FusedTile<27, 8>, 256, true, true>("HIP NVIDIA 27 x 8", true);
+  expect_split_bits<float, hc::FusedTile<27, 8>, 256, true, true, true>("HIP NVIDIA 27 x 8", true);
+  expect_split_bits<double, hc::FusedTile<20, 8>, 256, false, false, true>("20 x 8, chunks of two", true);
   expect_split_bits<double, hc::FusedTile<28, 4>, 128, false, false>("HIP AMD 28 x 4", false);
   expect_split_bits<float, hc::FusedTile<28, 4>, 128, false, false>("HIP AMD 28 x 4", false);
 }
@@ -214,13 +216,14 @@ TEST(FusedTeam, HipShapesGiveSplitBitsInEitherOrder) {
 // march_tile (on a GPU Kokkos runs the same phases in march_on_gpu's loops): under
 // CUDA 16 x 6 on 128 threads in fp64 and 24 x 8 on 256 with the lookahead read first in fp32;
 // 16 x 4 with the lookahead read first (the z states in the scratch); and the host's 28 x 8 in
-// the forms the host runs (fp64 reads the lookahead first, fp32 has the faces apart).
+// the forms the host runs (fp64 reads the lookahead first, fp32 has the faces apart and the
+// lists in chunks).
 TEST(FusedTeam, KokkosShapesGiveSplitBitsInEitherOrder) {
   expect_split_bits<double, hc::FusedTile<16, 6>, 128, false, false>("Kokkos 16 x 6", false);
   expect_split_bits<float, hc::FusedTile<24, 8>, 256, true, false>("Kokkos 24 x 8", false);
   expect_split_bits<double, hc::FusedTile<16, 4>, 128, true, false>("Kokkos 16 x 4", false);
   expect_split_bits<double, hc::FusedTile<28, 8>, 256, true, false>("Kokkos host 28 x 8", false);
-  expect_split_bits<float, hc::FusedTile<28, 8>, 256, false, true>("Kokkos host 28 x 8", false);
+  expect_split_bits<float, hc::FusedTile<28, 8>, 256, false, true, true>("Kokkos host 28 x 8", false);
 }
 
 // TeamInTurn counts a phase that runs with no barrier since the last (march_tile has none), and

@@ -44,6 +44,9 @@ namespace halocline::hip {
 // of FusedTile::halo_threads then changes only fp32's spread): in fp32 140 cells on 140 threads, 3.3-4.1% faster
 // (bench.toml 256^3, 512^3, Sedov) than two cells a thread on 70 (30 of which also update a column); fp64's 96 threads
 // with no column keep its 112 cells (spread over 112 threads, 16 columns' threads taking one, it was 4.8-6.0% slower).
+// fp32's shared-memory lists are in 16-byte chunks (kChunked: one 128-bit access for four values), 1.7-1.8%
+// faster on an H100 at 256^3, 512^3 and on Sedov; fp64's in chunks of two were 6-7% slower, with its faces in
+// bodies of their own as well 7-11% (tests/data/h100/chunked_lists_ab.md, the twenty-second session).
 // On AMD 28 x 4 with 128 threads in both, z state in registers, whose shared memory fits
 // 64 KiB of LDS in fp64.
 template <class Real>
@@ -52,24 +55,24 @@ struct FusedShape {
   using Tile = std::conditional_t<sizeof(Real) == 8, FusedTile<20, 8>, FusedTile<27, 8>>;
   static constexpr int kThreads = 256, kBlocksPerSM = sizeof(Real) == 8 ? 3 : 4;
   static constexpr bool kColumnZShared = sizeof(Real) == 8, kLookaheadLoadsFirst = sizeof(Real) == 4;
-  static constexpr bool kFixedFrames = sizeof(Real) == 4, kHaloOneCellEach = true;
+  static constexpr bool kFixedFrames = sizeof(Real) == 4, kHaloOneCellEach = true, kChunked = sizeof(Real) == 4;
 #else
   using Tile = FusedTile<28, 4>;
   static constexpr int kThreads = 128, kBlocksPerSM = sizeof(Real) == 8 ? 2 : 4;
   static constexpr bool kColumnZShared = false, kLookaheadLoadsFirst = false, kFixedFrames = false,
-                        kHaloOneCellEach = false;
+                        kHaloOneCellEach = false, kChunked = false;
 #endif
+  using Scratch = FusedScratchOf<Real, Tile, kChunked>;
   // The block's dynamic shared memory: the tile's scratch, then the columns' z states if shared.
   static constexpr std::size_t kSharedBytes =
-      sizeof(FusedScratch<Real, Tile>) + (kColumnZShared ? Tile::kColumns * sizeof(ColumnZ<Real>) : 0);
+      sizeof(Scratch) + (kColumnZShared ? Tile::kColumns * sizeof(ColumnZ<Real>) : 0);
 #if defined(HALOCLINE_HIP_NVIDIA)
   static_assert(kBlocksPerSM * (kSharedBytes + 1024) <= 228 * 1024,
                 "the blocks per SM asked for do not fit an H200 SM's shared memory");
 #else
   static_assert(kSharedBytes <= 65536, "the fused tile over 64 KiB of LDS");
 #endif
-  static_assert(sizeof(FusedScratch<Real, Tile>) % alignof(ColumnZ<Real>) == 0,
-                "the z states after the scratch are aligned");
+  static_assert(sizeof(Scratch) % alignof(ColumnZ<Real>) == 0, "the z states after the scratch are aligned");
   static_assert(Tile::kColumns <= kThreads, "a thread per column");
   static_assert(Tile::kRecon >= kThreads, "block_max_into in the slopes' space");
 };
@@ -86,7 +89,7 @@ inline std::string fused_shape_name() {
 #endif
   return describe_fused_shape(Shape::Tile::kNx, Shape::Tile::kNy, Shape::kThreads, per_sm, "block",
                               Shape::kColumnZShared ? "shared memory" : "registers", Shape::kLookaheadLoadsFirst,
-                              Shape::kFixedFrames);
+                              Shape::kFixedFrames, Shape::kChunked);
 }
 
 // Launch shape of the fused kernel over the cells of `box`, and the shared memory it needs.
@@ -131,12 +134,13 @@ __global__ void __launch_bounds__(FusedShape<Real>::kThreads, FusedShape<Real>::
                        RateBits<Real>* max_bits) {
   using Tile = typename FusedShape<Real>::Tile;
   constexpr int kThreads = FusedShape<Real>::kThreads;
-  extern __shared__ unsigned char fused_shared_memory[];
-  auto& s = *reinterpret_cast<FusedScratch<Real, Tile>*>(fused_shared_memory);
+  extern __shared__ __attribute__((aligned(16))) unsigned char fused_shared_memory[];  // for QuadList's chunks
+  auto& s = *reinterpret_cast<typename FusedShape<Real>::Scratch*>(fused_shared_memory);
   const int x0 = box.lo[0] + blockIdx.x * Tile::kNx, y0 = box.lo[1] + blockIdx.y * Tile::kNy;
   const int k0 = box.lo[2] + blockIdx.z * kFusedChunkZ, k1 = min(k0 + kFusedChunkZ, box.hi[2]);
   const int col = threadIdx.x;  // the column this thread owns, if the tile updates it
-  using Stage = FusedTileStage<Real, L, Tile, FusedShape<Real>::kLookaheadLoadsFirst, FusedShape<Real>::kFixedFrames>;
+  using Shape = FusedShape<Real>;
+  using Stage = FusedTileStage<Real, L, Tile, Shape::kLookaheadLoadsFirst, Shape::kFixedFrames, Shape::kChunked>;
   Stage tile{g,
              in,
              u0,
@@ -161,7 +165,7 @@ __global__ void __launch_bounds__(FusedShape<Real>::kThreads, FusedShape<Real>::
           const Real rate = cell_signal_rate(out, c, gas, tile.scale);
           if (rate > most) most = rate;
         }
-      block_max_into<Real, kThreads>(max_bits, most, s.slope.rho);
+      block_max_into<Real, kThreads>(max_bits, most, s.slope.p);
     }
     return;
   }
@@ -174,7 +178,7 @@ __global__ void __launch_bounds__(FusedShape<Real>::kThreads, FusedShape<Real>::
       {col, mine, FusedShape<Real>::kColumnZShared ? &shared_z[min(col, Tile::kColumns - 1)] : &own, Real(0)}};
   march_tile(tile, s, me, k0, k1, FusedShape<Real>::kHaloOneCellEach);
   // The block's max in the slopes' space: no thread reads the slopes after the last faces.
-  if (stage == 2) block_max_into<Real, kThreads>(max_bits, me.thread.most, s.slope.rho);
+  if (stage == 2) block_max_into<Real, kThreads>(max_bits, me.thread.most, s.slope.p);
 }
 
 }  // namespace halocline::hip

@@ -11,8 +11,8 @@
 // The tile is the largest of kFusedTiles whose FusedScratch (the plane, the slopes, the
 // face fluxes and the columns' lookahead of two planes, all in the team's level-0 scratch) fits
 // what Kokkos gives a team: on the host 28 x 8 (the HIP kernel's NVIDIA fp32 tile until it took 27 x 8); under CUDA,
-// where Kokkos 4.6 gives a team 40,936 bytes, 24 x 8 in fp32 (37,444 bytes) and 16 x 6 in fp64
-// (39,960 bytes, the columns' z states in registers). Stage 2 also folds the signal rate of every cell it writes into
+// where Kokkos 4.6 gives a team 40,936 bytes, 24 x 8 in fp32 (37,456 bytes) and 16 x 6 in fp64
+// (39,968 bytes, the columns' z states in registers). Stage 2 also folds the signal rate of every cell it writes into
 // max_rate (a team max, then an atomic max: exact in any order), so that the next time step needs no pass over the
 // state. Why this shape: docs/performance.md.
 #pragma once
@@ -29,13 +29,13 @@ namespace halocline::kokkos {
 // The tiles this backend is compiled for, largest first, and the threads of a team on a GPU
 // (the columns rounded up to whole groups of four warps). A stage runs on the first whose
 // FusedScratch fits the team's level-0 scratch (fused_stage). The bytes a team asks for (its
-// FusedScratch and one Real more for alignment, View::shmem_size; in fp64 on a GPU 80 more a
+// FusedScratch and 16 bytes more, to start it on a 16-byte boundary; in fp64 on a GPU 80 more a
 // column where the tile keeps its columns' z states in the scratch, fp64_columns_in_scratch):
-//   28 x 8: 86,760 in fp64, 43,380 in fp32 (the host's: its scratch is allocated memory);
-//   24 x 8: 74,888 in fp64, 37,444 in fp32 (fp32 under CUDA: Kokkos 4.6 gives 40,936);
-//   28 x 4: 48,648 in fp64, 24,324 in fp32;
-//   16 x 6: 39,960 in fp64 (fp64 under CUDA), 19,980 in fp32;
-//   16 x 4: 28,776 in fp64, 14,388 in fp32 (and 5,120 for the z states: 33,896).
+//   28 x 8: 86,768 in fp64, 43,392 in fp32 (the host's: its scratch is allocated memory);
+//   24 x 8: 74,896 in fp64, 37,456 in fp32 (fp32 under CUDA: Kokkos 4.6 gives 40,936);
+//   28 x 4: 48,656 in fp64, 24,336 in fp32;
+//   16 x 6: 39,968 in fp64 (fp64 under CUDA), 19,992 in fp32;
+//   16 x 4: 28,784 in fp64, 14,400 in fp32 (and 5,120 for the z states: 33,904).
 // In fp32 under CUDA 24 x 8 (4 teams per SM) was 9% faster at 512^3 on the H200 than 28 x 4 (8
 // teams per SM), and 12% at 256^3: about 2/3 of a halo cell loaded and converted per column and
 // plane instead of 8/7, and 8 warps a team between barriers (docs/performance.md). 22 x 4
@@ -102,11 +102,17 @@ struct FusedStage {
   // fp32 form; not measured under Kokkos on a GPU, where the faces keep one body. The host takes
   // it in fp32, so that its tests check both forms' bits against the split kernels.
   static constexpr bool kFixedFrames = kHostExecution && sizeof(Real) == 4;
-  using Work = FusedTileStage<Real, L, Tile, kLookaheadLoadsFirst, kFixedFrames>;
-  using Scratch = FusedScratch<Real, Tile>;
+  // The lists in 16-byte chunks (FusedTileStage's Chunked): the HIP kernel's fp32 form; not
+  // measured under Kokkos on a GPU. The host takes it in fp32, so that its tests check both
+  // forms' bits.
+  static constexpr bool kChunked = kHostExecution && sizeof(Real) == 4;
+  using Work = FusedTileStage<Real, L, Tile, kLookaheadLoadsFirst, kFixedFrames, kChunked>;
+  using Scratch = typename Work::Scratch;
   static constexpr std::size_t kColumnBytes = kColumnsInScratch ? Tile::kColumns * sizeof(ColumnZ<Real>) : 0;
+  // The team's scratch from a 16-byte boundary (QuadList's chunks): 16 bytes more than it holds.
+  static constexpr std::size_t kScratchAlignment = 16;
   static constexpr unsigned kTeamsPerSM =
-      fused_teams_per_sm<Real>(kShape.threads, sizeof(Scratch) + kColumnBytes + sizeof(Real));
+      fused_teams_per_sm<Real>(kShape.threads, sizeof(Scratch) + kColumnBytes + kScratchAlignment);
   using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<kShape.threads, kTeamsPerSM>>;
   using Team = typename Policy::member_type;
   using Reals = Kokkos::View<Real*, Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -119,7 +125,7 @@ struct FusedStage {
   // items out over the threads exactly as a GPU does, and CI checks that distribution's bits.
   static constexpr int kThreads = kShape.threads, kLaunchThreads = kHostExecution ? 1 : kThreads;
   static constexpr int kScratchReals = (sizeof(Scratch) + kColumnBytes) / sizeof(Real);
-  static std::size_t scratch_bytes() { return Reals::shmem_size(kScratchReals); }
+  static std::size_t scratch_bytes() { return kScratchReals * sizeof(Real) + kScratchAlignment; }
   // This shape in words (the run's report: config.fused_shape).
   static std::string name() {
     return describe_fused_shape(Tile::kNx, Tile::kNy, kThreads, kHostExecution ? 0 : static_cast<int>(kTeamsPerSM),
@@ -127,7 +133,7 @@ struct FusedStage {
                                 kColumnsInScratch ? "the team's scratch"
                                 : kHostExecution  ? "a local array"
                                                   : "registers",
-                                kLookaheadLoadsFirst, kFixedFrames);
+                                kLookaheadLoadsFirst, kFixedFrames, kChunked);
   }
 
   Work work;  // the stage's inputs; each team sets the tile's place in its copy
@@ -136,7 +142,9 @@ struct FusedStage {
   MaxRate max_rate;  // stage 2: the largest signal rate written, folded in
 
   KOKKOS_INLINE_FUNCTION void operator()(const Team& team) const {
-    const Reals reals(team.team_scratch(0), kScratchReals);
+    const Reals reals(
+        static_cast<Real*>(team.team_scratch(0).get_shmem_aligned(kScratchReals * sizeof(Real), kScratchAlignment)),
+        kScratchReals);
     Scratch& s = *reinterpret_cast<Scratch*>(reals.data());
     const int tile = team.league_rank();
     const int bx = tile % tiles_x, by = (tile / tiles_x) % tiles_y, bz = tile / (tiles_x * tiles_y);
