@@ -123,6 +123,8 @@ gpu-builds: deps
 	  cmake --preset hip-nvidia -DCMAKE_CUDA_COMPILER=$(NVCC) && \
 	  cmake --build --preset hip-nvidia -j $(JOBS) && \
 	  ctest --preset hip-nvidia -j $(JOBS) || exit 1; \
+	  $(NVCC) -std=c++17 -O3 -arch=sm_90 -I. -x cu tools/gpu/fast_roots_check.cpp \
+	    -o build-hip-nvidia/fast_roots_check || exit 1; \
 	  build-hip-nvidia/bin/halocline_tests --gtest_filter='Gpu.*' | grep -A1 -m1 ': Skipped' || true; \
 	else echo "== hip-nvidia: skipped, no nvcc at $(NVCC)"; fi
 	@missing=$$(for p in $(HIP_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \

@@ -15,6 +15,7 @@
 
 #include "base/grid.hpp"
 #include "base/portability.hpp"
+#include "kernels/fast_roots.hpp"
 
 namespace halocline {
 
@@ -58,6 +59,31 @@ HC_INLINE Real square_root(Real x) {
 template <class Real>
 HC_INLINE Real absolute_value(Real x) {
   return std::fabs(x);
+}
+
+// The square roots and reciprocals of a face flux (hllc_flux_products) as IEEE has them: the
+// form every backend takes, and the one the fast roots give again where they cannot
+// (with_fast_roots).
+template <class Real>
+struct IeeeRoots {
+  HC_INLINE Real sqrt(Real x) const { return square_root(x); }
+  HC_INLINE Real reciprocal(Real x) const { return Real(1) / x; }
+};
+
+// f(roots) with the roots of kernels/fast_roots.hpp where they exist for Real (fp32 on an
+// NVIDIA GPU: IEEE's bits without a branch around each), made again with IEEE's where any of
+// their inputs was outside their range; f(IeeeRoots) elsewhere. f writes nothing but its result.
+template <class Real, class F>
+HC_INLINE auto with_fast_roots(const F& f) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<Real, float>) {
+    FastFloatRoots fast;
+    const auto result = f(fast);
+    if (fast.in_range) return result;
+  }
+#endif
+  const IeeeRoots<Real> ieee;
+  return f(ieee);
 }
 
 // The smaller of a and b, and m with the sign of a, for the MC limiter. In fp32 on a GPU the
@@ -373,12 +399,12 @@ struct WaveSpeeds {
   Real low, high;
 };
 
-template <class Real>
+template <class Real, class Roots>
 HC_INLINE WaveSpeeds<Real> einfeldt_speeds(const Prim<Real>& l, const Prim<Real>& r, Real cl, Real cr,
-                                           const Real u_roe[3], Real h_roe, const IdealGas<Real>& gas) {
+                                           const Real u_roe[3], Real h_roe, const IdealGas<Real>& gas, Roots& roots) {
   Real c2_roe = gas.gamma_minus_1 * (h_roe - Real(0.5) * squared_norm(u_roe[0], u_roe[1], u_roe[2]));
   c2_roe = c2_roe > Real(0) ? c2_roe : Real(0);
-  const Real c_roe = square_root(c2_roe);
+  const Real c_roe = roots.sqrt(c2_roe);
   const Real sl_a = l.u[0] - cl, sl_b = u_roe[0] - c_roe;
   const Real sr_a = r.u[0] + cr, sr_b = u_roe[0] + c_roe;
   // Comparisons, not minNum and maxNum: a NaN Roe speed (a density product out of range) must
@@ -387,28 +413,30 @@ HC_INLINE WaveSpeeds<Real> einfeldt_speeds(const Prim<Real>& l, const Prim<Real>
 }
 
 // The HLLC flux with its divisions turned into products (hllc_flux: fp64 takes it as it is,
-// fp32 on scaled states, hllc_flux_rescaled).
-template <class Real>
-HC_INLINE Cons<Real> hllc_flux_products(const Prim<Real>& l, const Prim<Real>& r, const IdealGas<Real>& gas) {
+// fp32 on scaled states, hllc_flux_rescaled), its square roots and reciprocals `roots`' (IEEE's,
+// or the fast ones of with_fast_roots).
+template <class Real, class Roots = const IeeeRoots<Real>>
+HC_INLINE Cons<Real> hllc_flux_products(const Prim<Real>& l, const Prim<Real>& r, const IdealGas<Real>& gas,
+                                        Roots&& roots = IeeeRoots<Real>{}) {
   // Divisions and square roots are the costliest operations here (on GPUs above all in
   // fp64, about 14 multiply-adds each): three divisions and four square roots per face. Each
   // division is a reciprocal, multiplied by: the two densities' from one, 1 / (rho_l rho_r).
   const Real rho_lr = l.rho * r.rho;
-  const Real inv_rho_lr = Real(1) / rho_lr;
+  const Real inv_rho_lr = roots.reciprocal(rho_lr);
   const Real inv_rl = r.rho * inv_rho_lr, inv_rr = l.rho * inv_rho_lr;
-  const Real cl = square_root(gas.gamma * l.p * inv_rl), cr = square_root(gas.gamma * r.p * inv_rr);
+  const Real cl = roots.sqrt(gas.gamma * l.p * inv_rl), cr = roots.sqrt(gas.gamma * r.p * inv_rr);
   // The total energies; the momenta only for the side whose flux the face takes (below).
   const Real el = total_energy(l, gas), er = total_energy(r, gas);
 
   // Roe averages for the Einfeldt speeds, weighted sqrt(rho_l) : sqrt(rho_r), which is
   // rho_l : g with g = sqrt(rho_l rho_r): one square root, not two.
-  const Real g = square_root(rho_lr);
-  const Real inv_sum = Real(1) / (l.rho + g);
+  const Real g = roots.sqrt(rho_lr);
+  const Real inv_sum = roots.reciprocal(l.rho + g);
   Real u_roe[3];
   for (int c = 0; c < 3; ++c) u_roe[c] = mul_add(l.rho, l.u[c], g * r.u[c]) * inv_sum;
   const Real hr = (er + r.p) * inv_rr;  // rho_l times h_l is e_l + p_l
   const Real h_roe = mul_add(g, hr, el + l.p) * inv_sum;
-  const WaveSpeeds<Real> speeds = einfeldt_speeds(l, r, cl, cr, u_roe, h_roe, gas);
+  const WaveSpeeds<Real> speeds = einfeldt_speeds(l, r, cl, cr, u_roe, h_roe, gas, roots);
   const Real sl = speeds.low, sr = speeds.high;
 
   if (sl >= Real(0)) return physical_flux(l, to_cons(l, el));
@@ -440,7 +468,7 @@ HC_INLINE Cons<Real> hllc_flux_products(const Prim<Real>& l, const Prim<Real>& r
   // The products are grouped so that no intermediate grows beyond rho^2 (|u| + c)^3 (num gap
   // would be rho^2 (|u| + c)^4): fp32 then holds speeds to about 1e9 at densities near 1.
   const Real gap = mul_add(sk, den, -num);
-  const Real inv_both = Real(1) / (den * gap);
+  const Real inv_both = roots.reciprocal(den * gap);
   const Real inv_den = gap * inv_both, inv_gap = den * inv_both;
   const Real s_star = num * inv_den;
   const Real jump = (sk * mul_add(-s.u[0], den, num)) * inv_gap;  // S_K (S* - u_K) / (S_K - S*)
@@ -485,7 +513,8 @@ HC_INLINE Cons<Real> hllc_flux_rescaled(const Prim<Real>& l, const Prim<Real>& r
     t.p = s.p * k.down;
     return t;
   };
-  Cons<Real> f = hllc_flux_products(scaled(l), scaled(r), gas);
+  const Prim<Real> ls = scaled(l), rs = scaled(r);
+  Cons<Real> f = with_fast_roots<Real>([&](auto& roots) { return hllc_flux_products(ls, rs, gas, roots); });
   for (int v = 0; v < kNumVars; ++v) f.q[v] = f.q[v] * k.up;
   return f;
 }

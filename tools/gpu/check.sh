@@ -88,6 +88,13 @@ if [ "$what" = all ] || [ "$what" = tests ] || [ "$what" = tests+halo ]; then
     > "$out/ctest.log" 2>&1 || status=1
   tail -5 "$out/ctest.log"
   grep -E "Skipped|\*\*\*Failed|Failed " "$out/ctest.log" | head -20
+  # The fast square roots and reciprocals of fp32 (kernels/fast_roots.hpp) against IEEE's at
+  # every float, on an NVIDIA GPU.
+  if command -v nvcc > /dev/null; then
+    { nvcc -std=c++17 -O3 -arch=sm_90 -I. -x cu tools/gpu/fast_roots_check.cpp -o "$build/fast_roots_check" &&
+        "$build/fast_roots_check"; } > "$out/fast_roots.txt" 2>&1 || status=1
+    cat "$out/fast_roots.txt"
+  fi
 fi
 
 if [ "$what" = all ] || [ "$what" = bench ]; then
