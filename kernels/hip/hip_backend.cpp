@@ -305,8 +305,10 @@ class HipBackend final : public Backend {
       return published_[(submitted_ - 1) % 2];
     }
     // The step before the last one submitted: waiting for it leaves the last one queued,
-    // so the device never idles while the host decides.
-    if (submitted_ == 1) return published_[0];
+    // so the device never idles while the host decides. With one submitted that is the
+    // control reset_control put in both slots: slot 1's, which no kernel writes until the
+    // second step (slot 0 may be half written by the first step's finish_step_kernel).
+    if (submitted_ == 1) return published_[1];
     const int slot = static_cast<int>((submitted_ - 2) % 2);
     HIP_CHECK(hipEventSynchronize(finished_[slot]));
     return published_[slot];
