@@ -6,8 +6,9 @@
 // again with IEEE's (kernels/hydro.hpp's with_fast_roots): one test for a face's seven roots and reciprocals instead
 // of a branch around each. The fused stage in fp32 is bound by instruction issue
 // (docs/performance.md). That the fast forms give IEEE's bits on the whole of their ranges is
-// checked on the GPU for every float (tools/gpu/fast_roots_check.cpp). Elsewhere (the host, AMD,
-// fp64, a counting scalar) the roots are IEEE's: square_root and 1 / x.
+// checked on the GPU for every float (tools/gpu/fast_roots_check.cpp), on Hopper (sm_90), the one
+// architecture that takes them. Elsewhere (the host, AMD, other NVIDIA architectures, fp64, a
+// counting scalar) the roots are IEEE's: square_root and 1 / x.
 #pragma once
 
 #include "base/portability.hpp"

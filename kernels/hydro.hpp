@@ -73,9 +73,12 @@ struct IeeeRoots {
 // f(roots) with the roots of kernels/fast_roots.hpp where they exist for Real (fp32 on an
 // NVIDIA GPU: IEEE's bits without a branch around each), made again with IEEE's where any of
 // their inputs was outside their range; f(IeeeRoots) elsewhere. f writes nothing but its result.
+// Only on the architecture whose hardware approximations were checked at every float
+// (tools/gpu/fast_roots_check.cpp on sm_90, Hopper): NVIDIA does not promise them the same
+// bits on every GPU, so another architecture takes IEEE's until the check has run there.
 template <class Real, class F>
 HC_INLINE auto with_fast_roots(const F& f) {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
   if constexpr (std::is_same_v<Real, float>) {
     FastFloatRoots fast;
     const auto result = f(fast);
