@@ -202,6 +202,27 @@ void check_bench_runs(const BenchOptions& o) {
   for (const std::string& backend : backends) check_probe_cache(o.out_dir, backend, 0);
 }
 
+std::string earlier_bench_runs_note(const BenchOptions& o) {
+  std::vector<std::size_t> earlier;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(o.out_dir + "/runs", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.size() > 9 || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::size_t index = std::stoul(name);
+    if (index >= row_count(o) && entry.is_directory(ec)) earlier.push_back(index);
+  }
+  if (earlier.empty()) return "";
+  std::sort(earlier.begin(), earlier.end());
+  const std::string where = o.out_dir + "/runs/";
+  const std::size_t rows = row_count(o);
+  const std::string these = "this sweep has " + std::to_string(rows) + " configuration" + (rows == 1 ? "" : "s") +
+                            ", and bench.json lists only its own";
+  if (earlier.size() == 1)
+    return where + std::to_string(earlier.front()) + " is from an earlier bench in this directory: " + these;
+  return where + std::to_string(earlier.front()) + " to " + std::to_string(earlier.back()) + " (" +
+         std::to_string(earlier.size()) + " folders) are from an earlier bench in this directory: " + these;
+}
+
 void check_bench_options(const BenchOptions& o) {
   for (std::size_t a = 0; a < o.sweeps.size(); ++a)
     for (std::size_t b = 0; b < a; ++b)

@@ -67,6 +67,11 @@ void check_bench_options(const BenchOptions& options);
 // write over. Rank 0's files.
 void check_bench_runs(const BenchOptions& options);
 
+// A note on the run folders in OUT/runs that this sweep will not write (OUT/runs/N for N at or
+// past its configuration count: an earlier, larger sweep's, which bench.json will not list), or
+// empty where there are none. Bench leaves them as they are (it writes only what it names).
+std::string earlier_bench_runs_note(const BenchOptions& options);
+
 // Everything a sweep runs, one "key = value" per line: every rank of an MPI bench must
 // have the same (app/failures.hpp check_same_lines).
 std::string bench_lines(const BenchOptions& options);

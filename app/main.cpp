@@ -273,6 +273,8 @@ int do_bench(const BenchArgs& a, const hc::Provenance& provenance) {
                             name[6] == 'j' ? hc::OutputKind::Json : hc::OutputKind::BenchTable);
     hc::check_bench_runs(o);
     out_dir.open(o.out_dir);
+    const std::string earlier = hc::earlier_bench_runs_note(o);
+    if (!earlier.empty()) std::cerr << hc::one_line("halocline: note: " + earlier) << '\n';
   });
   // bench.json is rewritten after each configuration: a sweep that is stopped keeps the
   // configurations it finished.

@@ -678,6 +678,35 @@ TEST_F(Cli, NotEnoughHostMemoryExitsTwo) {
 // `halocline bench`: the whole matrix in one process, each configuration run or listed as
 // skipped with its reason, the JSON matching docs/schemas/bench.schema.json, the CSV with
 // one line per configuration, speedups against the baseline.
+// A bench into a directory where an earlier, larger sweep left more run folders says which
+// folders bench.json does not list (it leaves them: they are no file this bench names).
+TEST_F(Cli, BenchNamesTheRunFoldersOfAnEarlierLargerSweep) {
+  const fs::path out = dir_ / "bench";
+  const auto bench = [&](std::vector<std::string> sweep) {
+    std::vector<std::string> args = {"bench",  "inputs/bench.toml", "--set", "grid.n=8", "--repeat",
+                                     "1",      "--steps",           "1",     "--out",    out.string(),
+                                     "--quiet"};
+    args.insert(args.end(), sweep.begin(), sweep.end());
+    return run(args);
+  };
+  Result r = bench({"--sweep", "layout=aos,soa,aosoa"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  r = bench({"--sweep", "layout=aos,soa"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "halocline: note: " + out.string() +
+                       "/runs/2 is from an earlier bench in this directory: this sweep has 2 configurations, and "
+                       "bench.json lists only its own\n");
+  r = bench({});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("/runs/1 to 2 (2 folders) are from an earlier bench in this directory: this sweep has 1 "
+                       "configuration,"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(fs::is_directory(out / "runs" / "2"));  // left as it was
+  EXPECT_EQ(read_json(out / "bench.json")["rows"].size(), 1u);
+}
+
 TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
   const fs::path out = dir_ / "bench";
   const Result r = run({"bench", "inputs/bench.toml", "--set", "grid.n=12", "--sweep", "layout=aos,soa", "--sweep",
