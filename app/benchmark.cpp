@@ -222,7 +222,7 @@ BenchmarkResult plan_benchmark(const BenchmarkOptions& o) {
   r.provenance = o.provenance;
   const std::string backend = o.backend.empty() ? backend_name(default_backend()) : o.backend;
   agreed([&] {
-    r.device = describe_device(backend, 0);
+    r.device = describe_device(backend, 0, "benchmark");
     BenchmarkSetting s;
     s.ranks = r.ranks = world_size();
     s.threads_per_rank = r.threads_per_rank = r.device.kind == "gpu" ? 1 : std::max(1, r.device.compute_units);

@@ -11,8 +11,9 @@
 
 namespace halocline {
 
-// A benchmark's output directory stands for the benchmark.json in it.
-nlohmann::json read_benchmark_result(const std::string& given) {
+// A benchmark's output directory stands for the benchmark.json in it. Only a regular file is
+// read: a FIFO with no writer would be read for ever.
+std::string benchmark_result_path(const std::string& given) {
   std::string path = given;
   std::error_code ec;
   if (std::filesystem::is_directory(given, ec)) {
@@ -22,6 +23,14 @@ nlohmann::json read_benchmark_result(const std::string& given) {
                       "' is a directory with no benchmark.json (what `halocline benchmark --out " + given +
                       "` writes)");
   }
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    throw DeckError("compare: '" + path + "' is not a regular file, so not a halocline benchmark result");
+  return path;
+}
+
+nlohmann::json read_benchmark_result(const std::string& given) {
+  const std::string path = benchmark_result_path(given);
   std::ifstream in(path);
   if (!in) throw DeckError("compare: cannot read '" + path + "': " + std::strerror(errno));
   nlohmann::json j;

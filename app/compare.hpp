@@ -11,8 +11,14 @@
 
 namespace halocline {
 
-// The result JSON at `path`; DeckError (exit code 2) in one line when the file cannot be
-// read, is not JSON, or is not a benchmark result (its "kind").
+// The file a result given as `given` is: `given`, or the benchmark.json in the directory
+// `given` (a benchmark's --out). DeckError (exit code 2) in one line for a directory without
+// one, or a path that is not a regular file (a FIFO, a device).
+std::string benchmark_result_path(const std::string& given);
+
+// The result JSON at `path` (or in the directory `path`: benchmark_result_path); DeckError
+// (exit code 2) in one line when the file cannot be read, is not JSON, or is not a benchmark
+// result (its "kind").
 nlohmann::json read_benchmark_result(const std::string& path);
 
 // The table of `results` (each named by its path).

@@ -369,7 +369,7 @@ int do_probe(const ProbeArgs& a, hc::Provenance provenance) {
   if (!json_dir.empty()) make(json_dir.string());
   const hc::ProbeResult r = hc::run_probe(a.backend, options);
   hc::print_probe(std::cout, r);
-  hc::add_device(provenance, hc::describe_device(a.backend, a.device));
+  hc::add_device(provenance, hc::describe_device(a.backend, a.device, "probe"));
   const nlohmann::json j = hc::probe_json(r, provenance);
   if (!a.out.empty()) {
     // Where runs writing into the same directory find it (cached_probe).
@@ -383,7 +383,7 @@ int do_probe(const ProbeArgs& a, hc::Provenance provenance) {
 }
 
 int do_info(const std::string& backend, bool json, hc::Provenance provenance) {
-  const hc::DeviceInfo device = hc::describe_device(backend, 0);
+  const hc::DeviceInfo device = hc::describe_device(backend, 0, "info");
   hc::add_device(provenance, device);
   nlohmann::json info = hc::info_json(device);
   info["provenance"] = hc::provenance_json(provenance);
@@ -504,7 +504,7 @@ int do_compare(const CompareArgs& a) {
   std::cout << hc::compare_markdown(a.files, results);
   if (a.plot.empty()) return 0;
   std::string command = plot + " --out '" + a.plot + "'";
-  for (const std::string& f : a.files) command += " --compare '" + f + "'";
+  for (const std::string& f : a.files) command += " --compare '" + hc::benchmark_result_path(f) + "'";
   if (std::system((command + " >/dev/null").c_str()) != 0) throw std::runtime_error("--plot: tools/plot.py failed");
   std::cout << "\nplot " << (std::filesystem::path(a.plot) / "compare.png").string() << '\n';
   return 0;

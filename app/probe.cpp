@@ -137,7 +137,7 @@ std::string probe_cache_name(const std::string& backend, const std::string& devi
 
 void check_probe_cache(const std::string& out_dir, const std::string& backend, int device) {
   if (!backend_unavailable(parse_backend(backend, "--backend")).empty()) return;  // said by the run itself
-  const std::string name = probe_cache_name(backend, describe_device(backend, device).name);
+  const std::string name = probe_cache_name(backend, describe_device(backend, device, "probe").name);
   check_output_file((std::filesystem::path(out_dir) / name).string(), "probe cache", {});
 }
 
@@ -147,7 +147,7 @@ ProbeResult cached_probe(const std::string& out_dir, const std::string& backend,
   ProbeOptions options;
   options.quick = true;
   options.device = device;
-  const std::string name = describe_device(backend, device).name;
+  const std::string name = describe_device(backend, device, "probe").name;
   const fs::path path = fs::path(out_dir) / probe_cache_name(backend, name);
   std::ifstream in(path);
   if (in) {

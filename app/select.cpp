@@ -144,8 +144,8 @@ int device_count(const std::string& backend) {
   return 1;  // kokkos: the device or execution space it started on
 }
 
-DeviceInfo describe_device(const std::string& backend, int device) {
-  switch (available_backend(backend, "info")) {
+DeviceInfo describe_device(const std::string& backend, int device, const char* command) {
+  switch (available_backend(backend, command)) {
 #if defined(HALOCLINE_HAVE_KOKKOS)
     case BackendKind::Kokkos: return kokkos_device_info();
 #endif

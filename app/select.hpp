@@ -61,8 +61,9 @@ bool runs_on_gpu(BackendKind backend);
 std::string choice_without_effect(const Config& c, const std::map<std::string, std::string>& given);
 
 // What `backend` (kokkos | hip) would run on here: GPU `device`, or the execution space.
-// Throws DeckError when that backend is not built in or has no device here.
-DeviceInfo describe_device(const std::string& backend, int device);
+// Throws DeckError, its line naming `command` (the command that asked: info, probe, benchmark),
+// when that backend is not built in or has no device here.
+DeviceInfo describe_device(const std::string& backend, int device, const char* command);
 
 // How many devices `backend` can be given by index here: the GPUs its runtime sees (hip), or
 // 1 (kokkos: the device or execution space it started on). Throws as describe_device() does.

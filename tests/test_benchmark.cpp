@@ -3,6 +3,7 @@
 // compliant, matching the references; refused in one line when a rule is broken; marked
 // non-compliant everywhere when asked to run anyway.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -188,7 +189,7 @@ std::string unset_this_jobs_mpi_variables() {
 
 // The ranks run rule 5 asks of the default backend here: one per core on a CPU, one per GPU.
 long rule_five_ranks() {
-  const hc::DeviceInfo d = hc::describe_device(hc::backend_name(hc::default_backend()), 0);
+  const hc::DeviceInfo d = hc::describe_device(hc::backend_name(hc::default_backend()), 0, "benchmark");
   return d.kind == "gpu" ? d.devices_visible : hc::make_provenance({"halocline"}).cpu_cores;
 }
 
@@ -226,7 +227,7 @@ TEST_F(BenchmarkCommand, RunsCompliantlyOnTheWholeNodeAndMatchesTheReferences) {
   const long ranks = rule_five_ranks();
   const std::string launcher = mpirun(ranks);
   if (launcher.empty()) GTEST_SKIP() << "built without MPI: one rank per core needs mpirun";
-  const bool gpu = hc::describe_device(hc::backend_name(hc::default_backend()), 0).kind == "gpu";
+  const bool gpu = hc::describe_device(hc::backend_name(hc::default_backend()), 0, "benchmark").kind == "gpu";
   const int size = gpu ? 256 : 32;
   ASSERT_EQ(run("--size " + std::to_string(size) + " --out result", launcher), 0) << out_ << err_;
   const nlohmann::json j = nlohmann::json::parse(read_text(dir_ / "result/benchmark.json"));
@@ -265,7 +266,7 @@ TEST_F(BenchmarkCommand, RefusesABrokenRuleInOneLineBeforeAnyWork) {
     EXPECT_NE(err_.find("--non-compliant runs it anyway"), std::string::npos) << err_;
     EXPECT_FALSE(fs::exists(dir_ / "refused")) << args;
   }
-  const hc::DeviceInfo device = hc::describe_device(hc::backend_name(hc::default_backend()), 0);
+  const hc::DeviceInfo device = hc::describe_device(hc::backend_name(hc::default_backend()), 0, "benchmark");
   if (device.kind == "gpu" && !mpirun(2).empty()) {  // one rank more than the node has GPUs
     const int gpus = device.devices_visible;
     EXPECT_EQ(run("--size 32 --out refused", mpirun(gpus + 1)), 2);
@@ -279,6 +280,18 @@ TEST_F(BenchmarkCommand, RefusesABrokenRuleInOneLineBeforeAnyWork) {
                         " cores; run one rank per core: mpirun -n " + std::to_string(cores())),
               std::string::npos)
         << err_;
+  }
+}
+
+// A backend this binary lacks: one line that names the command asked (it named `info`).
+TEST_F(BenchmarkCommand, RefusesABackendNotBuiltInNamingItself) {
+  for (const hc::BackendKind kind : {hc::BackendKind::Kokkos, hc::BackendKind::Hip}) {
+    if (hc::backend_unavailable(kind).empty()) continue;
+    const std::string name = hc::backend_name(kind);
+    EXPECT_EQ(run("--backend " + name + " --size 32 --out refused"), 2) << name;
+    EXPECT_EQ(err_.rfind("halocline: error: benchmark: ", 0), 0u) << err_;
+    EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+    EXPECT_FALSE(fs::exists(dir_ / "refused")) << name;
   }
 }
 
@@ -353,6 +366,7 @@ TEST_F(BenchmarkCommand, CompareSetsResultsSideBySide) {
   ASSERT_EQ(run_compare("a.json c"), 0) << err_;
   EXPECT_EQ(out_.rfind("| figure | a.json | c |\n", 0), 0u) << out_;
   fs::create_directories(dir_ / "empty");
+  ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0644), 0);  // with no writer: read, it would hang
   // Anything else: exit 2, one line naming the file, nothing on stdout.
   std::ofstream(dir_ / "report.json") << R"({"checksum": "0123456789abcdef"})";
   std::ofstream(dir_ / "text.json") << "not json";
@@ -366,7 +380,8 @@ TEST_F(BenchmarkCommand, CompareSetsResultsSideBySide) {
             "halocline: error: compare: 'future.json' is a benchmark result of format_version 999; "
             "this halocline reads format_version 1"},
            {"missing.json", "halocline: error: compare: cannot read 'missing.json': No such file or directory"},
-           {"empty", "halocline: error: compare: 'empty' is a directory with no benchmark.json"}}) {
+           {"empty", "halocline: error: compare: 'empty' is a directory with no benchmark.json"},
+           {"fifo", "halocline: error: compare: 'fifo' is not a regular file"}}) {
     EXPECT_EQ(run_compare("a.json " + file), 2) << file;
     EXPECT_EQ(err_.rfind(says, 0), 0u) << err_;
     EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
@@ -376,6 +391,9 @@ TEST_F(BenchmarkCommand, CompareSetsResultsSideBySide) {
     GTEST_SKIP() << "the plot needs /usr/bin/python3 with matplotlib (apt-get install python3-matplotlib)";
   ASSERT_EQ(run_compare("a.json b.json --plot plots"), 0) << err_;
   EXPECT_GT(fs::file_size(dir_ / "plots/compare.png"), 1000u);
+  // A directory stands for its benchmark.json in the plot too.
+  ASSERT_EQ(run_compare("a.json c --plot plots_dir"), 0) << err_;
+  EXPECT_GT(fs::file_size(dir_ / "plots_dir/compare.png"), 1000u);
 }
 
 }  // namespace

@@ -627,7 +627,7 @@ TEST(ProbeTimeline, EveryCallOfTheTracedStepIsOnItsStream) {
 }
 
 TEST(ProbeInfo, DescribesTheDeviceAndTheBuild) {
-  const nlohmann::json info = hc::info_json(hc::describe_device(probed_backend(), 0));
+  const nlohmann::json info = hc::info_json(hc::describe_device(probed_backend(), 0, "info"));
   EXPECT_EQ(hc::test::schema_violation(info, hc::test::load_schema("run")["properties"]["info"]), "");
   EXPECT_NE(info["build"]["backends"].get<std::string>().find(probed_backend()), std::string::npos);
   EXPECT_FALSE(info["build"]["cxx_compiler"].get<std::string>().empty());
