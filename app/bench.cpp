@@ -169,10 +169,12 @@ std::string what_bench_runs(Config c, const BenchOptions& o) {
 // Where configuration `index` of the sweep runs: its report, and a signal's checkpoint.
 std::string run_dir(const BenchOptions& o, std::size_t index) { return o.out_dir + "/runs/" + std::to_string(index); }
 
+// A configuration's name: its swept values ("layout=soa precision=fp64"); a bench with no
+// --sweep runs one, the deck as set.
 std::string row_name(const BenchOptions& o, const std::map<std::string, std::string>& values) {
   std::string name;
   for (const SweepAxis& axis : o.sweeps) name += (name.empty() ? "" : " ") + axis.key + "=" + values.at(axis.key);
-  return name;
+  return name.empty() ? "(the deck)" : name;
 }
 
 }  // namespace
@@ -395,6 +397,8 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
     result.baseline = base->name;
     for (BenchRow& row : result.rows)
       if (row.ran() && row.median_s > 0) row.speedup = base->median_s / row.median_s;
+  } else if (base) {
+    result.baseline_not_run = base->name;
   }
   return result;
 }
@@ -449,7 +453,10 @@ nlohmann::json bench_json(const BenchResult& r) {
              "the run's report's: traffic.effective_bandwidth_Bps / the probed copy bandwidth (OUT/probe-*.json)"},
             {"fraction_of_arithmetic_limit",
              "the run's report's: fom.cell_updates_per_s / arithmetic.limit_cell_updates_per_s (docs/report.md)"},
-            {"speedup", "the baseline's median step time / this configuration's"},
+            {"speedup",
+             "the baseline's median step time / this configuration's; null where the baseline did not run "
+             "(then `baseline` is null); a bench with no --sweep runs one configuration, \"(the deck)\", "
+             "its own baseline"},
             {"fused_shape", "with fused kernels, how the backend ran them: the run's report's config.fused_shape"},
             {"run_s", "the configuration's whole run: set-up, steps, final checks, memory freed"},
             {"phases_per_step_s",
@@ -472,7 +479,9 @@ std::string bench_csv(const BenchResult& r) {
     } else {
       os << "ran," << row.min_s << ',' << row.median_s << ',' << row.max_s << ','
          << fom_cell_updates_per_s(row.cells, row.median_s) << ',' << row.effective_Bps << ','
-         << row.fraction_of_copy_bandwidth << ',' << row.speedup << ",\n";
+         << row.fraction_of_copy_bandwidth << ',';
+      if (!r.baseline.empty()) os << row.speedup;  // empty: no baseline ran
+      os << ",\n";
     }
   }
   return os.str();
@@ -502,13 +511,21 @@ void print_bench(std::ostream& os, const BenchResult& r) {
     os << std::fixed << std::setprecision(3) << std::setw(11) << row.median_s * 1e3 << std::setw(10) << row.min_s * 1e3
        << std::setw(10) << row.max_s * 1e3 << std::setw(12)
        << fom_cell_updates_per_s(row.cells, row.median_s) / (giga ? 1e9 : 1e6) << std::setw(9)
-       << row.effective_Bps / (tera ? 1e12 : 1e9) << std::setprecision(2) << std::setw(9) << row.speedup << '\n';
+       << row.effective_Bps / (tera ? 1e12 : 1e9) << std::setprecision(2) << std::setw(9);
+    if (r.baseline.empty())
+      os << "-" << '\n';  // no baseline ran
+    else
+      os << row.speedup << '\n';
   }
   auto count = [](long n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
   os << std::defaultfloat << std::setprecision(6)
      << "one run per configuration: " << count(r.options.repeat, "repetition") << " of "
      << count(r.options.steps, "step") << " after " << kWarmupSteps + kTracedStepsUnsampled
-     << " untimed ones; baseline: " << (r.baseline.empty() ? "none (not run)" : r.baseline) << '\n';
+     << " untimed ones; baseline: "
+     << (!r.baseline.empty()          ? r.baseline
+         : r.baseline_not_run.empty() ? "none"
+                                      : r.baseline_not_run + ", which did not run: no speedups")
+     << '\n';
 }
 
 }  // namespace halocline

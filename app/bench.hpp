@@ -114,7 +114,8 @@ struct BenchRow {
   double effective_Bps = 0;                         // bytes_per_step / median step time
   double fraction_of_copy_bandwidth = 0;            // the run's report's (the probe's copy bandwidth)
   double fraction_of_arithmetic_limit = 0;          // the run's report's (the probe's arithmetic rates)
-  double speedup = 0;                               // baseline median / this median (0: no baseline)
+  double speedup = 0;                               // baseline median / this median (no baseline: 0,
+                                                    // null in bench.json, empty in bench.csv)
   std::string checksum;                             // of the final state
   std::map<std::string, double> phases_per_step_s;  // timed phase -> seconds per timed step
   std::string fused_shape;                          // with fused kernels, the run's report's; else empty
@@ -123,7 +124,8 @@ struct BenchRow {
 struct BenchResult {
   BenchOptions options;
   std::vector<BenchRow> rows;
-  std::string baseline;  // the baseline row's name; empty when it was skipped
+  std::string baseline;          // the baseline row's name; empty when it did not run
+  std::string baseline_not_run;  // the baseline row's name when it did not run (skipped, failed)
   // The command's provenance with the GPU of the first configuration that ran on one.
   Provenance provenance;
 };

@@ -294,6 +294,11 @@ int do_bench(const BenchArgs& a, const hc::Provenance& provenance) {
     std::cerr << "halocline: bench: " << failed << " configuration(s) failed (listed in bench.json)\n";
     return 1;
   }
+  // A sweep that measured nothing did not do what it was asked.
+  if (std::none_of(r.rows.begin(), r.rows.end(), [](const hc::BenchRow& row) { return row.ran(); })) {
+    std::cerr << "halocline: bench: no configuration ran: each was skipped (the reasons are in bench.json)\n";
+    return 1;
+  }
   return 0;
 }
 

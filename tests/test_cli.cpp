@@ -678,6 +678,44 @@ TEST_F(Cli, NotEnoughHostMemoryExitsTwo) {
 // `halocline bench`: the whole matrix in one process, each configuration run or listed as
 // skipped with its reason, the JSON matching docs/schemas/bench.schema.json, the CSV with
 // one line per configuration, speedups against the baseline.
+// The speedups say the same in bench's table, bench.csv and bench.json: a bench with no sweep
+// is its own baseline, named "(the deck)"; a baseline that did not run gives no speedup
+// anywhere (the table and the CSV said 0 where the JSON said null); a sweep of which nothing
+// ran ends with exit 1.
+TEST_F(Cli, BenchSpeedupsAgreeInTheTableTheCsvAndTheJson) {
+  const auto bench = [&](const std::string& out, std::vector<std::string> more) {
+    std::vector<std::string> args = {"bench",  "inputs/bench.toml", "--set", "grid.n=8", "--repeat",
+                                     "1",      "--steps",           "1",     "--out",    (dir_ / out).string(),
+                                     "--quiet"};
+    args.insert(args.end(), more.begin(), more.end());
+    return run(args);
+  };
+  Result r = bench("alone", {});
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json j = read_json(dir_ / "alone" / "bench.json");
+  EXPECT_EQ(j["baseline"], "(the deck)");
+  EXPECT_EQ(j["rows"][0]["name"], "(the deck)");
+  EXPECT_EQ(j["rows"][0]["speedup"], 1.0);
+  EXPECT_NE(r.out.find("baseline: (the deck)\n"), std::string::npos) << r.out;
+  std::string csv = read_file(dir_ / "alone" / "bench.csv");
+  EXPECT_EQ(csv.substr(csv.size() - 4), ",1,\n") << csv;
+
+  r = bench("unrun", {"--sweep", "grid.n=100000,8"});  // the baseline, the first, cannot be allocated
+  ASSERT_EQ(r.code, 0) << r.err;
+  j = read_json(dir_ / "unrun" / "bench.json");
+  EXPECT_TRUE(j["baseline"].is_null());
+  ASSERT_TRUE(j["rows"][0].contains("skipped"));
+  EXPECT_TRUE(j["rows"][1]["speedup"].is_null());
+  csv = read_file(dir_ / "unrun" / "bench.csv");
+  EXPECT_EQ(csv.substr(csv.size() - 3), ",,\n") << csv;  // no speedup
+  EXPECT_NE(r.out.find("       -\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("baseline: grid.n=100000, which did not run: no speedups\n"), std::string::npos) << r.out;
+
+  r = bench("none", {"--sweep", "grid.n=100000,200000"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "halocline: bench: no configuration ran: each was skipped (the reasons are in bench.json)\n");
+}
+
 // A bench into a directory where an earlier, larger sweep left more run folders says which
 // folders bench.json does not list (it leaves them: they are no file this bench names).
 TEST_F(Cli, BenchNamesTheRunFoldersOfAnEarlierLargerSweep) {
@@ -804,7 +842,7 @@ TEST_F(Cli, BenchSkipsChoicesThatChangeNoStep) {
   const Result short_deck =
       run({"bench", "inputs/bench.toml", "--set", "grid.n=8", "--set", "time.t_end=1e-3", "--sweep", "layout=soa",
            "--repeat", "2", "--steps", "3", "--out", (dir_ / "bench_short").string(), "--quiet"});
-  ASSERT_EQ(short_deck.code, 0) << short_deck.err;
+  EXPECT_EQ(short_deck.code, 1) << short_deck.err;  // its one configuration did not run
   const nlohmann::json k = read_json(dir_ / "bench_short" / "bench.json");
   EXPECT_NE(k["rows"][0].value("skipped", "").find("raise time.t_end"), std::string::npos) << k.dump();
 }
