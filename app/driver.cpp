@@ -598,6 +598,10 @@ void Simulation::finish() {
   r_.checksum = state_checksum(comm_, *backend_);
   r_.final = state_totals();
   if (options_.write_output && config_.output_final && last_snapshot_step_ != step) write_snapshot(step, t);
+  // Snapshots numbered after this run's last are an earlier run's in the same directory: its
+  // series file lists only this run's (the caller says so).
+  if (comm_.root() && writer_ && snapshot_index_ > 0)
+    r_.earlier_snapshots = writer_->snapshots_after(snapshot_index_ - 1);
   settle_steps_past_the_stop();
   r_.step_times = samples_.times();
   r_.steps = step;

@@ -114,10 +114,11 @@ struct RunResult {
   std::array<int, 3> ranks_grid{1, 1, 1};
   HaloStrategy halo = HaloStrategy::None;          // as resolved for this run
   KernelStrategy kernels = KernelStrategy::Split;  // likewise
-  std::string fused_shape;               // with fused kernels: how the backend runs them (Backend::fused_shape)
-  std::string output_mode;               // serial (one rank), gather (rank 0 writes) or collective
-  std::vector<std::string> snapshots;    // XDMF files written
-  std::vector<std::string> checkpoints;  // checkpoint files written (older ones may be pruned)
+  std::string fused_shape;                     // with fused kernels: how the backend runs them (Backend::fused_shape)
+  std::string output_mode;                     // serial (one rank), gather (rank 0 writes) or collective
+  std::vector<std::string> snapshots;          // XDMF files written
+  std::vector<std::string> earlier_snapshots;  // snapshot files after this run's last: an earlier run's
+  std::vector<std::string> checkpoints;        // checkpoint files written (older ones may be pruned)
   std::size_t device_bytes = 0;
   double host_bytes_planned = 0;  // this node's host bytes by the memory plan (app/resources.hpp)
   DeviceInfo device;

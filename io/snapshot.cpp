@@ -475,22 +475,40 @@ void SnapshotWriter::continue_series(int first_index) {
   }
 }
 
+// The number of the snapshot file `name` (<prefix>_NNNN.h5), or -1 for another name.
+static int snapshot_number(const std::string& name, const std::string& prefix) {
+  const std::string head = prefix + "_";
+  if (name.size() < head.size() + 7 || name.compare(0, head.size(), head) != 0 ||
+      name.compare(name.size() - 3, 3, ".h5") != 0)
+    return -1;
+  const std::string digits = name.substr(head.size(), name.size() - head.size() - 3);
+  if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoi(digits);
+}
+
 int SnapshotWriter::index_after(double time) const {
   h5::apply_error_printing();
   int after = 0;
   std::error_code ec;
   for (fs::directory_iterator it(out_dir_, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string(), head = prefix_ + "_";
-    if (name.size() < head.size() + 7 || name.compare(0, head.size(), head) != 0 ||
-        name.compare(name.size() - 3, 3, ".h5") != 0)
-      continue;
-    const std::string digits = name.substr(head.size(), name.size() - head.size() - 3);
-    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    const int index = std::stoi(digits);
+    const int index = snapshot_number(it->path().filename().string(), prefix_);
     double t = 0;
     if (index >= after && snapshot_time(it->path(), t) && t <= time) after = index + 1;
   }
   return after;
+}
+
+std::vector<std::string> SnapshotWriter::snapshots_after(int index) const {
+  std::vector<std::pair<int, std::string>> found;
+  std::error_code ec;
+  for (fs::directory_iterator it(out_dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    const int number = snapshot_number(it->path().filename().string(), prefix_);
+    if (number > index) found.emplace_back(number, it->path().string());
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> paths;
+  for (const auto& [number, path] : found) paths.push_back(path);
+  return paths;
 }
 
 void SnapshotWriter::write_series() const {

@@ -103,6 +103,9 @@ class SnapshotWriter {
   // that it writes over none of the run it continues, whose final snapshot may lie between
   // two output times (and, with no output interval, is its only one: snapshot 0).
   int index_after(double time) const;
+  // The snapshot files in the directory numbered after `index`, in order: where `index` is the
+  // last this run wrote, an earlier run's, which <prefix>.xmf does not list.
+  std::vector<std::string> snapshots_after(int index) const;
 
   const std::vector<SnapshotInfo>& written() const { return written_; }
 

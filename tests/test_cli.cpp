@@ -355,6 +355,31 @@ TEST_F(Cli, BenchSummaryCountsInTheSingular) {
 
 // ---- A good run and its report ---------------------------------------------------------
 
+// A run into a directory where an earlier run wrote more snapshots leaves them (no file the
+// run names) and says which they are: its series file lists only its own.
+TEST_F(Cli, ARunNamesTheSnapshotsAnEarlierRunLeftAfterItsLast) {
+  const std::string out = (dir_ / "series").string();
+  const auto run_with = [&](const char* interval) {
+    return run({"run", "inputs/sod.toml", "--set", "grid.nx=32", "--set", std::string("output.interval=") + interval,
+                "--out", out, "--no-probe", "--quiet"});
+  };
+  Result r = run_with("0.05");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  ASSERT_TRUE(fs::exists(fs::path(out) / "snapshot_0004.h5"));
+  r = run_with("0.1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "halocline: note: " + out +
+                       "/snapshot_0003.h5 to snapshot_0004.h5 (2 files) are from an earlier run in this directory: the "
+                       "series file lists only this run's\n");
+  EXPECT_TRUE(fs::exists(fs::path(out) / "snapshot_0004.h5"));  // left as it was
+  const std::string series = read_file(fs::path(out) / "snapshot.xmf");
+  EXPECT_NE(series.find("snapshot_0002.h5"), std::string::npos);
+  EXPECT_EQ(series.find("snapshot_0003.h5"), std::string::npos);
+  r = run_with("0.1");  // the same run again: nothing of another's after its last but those two
+  EXPECT_NE(r.err.find("(2 files)"), std::string::npos) << r.err;
+}
+
 TEST_F(Cli, SodRunWritesReportAndSnapshot) {
   const Result v = run({"--version"});
   ASSERT_EQ(v.code, 0);
