@@ -231,9 +231,13 @@ void check_bench_options(const BenchOptions& o) {
       if (o.sweeps[a].key == o.sweeps[b].key)
         throw DeckError("--sweep " + o.sweeps[a].key + " is given twice (under any of its names)");
   for (const auto& [key, value] : o.baseline) {
-    bool swept = false;
-    for (const SweepAxis& axis : o.sweeps)
+    bool key_swept = false, swept = false;
+    for (const SweepAxis& axis : o.sweeps) {
+      key_swept = key_swept || axis.key == key;
       swept = swept || (axis.key == key && std::count(axis.values.begin(), axis.values.end(), value));
+    }
+    if (!key_swept)
+      throw DeckError("--baseline " + key + "=" + value + ": " + key + " is not swept (a baseline names swept values)");
     if (!swept) throw DeckError("--baseline " + key + "=" + value + " is not one of the swept values");
   }
   if (o.repeat < 1) throw DeckError("--repeat must be >= 1");

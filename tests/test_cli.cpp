@@ -970,6 +970,7 @@ TEST_F(Cli, BenchRefusesBadSweepsBeforeAnyRun) {
       {{"--sweep", "grid.bogus=1,2"}, "'grid.bogus'"},
       {{"--sweep", "layout=aos", "--sweep", "layout=soa"}, "given twice"},
       {{"--sweep", "layout=aos", "--baseline", "layout=soa"}, "not one of the swept values"},
+      {{"--sweep", "layout=aos", "--baseline", "precision=fp32"}, "precision is not swept"},
       {{"--sweep", "kokkos-tile=auto,64x32x1"}, "at most 1024 cells"},
   };
   for (const auto& [args, message] : cases) {

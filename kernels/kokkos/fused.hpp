@@ -235,7 +235,7 @@ auto with_fitting_stage(std::size_t most, const F& f) {
     if constexpr (T + 1 < kFusedTileCount) {
       return with_fitting_stage<Real, L, T + 1>(most, f);
     } else {
-      throw ResourceError("--kernels fused: a team needs " + std::to_string(Stage::scratch_bytes()) +
+      throw ResourceError("the fused kernels: a team needs " + std::to_string(Stage::scratch_bytes()) +
                           " bytes of scratch memory; " + Exec::name() + " gives " + std::to_string(most));
     }
   }

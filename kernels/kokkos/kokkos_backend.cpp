@@ -445,7 +445,7 @@ std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& ph
                                              const MemoryStrategy& memory, const std::array<int, 3>& tile,
                                              KernelStrategy kernels) {
   if (kokkos::kHostExecution && memory.owner != Owner::Device)
-    throw NotApplicable(std::string("--owner ") + owner_name(memory.owner) + ": the kokkos backend runs on " +
+    throw NotApplicable(std::string("the ") + owner_name(memory.owner) + " owner model: the kokkos backend runs on " +
                         Kokkos::DefaultExecutionSpace::name() +
                         ", whose memory is the host's: only the device owner model applies there");
   return std::make_unique<KokkosBackend<Real, L>>(grid, physics, boundary, memory, tile, kernels);
