@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <set>
@@ -225,6 +227,17 @@ std::string earlier_bench_runs_note(const BenchOptions& o) {
          std::to_string(earlier.size()) + " folders) are from an earlier bench in this directory: " + these;
 }
 
+// Whether a --baseline value names a swept one: the same text, or the same number ("0.40" and
+// "0.4").
+bool names_value(const std::string& given, const std::string& swept) {
+  if (given == swept) return true;
+  char* end_given = nullptr;
+  char* end_swept = nullptr;
+  const double a = std::strtod(given.c_str(), &end_given), b = std::strtod(swept.c_str(), &end_swept);
+  return *end_given == '\0' && *end_swept == '\0' && end_given != given.c_str() && end_swept != swept.c_str() &&
+         std::isfinite(a) && a == b;
+}
+
 void check_bench_options(const BenchOptions& o) {
   for (std::size_t a = 0; a < o.sweeps.size(); ++a)
     for (std::size_t b = 0; b < a; ++b)
@@ -234,7 +247,7 @@ void check_bench_options(const BenchOptions& o) {
     bool key_swept = false, swept = false;
     for (const SweepAxis& axis : o.sweeps) {
       key_swept = key_swept || axis.key == key;
-      swept = swept || (axis.key == key && std::count(axis.values.begin(), axis.values.end(), value));
+      for (const std::string& v : axis.values) swept = swept || (axis.key == key && names_value(value, v));
     }
     if (!key_swept)
       throw DeckError("--baseline " + key + "=" + value + ": " + key + " is not swept (a baseline names swept values)");
@@ -391,7 +404,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
   const BenchRow* base = nullptr;
   for (const BenchRow& row : result.rows) {
     bool match = true;
-    for (const auto& [key, value] : o.baseline) match = match && row.values.at(key) == value;
+    for (const auto& [key, value] : o.baseline) match = match && names_value(value, row.values.at(key));
     if (match) {
       base = &row;
       break;

@@ -61,6 +61,10 @@ constexpr std::size_t kMaxBenchRows = 10000;
 // rows that are one configuration.
 void check_bench_options(const BenchOptions& options);
 
+// Whether a --baseline value names the swept value `swept`: the same text, or the same number
+// ("0.40" names "0.4").
+bool names_value(const std::string& given, const std::string& swept);
+
 // Checks, before a sweep, the files it writes besides bench.json and bench.csv: each
 // configuration's report (OUT/runs/N/report.json) and what a run writes into its folder, and
 // the probes' caches in OUT (app/outputs.hpp). Throws DeckError naming the first it would not

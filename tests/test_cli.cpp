@@ -741,6 +741,28 @@ TEST_F(Cli, BenchSpeedupsAgreeInTheTableTheCsvAndTheJson) {
   EXPECT_EQ(r.err, "halocline: bench: no configuration ran: each was skipped (the reasons are in bench.json)\n");
 }
 
+// --baseline names a swept value by its text or its number (it refused physics.cfl=0.40 against
+// a sweep of 0.4).
+TEST(CliBenchBaseline, NamesASweptValueByItsTextOrItsNumber) {
+  EXPECT_TRUE(hc::names_value("0.40", "0.4"));
+  EXPECT_TRUE(hc::names_value("1e0", "1"));
+  EXPECT_TRUE(hc::names_value("soa", "soa"));
+  EXPECT_FALSE(hc::names_value("0.4", "0.5"));
+  EXPECT_FALSE(hc::names_value("0.4x", "0.4"));
+  EXPECT_FALSE(hc::names_value("nan", "NaN"));
+  EXPECT_FALSE(hc::names_value("", "0"));
+}
+
+TEST_F(Cli, BenchBaselineNamesASweptNumberInAnySpelling) {
+  const Result r =
+      run({"bench", "inputs/bench.toml", "--set", "grid.n=8", "--sweep", "physics.cfl=0.2,0.4", "--baseline",
+           "physics.cfl=0.40", "--repeat", "1", "--steps", "1", "--out", (dir_ / "cfl").string(), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = read_json(dir_ / "cfl" / "bench.json");
+  EXPECT_EQ(j["baseline"], "physics.cfl=0.4");
+  EXPECT_EQ(j["rows"][1]["speedup"], 1.0);
+}
+
 // A bench into a directory where an earlier, larger sweep left more run folders says which
 // folders bench.json does not list (it leaves them: they are no file this bench names).
 TEST_F(Cli, BenchNamesTheRunFoldersOfAnEarlierLargerSweep) {
