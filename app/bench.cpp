@@ -207,24 +207,21 @@ void check_bench_runs(const BenchOptions& o) {
 }
 
 std::string earlier_bench_runs_note(const BenchOptions& o) {
+  const std::size_t rows = row_count(o);
   std::vector<std::size_t> earlier;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(o.out_dir + "/runs", ec)) {
     const std::string name = entry.path().filename().string();
     if (name.empty() || name.size() > 9 || name.find_first_not_of("0123456789") != std::string::npos) continue;
     const std::size_t index = std::stoul(name);
-    if (index >= row_count(o) && entry.is_directory(ec)) earlier.push_back(index);
+    if (index >= rows && entry.is_directory(ec)) earlier.push_back(index);
   }
-  if (earlier.empty()) return "";
   std::sort(earlier.begin(), earlier.end());
-  const std::string where = o.out_dir + "/runs/";
-  const std::size_t rows = row_count(o);
-  const std::string these = "this sweep has " + std::to_string(rows) + " configuration" + (rows == 1 ? "" : "s") +
-                            ", and bench.json lists only its own";
-  if (earlier.size() == 1)
-    return where + std::to_string(earlier.front()) + " is from an earlier bench in this directory: " + these;
-  return where + std::to_string(earlier.front()) + " to " + std::to_string(earlier.back()) + " (" +
-         std::to_string(earlier.size()) + " folders) are from an earlier bench in this directory: " + these;
+  std::vector<std::string> paths;
+  for (const std::size_t index : earlier) paths.push_back(run_dir(o, index));
+  return earlier_run_note(paths, "folder", "bench",
+                          "this sweep has " + std::to_string(rows) + " configuration" + (rows == 1 ? "" : "s") +
+                              ", and bench.json lists only its own");
 }
 
 // Whether a --baseline value names a swept one: the same text, or the same number ("0.40" and
@@ -410,13 +407,10 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
       break;
     }
   }
-  if (base && base->ran()) {
-    result.baseline = base->name;
+  if (base) result.baseline = base->name, result.baseline_ran = base->ran();
+  if (result.baseline_ran)
     for (BenchRow& row : result.rows)
       if (row.ran() && row.median_s > 0) row.speedup = base->median_s / row.median_s;
-  } else if (base) {
-    result.baseline_not_run = base->name;
-  }
   return result;
 }
 
@@ -434,7 +428,7 @@ nlohmann::json bench_json(const BenchResult& r) {
       j["effective_bandwidth_Bps"] = row.effective_Bps;
       j["fraction_of_copy_bandwidth"] = row.fraction_of_copy_bandwidth;
       j["fraction_of_arithmetic_limit"] = row.fraction_of_arithmetic_limit;
-      j["speedup"] = r.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.speedup);
+      j["speedup"] = r.baseline_ran ? nlohmann::json(row.speedup) : nlohmann::json(nullptr);
       j["checksum"] = row.checksum;
       j["run_s"] = row.run_s;
       j["phases_per_step_s"] = row.phases_per_step_s;
@@ -451,7 +445,7 @@ nlohmann::json bench_json(const BenchResult& r) {
           {"sweeps", sweeps},
           {"repeat", r.options.repeat},
           {"steps", r.options.steps},
-          {"baseline", r.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.baseline)},
+          {"baseline", r.baseline_ran ? nlohmann::json(r.baseline) : nlohmann::json(nullptr)},
           {"rows", rows},
           {"configurations", row_count(r.options)},
           {"complete", r.rows.size() == row_count(r.options)},
@@ -497,7 +491,7 @@ std::string bench_csv(const BenchResult& r) {
       os << "ran," << row.min_s << ',' << row.median_s << ',' << row.max_s << ','
          << fom_cell_updates_per_s(row.cells, row.median_s) << ',' << row.effective_Bps << ','
          << row.fraction_of_copy_bandwidth << ',';
-      if (!r.baseline.empty()) os << row.speedup;  // empty: no baseline ran
+      if (r.baseline_ran) os << row.speedup;  // empty: no baseline ran
       os << ",\n";
     }
   }
@@ -529,19 +523,19 @@ void print_bench(std::ostream& os, const BenchResult& r) {
        << std::setw(10) << row.max_s * 1e3 << std::setw(12)
        << fom_cell_updates_per_s(row.cells, row.median_s) / (giga ? 1e9 : 1e6) << std::setw(9)
        << row.effective_Bps / (tera ? 1e12 : 1e9) << std::setprecision(2) << std::setw(9);
-    if (r.baseline.empty())
-      os << "-" << '\n';  // no baseline ran
-    else
+    if (r.baseline_ran)
       os << row.speedup << '\n';
+    else
+      os << "-" << '\n';  // no baseline ran
   }
   auto count = [](long n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
   os << std::defaultfloat << std::setprecision(6)
      << "one run per configuration: " << count(r.options.repeat, "repetition") << " of "
      << count(r.options.steps, "step") << " after " << kWarmupSteps + kTracedStepsUnsampled
      << " untimed ones; baseline: "
-     << (!r.baseline.empty()          ? r.baseline
-         : r.baseline_not_run.empty() ? "none"
-                                      : r.baseline_not_run + ", which did not run: no speedups")
+     << (r.baseline_ran       ? r.baseline
+         : r.baseline.empty() ? "none"
+                              : r.baseline + ", which did not run: no speedups")
      << '\n';
 }
 

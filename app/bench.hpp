@@ -128,8 +128,8 @@ struct BenchRow {
 struct BenchResult {
   BenchOptions options;
   std::vector<BenchRow> rows;
-  std::string baseline;          // the baseline row's name; empty when it did not run
-  std::string baseline_not_run;  // the baseline row's name when it did not run (skipped, failed)
+  std::string baseline;       // the baseline row's name (empty: no row has the --baseline values)
+  bool baseline_ran = false;  // whether it ran: the speedups are over it
   // The command's provenance with the GPU of the first configuration that ran on one.
   Provenance provenance;
 };

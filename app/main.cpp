@@ -157,16 +157,6 @@ void prepare_outputs(const hc::Config& config, long restart_step, RunOutputs& ou
   }
 }
 
-// The snapshot files after a run's last, an earlier run's in its directory, in words; empty
-// where there are none.
-std::string earlier_snapshots_note(const std::vector<std::string>& paths) {
-  if (paths.empty()) return "";
-  const std::string series = "the series file lists only this run's";
-  if (paths.size() == 1) return paths.front() + " is from an earlier run in this directory: " + series;
-  return paths.front() + " to " + std::filesystem::path(paths.back()).filename().string() + " (" +
-         std::to_string(paths.size()) + " files) are from an earlier run in this directory: " + series;
-}
-
 // Every check that needs no work comes first, agreed by every rank (app/failures.hpp): a
 // bad deck, a rank with another configuration, a process grid that cannot be, an unusable
 // checkpoint, an output path the run may not write. (Memory the machine lacks is refused by
@@ -201,7 +191,9 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
   options.provenance = provenance;
   const hc::RunResult result = hc::run_simulation(config, options);
   if (result.rank != 0) return 0;  // rank 0 has the gathered state and speaks for the run
-  if (const std::string note = earlier_snapshots_note(result.earlier_snapshots); !note.empty())
+  if (const std::string note =
+          hc::earlier_run_note(result.earlier_snapshots, "file", "run", "the series file lists only this run's");
+      !note.empty())
     std::cerr << hc::one_line("halocline: note: " + note) << '\n';
   nlohmann::json report = hc::make_report(config, result);
   if (!a.no_probe) {
@@ -249,7 +241,7 @@ int plot_bench(const std::string& plot, const std::filesystem::path& out, const 
   // (so that sync and overlap can be set side by side).
   const hc::BenchRow* base = nullptr;
   for (const hc::BenchRow& row : r.rows)
-    if (row.name == r.baseline) base = &row;
+    if (r.baseline_ran && row.name == r.baseline) base = &row;
   for (std::size_t i = 0; base && i < r.rows.size(); ++i) {
     bool same = r.rows[i].ran();
     for (const auto& [key, value] : r.rows[i].values) same = same && (key == "halo" || base->values.at(key) == value);

@@ -119,6 +119,15 @@ static std::string running_output_around(const std::string& path, const std::str
   }
 }
 
+std::string earlier_run_note(const std::vector<std::string>& paths, const std::string& noun, const std::string& run,
+                             const std::string& consequence) {
+  if (paths.empty()) return "";
+  const std::string from = " from an earlier " + run + " in this directory: " + consequence;
+  if (paths.size() == 1) return paths.front() + " is" + from;
+  return paths.front() + " to " + fs::path(paths.back()).filename().string() + " (" + std::to_string(paths.size()) +
+         " " + noun + "s) are" + from;
+}
+
 void check_not_in_running_output(const std::string& path, const std::string& what, const std::string& own) {
   const std::string other = running_output_around(path, own);
   if (!other.empty())

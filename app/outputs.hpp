@@ -39,6 +39,13 @@ class OutputDirectory {
 // directory of a run that is running now (its lock held), other than `own`: this run's.
 void check_not_in_running_output(const std::string& path, const std::string& what, const std::string& own);
 
+// A note on what an earlier run left in a directory that this run does not write or list:
+// `paths` in order, each a `noun` ("file", "folder"), from an earlier `run` ("run", "bench"),
+// then `consequence` ("OUT/runs/4 to 7 (4 folders) are from an earlier bench in this
+// directory: ..."); empty where `paths` is.
+std::string earlier_run_note(const std::vector<std::string>& paths, const std::string& noun, const std::string& run,
+                             const std::string& consequence);
+
 // Creates `dir` and its missing parents; returns those it created, the deepest last.
 // Throws DeckError when it cannot or when `dir` is not a writable directory.
 std::vector<std::string> create_writable_directory(const std::string& dir);
