@@ -370,9 +370,12 @@ int do_probe(const ProbeArgs& a, hc::Provenance provenance) {
   auto make = [&](const std::string& dir) {
     for (const std::string& d : hc::create_writable_directory(dir)) made.dirs.push_back(d);
   };
+  // The probe's file goes where no run is writing now: --out is locked as a run's is (a run
+  // there reads the cache, and a probe beside a run on the same device measures a shared one).
+  hc::OutputDirectory out_dir;
   if (!a.out.empty()) {
     hc::check_probe_cache(a.out, a.backend, a.device);
-    make(a.out);
+    out_dir.open(a.out);
   }
   const std::filesystem::path json_dir = std::filesystem::path(a.json).parent_path();
   if (!json_dir.empty()) make(json_dir.string());

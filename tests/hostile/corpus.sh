@@ -276,6 +276,20 @@ case_SecondRunIntoALockedDirectory() {
   expect_err "output directory 'o' is in use by pid $first"
   expect_one_line
 }
+case_ProbeIntoALockedDirectory() {
+  small_deck
+  (cd "$w" && exec "$bin" run --no-probe deck.toml --quiet --out o --set time.max_steps=0 >/dev/null 2>&1) &
+  local first=$!
+  for _ in $(seq 1 100); do [ -e "$w/o/.halocline.lock" ] && break; sleep 0.05; done
+  ready
+  hc probe --quick --out o
+  kill -KILL "$first" 2>/dev/null
+  wait "$first" 2>/dev/null
+  expect_exit 2
+  expect_err "output directory 'o' is in use by pid $first"
+  expect_one_line
+  [ -z "$(ls "$w"/o/probe-*.json 2>/dev/null)" ] || fail "the probe wrote into the running run's directory"
+}
 case_StaleLockTakenOver() {
   small_deck
   mkdir "$w/o"
