@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Nsight Compute on the stage kernels of the HIP backend (docs/performance.md): for each
 # precision, the second stage of step PROFILE_STEP (default 10) with the fused kernel, and
-# with the split kernels (x, y, z fluxes and the update), at PROFILE_N^3 (default 256), SoA,
-# bench.toml.
+# with the split kernels (x, y, z fluxes and the update), at PROFILE_N^3 (default 256), in the
+# layout PROFILE_LAYOUT (default soa; another layout's files are named with it), bench.toml.
 # Each profile has the speed of light, occupancy, launch, compute, memory, warp state and
 # instruction sections, and why warps stalled (per issued instruction).
 # PROFILE_SOURCE=1 profiles each kernel a second time with the per-instruction counters and stall
@@ -22,6 +22,9 @@ n=${PROFILE_N:-256}
 # the fp64 division's slow path (a quotient of 0: HLLC's contact speed); after 20 steps u, v, w
 # and p - 1 are rounding noise of up to 3e-16 (docs/performance.md).
 step=${PROFILE_STEP:-10}
+layout=${PROFILE_LAYOUT:-soa}
+tag=""
+[ "$layout" = soa ] || tag=_$layout
 mkdir -p "$out"
 sections=(--section SpeedOfLight --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis
   --section WarpStateStats --section InstructionStats --section MemoryWorkloadAnalysis)
@@ -51,19 +54,20 @@ for precision in ${PROFILE_PRECISIONS:-fp64 fp32}; do
     else which=(--kernel-name 'regex:flux_kernel|update_kernel' --launch-skip $((8 * step - 4)) --launch-count 4); fi
     ncu "${which[@]}" "${sections[@]}" --metrics "$stalls" \
       "$bin" run inputs/bench.toml --backend hip --set grid.n="$n" --set time.max_steps="$step" \
-      --set run.kernels="$kernels" --set run.precision="$precision" --out "$out/run" \
-      > "$out/ncu_${kernels}_${precision}.txt" 2>&1 || status=1
+      --set run.kernels="$kernels" --set run.precision="$precision" --set run.layout="$layout" --out "$out/run" \
+      > "$out/ncu_${kernels}_${precision}${tag}.txt" 2>&1 || status=1
     if [ "${PROFILE_SOURCE:-0}" = 1 ]; then
-      name=${kernels}_${precision}
+      name=${kernels}_${precision}${tag}
       ncu "${which[@]}" --section SourceCounters --section WarpStateStats --force-overwrite --export "$out/$name" \
         "$bin" run inputs/bench.toml --backend hip --set grid.n="$n" --set time.max_steps="$step" \
-        --set run.kernels="$kernels" --set run.precision="$precision" --out "$out/run" \
+        --set run.kernels="$kernels" --set run.precision="$precision" --set run.layout="$layout" --out "$out/run" \
         > "$out/ncu_source_$name.log" 2>&1 || status=1
       ncu --import "$out/$name.ncu-rep" --page source --print-source sass --csv > "$out/sass_$name.csv" 2>&1 || status=1
       [ "$kernels" = split ] || python3 tools/gpu/sass_phases.py "$out/sass_$name.csv" > "$out/phases_$name.txt" 2>&1 || status=1
-      # The fused stage's SoA instance in this precision (I f: float, I d: double).
+      # The fused stage's instance in this precision (I f: float, I d: double) and layout.
       if [ "$kernels" = fused ] && grep -q '//## File' "$out/fused_lines.sass" 2>/dev/null; then
-        mangled=fused_stage_kernelI$([ "$precision" = fp32 ] && echo f || echo d)NS_3SoA
+        case $layout in soa) l=NS_3SoA ;; aos) l=NS_3AoS ;; *) l=NS_6AoSoAW ;; esac
+        mangled=fused_stage_kernelI$([ "$precision" = fp32 ] && echo f || echo d)$l
         python3 tools/gpu/sass_lines.py "$out/sass_$name.csv" "$out/fused_lines.sass" "$mangled" \
           > "$out/lines_$name.txt" 2>&1 || status=1
       fi
