@@ -263,31 +263,24 @@ case_SymlinkPlantedAtTemporaryName() {
   hc run "$inputs/sod.toml" --out o
   expect_refused "holds 'snapshot_0000.h5.tmp', which is a symbolic link"
 }
-case_SecondRunIntoALockedDirectory() {
+# refused_beside_a_running_run ARGS...: halocline ARGS while a run of the small problem holds
+# the lock of o/ (killed after), refused with exit 2 and one line naming the running run's pid.
+refused_beside_a_running_run() {
   small_deck
   (cd "$w" && exec "$bin" run --no-probe deck.toml --quiet --out o --set time.max_steps=0 >/dev/null 2>&1) &
   local first=$!
   for _ in $(seq 1 100); do [ -e "$w/o/.halocline.lock" ] && break; sleep 0.05; done
   ready
-  hc run --no-probe deck.toml --out o --steps 2
+  hc "$@"
   kill -KILL "$first" 2>/dev/null
   wait "$first" 2>/dev/null
   expect_exit 2
   expect_err "output directory 'o' is in use by pid $first"
   expect_one_line
 }
+case_SecondRunIntoALockedDirectory() { refused_beside_a_running_run run --no-probe deck.toml --out o --steps 2; }
 case_ProbeIntoALockedDirectory() {
-  small_deck
-  (cd "$w" && exec "$bin" run --no-probe deck.toml --quiet --out o --set time.max_steps=0 >/dev/null 2>&1) &
-  local first=$!
-  for _ in $(seq 1 100); do [ -e "$w/o/.halocline.lock" ] && break; sleep 0.05; done
-  ready
-  hc probe --quick --out o
-  kill -KILL "$first" 2>/dev/null
-  wait "$first" 2>/dev/null
-  expect_exit 2
-  expect_err "output directory 'o' is in use by pid $first"
-  expect_one_line
+  refused_beside_a_running_run probe --quick --out o
   [ -z "$(ls "$w"/o/probe-*.json 2>/dev/null)" ] || fail "the probe wrote into the running run's directory"
 }
 case_StaleLockTakenOver() {
