@@ -1,9 +1,11 @@
 #include "app/checkpoints.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 
 #include "app/bad_cells.hpp"
 #include "app/driver.hpp"
@@ -80,6 +82,14 @@ std::string newer_checkpoints(const CheckpointHeader& h, const Config& c) {
 
 }  // namespace
 
+std::string new_series() {
+  std::random_device entropy;
+  const std::uint64_t id = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
+  char hex[20];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(id));
+  return hex;
+}
+
 std::string checkpoint_dir(const Config& c) { return (std::filesystem::path(c.out_dir) / c.checkpoint.dir).string(); }
 
 CheckpointHeader check_restart(const Config& c) {
@@ -105,12 +115,13 @@ RestartPoint load_restart(const Config& c, const Comm& comm, const Grid& local, 
       throw CheckpointError("checkpoint '" + c.restart_path + "' is corrupted: its state's checksum is " + sum +
                             ", the file says " + h.checksum);
   });
-  return RestartPoint{h.time, h.step};
+  return RestartPoint{h.time, h.step, h.series};
 }
 
 namespace {
 
-CheckpointHeader header_of(const Config& c, const Comm& comm, long step, double time, const std::string& checksum) {
+CheckpointHeader header_of(const Config& c, const Comm& comm, const std::string& series, long step, double time,
+                           const std::string& checksum) {
   CheckpointHeader h;
   h.halocline_version = HALOCLINE_VERSION;
   h.step = step;
@@ -125,6 +136,7 @@ CheckpointHeader header_of(const Config& c, const Comm& comm, long step, double 
   h.backend = backend_name(c.backend);
   h.ranks_grid = comm.grid().dims;
   h.deck_text = c.deck_text;
+  h.series = series;
   h.checksum = checksum;
   return h;
 }
@@ -145,8 +157,8 @@ void note_failure(std::string& error, const F& f) {
 
 }  // namespace
 
-std::string save_checkpoint(const Config& c, const Comm& comm, const Provenance& provenance, long step, double time,
-                            Backend& backend) {
+std::string save_checkpoint(const Config& c, const Comm& comm, const Provenance& provenance, const std::string& series,
+                            long step, double time, Backend& backend) {
   const std::string checksum = state_checksum(comm, backend);
   const std::string dir = checkpoint_dir(c);
   const std::string path = checkpoint_path(dir, step);
@@ -157,7 +169,7 @@ std::string save_checkpoint(const Config& c, const Comm& comm, const Provenance&
       std::error_code ec;
       std::filesystem::create_directories(dir, ec);
       if (ec) throw OutputError("cannot write checkpoint '" + path + "': cannot create its directory: " + ec.message());
-      image = std::make_unique<CheckpointImage>(path, header_of(c, comm, step, time, checksum), provenance);
+      image = std::make_unique<CheckpointImage>(path, header_of(c, comm, series, step, time, checksum), provenance);
     });
   }
   // Every rank takes part in the funnel whatever happened before, so that none waits for

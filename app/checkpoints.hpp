@@ -17,6 +17,7 @@ namespace halocline {
 struct RestartPoint {
   double time = 0;
   long step = 0;
+  std::string series;  // the checkpoint's (CheckpointHeader::series), which the restart carries on
 };
 
 // Reads the header of `config.restart_path` and checks that it fits the deck (problem,
@@ -34,14 +35,18 @@ CheckpointHeader check_restart(const Config& config);
 RestartPoint load_restart(const Config& config, const Comm& comm, const Grid& local, Backend& backend);
 
 // Writes the checkpoint of step `step` at `time` of the state in `backend` (with its checksum,
-// kernels/checksum.hpp, made where it lives, and the run's `provenance`): every rank's slabs reach rank 0
+// kernels/checksum.hpp, made where it lives, the run's `provenance` and its `series`,
+// CheckpointHeader::series): every rank's slabs reach rank 0
 // (Comm::funnel), which builds the file and writes it. Removes all but the newest `keep`
 // (never the checkpoint the run restarted from) and returns its path; returns "" and writes
 // nothing when a cell of the state is not physical (a broken state is never saved). Every
 // rank throws alike when rank 0 fails: OutputError when the file could not be written (the
 // previous checkpoints are kept).
-std::string save_checkpoint(const Config& config, const Comm& comm, const Provenance& provenance, long step,
-                            double time, Backend& backend);
+std::string save_checkpoint(const Config& config, const Comm& comm, const Provenance& provenance,
+                            const std::string& series, long step, double time, Backend& backend);
+
+// A new run's series (CheckpointHeader::series): 16 random hex digits.
+std::string new_series();
 
 // The checkpoint directory of a run: checkpoint.dir below the output directory.
 std::string checkpoint_dir(const Config& config);

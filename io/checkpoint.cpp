@@ -67,6 +67,7 @@ std::string header_fault(const CheckpointHeader& h) {
   if (!plain_word(h.precision)) return "has an invalid 'precision' attribute";
   for (const std::string& b : h.boundaries)
     if (!plain_word(b)) return "has an invalid 'boundaries' attribute";
+  if (!h.series.empty() && !plain_word(h.series)) return "has an invalid 'series' attribute";
   return "";
 }
 
@@ -100,6 +101,7 @@ std::string canonical_text(const CheckpointHeader& h) {
   text("backend", h.backend);
   t << "ranks_grid= " << h.ranks_grid[0] << ' ' << h.ranks_grid[1] << ' ' << h.ranks_grid[2] << '\n';
   text("deck", h.deck_text);
+  if (h.format >= 4) text("series", h.series);
   text("checksum", h.checksum);
   return t.str();
 }
@@ -129,6 +131,7 @@ void write_header(hid_t f, const CheckpointHeader& h, const std::string& path) {
   write_text_attribute(f, "backend", h.backend, path);
   write_attribute(f, "ranks_grid", H5T_NATIVE_INT, 3, h.ranks_grid.data(), path);
   write_text_attribute(f, "deck", h.deck_text, path);
+  if (h.format >= 4) write_text_attribute(f, "series", h.series, path);
   write_text_attribute(f, "checksum", h.checksum, path);
   write_text_attribute(f, "header_checksum", checkpoint_header_checksum(h), path);
 }
@@ -314,9 +317,9 @@ CheckpointHeader read_checkpoint_header(const std::string& path) {
     refuse(path, "is not a Halocline checkpoint");
   CheckpointHeader h;
   h.format = read_scalar<int>(f, "format_version", H5T_NATIVE_INT, path);
-  if (h.format != kCheckpointFormat)
-    refuse(path, "has format version " + std::to_string(h.format) + "; this Halocline reads version " +
-                     std::to_string(kCheckpointFormat));
+  if (h.format < kOldestCheckpointFormat || h.format > kCheckpointFormat)
+    refuse(path, "has format version " + std::to_string(h.format) + "; this Halocline reads versions " +
+                     std::to_string(kOldestCheckpointFormat) + " to " + std::to_string(kCheckpointFormat));
   h.halocline_version = read_string(f, "halocline_version", path);
   h.step = static_cast<long>(read_scalar<std::int64_t>(f, "step", H5T_NATIVE_INT64, path));
   h.time = read_scalar<double>(f, "time", H5T_NATIVE_DOUBLE, path);
@@ -331,6 +334,7 @@ CheckpointHeader read_checkpoint_header(const std::string& path) {
   h.backend = read_string(f, "backend", path);
   h.ranks_grid = read_triple<int>(f, "ranks_grid", H5T_NATIVE_INT, path);
   h.deck_text = read_string(f, "deck", path);
+  if (h.format >= 4) h.series = read_string(f, "series", path);
   h.checksum = read_string(f, "checksum", path);
   h.header_checksum = read_string(f, "header_checksum", path);
   if (h.header_checksum != checkpoint_header_checksum(h))

@@ -22,8 +22,10 @@ namespace halocline {
 
 // Bumped whenever the file's contents change. 2: the problem, the domain extent and the
 // boundaries stored, and the header covered by its own checksum. 3: the state's checksum is
-// kernels/checksum.hpp's order-independent sum (it was a sequential FNV-1a).
-constexpr int kCheckpointFormat = 3;
+// kernels/checksum.hpp's order-independent sum (it was a sequential FNV-1a). 4: the run's
+// series (below). Format 3 is still read, its series empty.
+constexpr int kCheckpointFormat = 4;
+constexpr int kOldestCheckpointFormat = 3;
 
 // What a checkpoint holds besides the state.
 struct CheckpointHeader {
@@ -41,6 +43,9 @@ struct CheckpointHeader {
   std::string layout, backend;  // of the run that wrote it (any may restart it)
   std::array<int, 3> ranks_grid{1, 1, 1};
   std::string deck_text;
+  // The series: an id a fresh run makes and its restarts carry on (16 hex digits; empty from
+  // format 3), so that a restart's snapshot series lists the snapshots of its own runs only.
+  std::string series;
   std::string checksum;         // of the state, as state_checksum()
   std::string header_checksum;  // as read; write_checkpoint computes its own
 };

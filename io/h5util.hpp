@@ -177,6 +177,20 @@ inline void write_text_attribute(hid_t object, const char* name, const std::stri
   write_attribute(object, name, type.get(), 0, stored.data(), path);
 }
 
+// A text attribute as write_text_attribute writes one, into `out`; "" where `object` has no
+// attribute `name`; false where it has one that is not such a text.
+inline bool read_text_attribute(hid_t object, const char* name, std::string& out) {
+  out.clear();
+  if (H5Aexists(object, name) <= 0) return true;
+  H5Handle attr(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+  H5Handle type(attr.get() >= 0 ? H5Aget_type(attr.get()) : -1, H5Tclose);
+  if (type.get() < 0 || H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) != 0) return false;
+  std::string value(H5Tget_size(type.get()), '\0');
+  if (H5Aread(attr.get(), type.get(), value.data()) < 0) return false;
+  out = value.substr(0, value.find('\0'));
+  return true;
+}
+
 // A boolean as h5py writes one, an 8-bit enum FALSE = 0, TRUE = 1: h5py reads it back as a
 // bool; the C API reads it with its own (enum) type into an int8_t.
 inline void write_bool_attribute(hid_t object, const char* name, bool value, const std::string& path) {

@@ -163,6 +163,7 @@ void write_run_attributes(hid_t file, const SnapshotMetadata& m, const std::stri
   write_text_attribute(file, "problem", m.problem, path);
   write_attribute(file, "gamma", H5T_NATIVE_DOUBLE, 0, &m.gamma, path);
   write_text_attribute(file, "deck", m.deck_text, path);
+  write_text_attribute(file, "series", m.series, path);
   write_text_attribute(file, "precision", m.single_precision ? "fp32" : "fp64", path);
   write_text_attribute(file, "layout", m.layout, path);
   write_text_attribute(file, "backend", m.backend, path);
@@ -451,13 +452,15 @@ SnapshotInfo SnapshotWriter::finish(SnapshotFile& file, long step, double time) 
 
 namespace {
 
-// The time a snapshot file says it holds; false for anything else (not a regular file, not
-// HDF5, no time).
-bool snapshot_time(const fs::path& h5_path, double& time) {
+// The time a snapshot file of the series `series` says it holds; false for anything else (not
+// a regular file, not HDF5, no time, another series: an attribute absent is the empty series).
+bool snapshot_time(const fs::path& h5_path, const std::string& series, double& time) {
   std::error_code ec;
   if (!fs::is_regular_file(fs::symlink_status(h5_path, ec))) return false;
   H5Handle file(H5Fopen(h5_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  H5Handle attr(file.get() >= 0 ? H5Aopen(file.get(), "time", H5P_DEFAULT) : -1, H5Aclose);
+  std::string its;
+  if (file.get() < 0 || !h5::read_text_attribute(file.get(), "series", its) || its != series) return false;
+  H5Handle attr(H5Aopen(file.get(), "time", H5P_DEFAULT), H5Aclose);
   return attr.get() >= 0 && H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &time) >= 0;
 }
 
@@ -469,7 +472,7 @@ void SnapshotWriter::continue_series(int first_index) {
     const std::string stem = file_stem(prefix_, index);
     const fs::path h5_path = fs::path(out_dir_) / (stem + ".h5");
     double time = 0;
-    if (!snapshot_time(h5_path, time)) continue;
+    if (!snapshot_time(h5_path, metadata_.series, time)) continue;
     written_.push_back({h5_path.string(), (fs::path(out_dir_) / (stem + ".xmf")).string()});
     times_.push_back(time);
   }
@@ -493,7 +496,7 @@ int SnapshotWriter::index_after(double time) const {
   for (fs::directory_iterator it(out_dir_, ec), end; !ec && it != end; it.increment(ec)) {
     const int index = snapshot_number(it->path().filename().string(), prefix_);
     double t = 0;
-    if (index >= after && snapshot_time(it->path(), t) && t <= time) after = index + 1;
+    if (index >= after && snapshot_time(it->path(), metadata_.series, t) && t <= time) after = index + 1;
   }
   return after;
 }

@@ -17,7 +17,8 @@ namespace halocline {
 // Bumped whenever what a snapshot holds changes. 2: the run's description (problem, gamma,
 // deck, precision, layout, backend, units, dimension orders, provenance) and the coordinate
 // datasets x, y, z; format 1 held the five variables and grid, origin, spacing, step, time.
-constexpr int kSnapshotFormat = 2;
+// 3: the run's series (SnapshotMetadata::series).
+constexpr int kSnapshotFormat = 3;
 
 // What a snapshot says about the run that wrote it, besides the grid and the state.
 struct SnapshotMetadata {
@@ -27,6 +28,10 @@ struct SnapshotMetadata {
   std::string layout = "unknown";   // the run's layout in memory (the file's order is always z, y, x)
   std::string backend = "unknown";
   std::string deck_text;  // the deck as read, before the command line's overrides
+  // The id a fresh run makes and its restarts carry on (CheckpointHeader::series): a restart
+  // lists in its series only the snapshots whose series is its own (empty matches a file
+  // without one, from a format before 3).
+  std::string series;
   Provenance provenance;
 };
 
@@ -95,10 +100,11 @@ class SnapshotWriter {
   void write_series() const;
 
   // A restarted run continues the numbering at `first_index`: the snapshots before it that
-  // are in the directory (the run it continues wrote them) join the series, with their times,
-  // so that <prefix>.xmf still lists them. A file that cannot be read is left out.
+  // are in the directory and of its series (SnapshotMetadata::series: the run it continues
+  // wrote them) join the series, with their times, so that <prefix>.xmf still lists them. A
+  // file that cannot be read, or of another series, is left out.
   void continue_series(int first_index);
-  // The index after the last snapshot in the directory whose time is at or before `time` (0
+  // The index after the last snapshot of its series in the directory whose time is at or before `time` (0
   // where there is none): a restart at `time` numbers its snapshots from there at least, so
   // that it writes over none of the run it continues, whose final snapshot may lie between
   // two output times (and, with no output interval, is its only one: snapshot 0).

@@ -61,7 +61,9 @@ def check_attributes(f, report, deck_path, where):
     config = report["config"]
     a = f.attrs
     check(text(a["format"]) == "halocline-snapshot", f"{where}: format {a['format']}")
-    check(int(a["format_version"]) == 2, f"{where}: format_version {a['format_version']}")
+    check(int(a["format_version"]) == 3, f"{where}: format_version {a['format_version']}")
+    series = text(a["series"])
+    check(len(series) == 16 and all(c in "0123456789abcdef" for c in series), f"{where}: series {series!r}")
     check(text(a["halocline_version"]) == report["halocline_version"], f"{where}: halocline_version")
     check(text(a["problem"]) == config["problem"], f"{where}: problem {a['problem']}")
     check(float(a["gamma"]) == config["gamma"], f"{where}: gamma {a['gamma']}")

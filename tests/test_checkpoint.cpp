@@ -199,10 +199,12 @@ struct Saved {
   }
 };
 
-TEST(Checkpoint, WritesFormatThreeWithTheRunsProblemDomainAndBoundaries) {
+TEST(Checkpoint, WritesFormatFourWithTheRunsProblemDomainBoundariesAndSeries) {
   const Saved s;
   const hc::CheckpointHeader& h = s.header;
-  EXPECT_EQ(h.format, 3);
+  EXPECT_EQ(h.format, 4);
+  EXPECT_EQ(h.series.size(), 16u);
+  EXPECT_EQ(h.series.find_first_not_of("0123456789abcdef"), std::string::npos) << h.series;
   EXPECT_EQ(h.problem, "kelvin_helmholtz");
   EXPECT_EQ(h.lo, (std::array<double, 3>{0, 0, 0}));
   EXPECT_EQ(h.hi, (std::array<double, 3>{1, 1, 1}));
@@ -315,16 +317,60 @@ TEST(Checkpoint, RefusesImpossibleValuesEvenWithAMatchingChecksum) {
 }
 
 // Format 1 had no header checksum; format 2's state checksum was a sequential FNV-1a, where
-// format 3 has kernels/checksum.hpp's sum: both are refused with their version named.
+// format 3 has kernels/checksum.hpp's sum: both are refused with their version named, and so is
+// a version to come.
 TEST(Checkpoint, OlderFormatsAreRefused) {
   const Saved s;
-  for (const int old : {1, 2}) {
+  for (const int old : {1, 2, 5}) {
     const fs::path p = s.copy("format" + std::to_string(old));
     set_attribute(p, "format_version", H5T_NATIVE_INT, 0, &old);
-    EXPECT_NE(refusal(p).find("has format version " + std::to_string(old) + "; this Halocline reads version 3"),
+    EXPECT_NE(refusal(p).find("has format version " + std::to_string(old) + "; this Halocline reads versions 3 to 4"),
               std::string::npos)
         << refusal(p);
   }
+}
+
+// Format 3 had no series: it is still read, its series empty, and its header's checksum is the
+// one format 3 made (without the series).
+TEST(Checkpoint, FormatThreeIsReadWithAnEmptySeries) {
+  const Saved s;
+  const fs::path p = s.copy("format3");
+  hc::CheckpointHeader h = s.header;
+  h.format = 3;
+  h.series.clear();
+  const int three = 3;
+  set_attribute(p, "format_version", H5T_NATIVE_INT, 0, &three);
+  {
+    hc::h5::H5Handle file(H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+    ASSERT_GE(H5Adelete(file.get(), "series"), 0);
+  }
+  set_header_checksum(p, h);
+  EXPECT_EQ(refusal(p), "accepted");
+  EXPECT_EQ(hc::read_checkpoint_header(p.string()).series, "");
+  // The series is covered by format 4's checksum.
+  const fs::path q = s.copy("series");
+  set_string(q, "series", "0123456789abcdef");
+  EXPECT_NE(refusal(q).find("is corrupted: its header does not match its checksum"), std::string::npos) << refusal(q);
+}
+
+// A fresh run makes a new series; a restart carries its checkpoint's on, into its own
+// checkpoints.
+TEST(Checkpoint, ARestartCarriesItsSeriesOn) {
+  hc::test::TempDir dir("ckpt_series");
+  hc::Config c = kh(dir.path() / "a");
+  c.max_steps = 8;
+  c.checkpoint.every_steps = 4;
+  c.checkpoint.keep = 5;
+  const std::string first = hc::read_checkpoint_header(hc::run_quietly(c).checkpoints.front()).series;
+  hc::Config other = kh(dir.path() / "b");
+  other.max_steps = 4;
+  other.checkpoint.every_steps = 4;
+  EXPECT_NE(hc::read_checkpoint_header(hc::run_quietly(other).checkpoints.front()).series, first);
+  hc::Config r = c;
+  r.out_dir = (dir.path() / "c").string();
+  r.max_steps = 12;
+  r.restart_path = hc::checkpoint_path((dir.path() / "a").string(), 8);
+  EXPECT_EQ(hc::read_checkpoint_header(hc::run_quietly(r).checkpoints.back()).series, first);
 }
 
 // A checkpoint says which run wrote it: the run's provenance (the command's, with its

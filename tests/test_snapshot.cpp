@@ -73,6 +73,7 @@ halocline::SnapshotMetadata metadata(bool single) {
   m.layout = "aosoa";
   m.backend = "kokkos";
   m.deck_text = "# a deck\n[problem]\ntype = \"kelvin_helmholtz\"\n";
+  m.series = "00c0ffee00c0ffee";
   m.provenance = distinct_provenance();
   return m;
 }
@@ -247,6 +248,34 @@ TEST(Snapshot, SeriesListsEverySnapshot) {
   EXPECT_FALSE(has_tmp_files(tmp.path()));
 }
 
+// A restart's writer continues the series of its own run only: the snapshots up to its time
+// whose series is its own, never another run's left in the directory (which a restart listed
+// as its past before the series existed).
+TEST(Snapshot, ARestartContinuesOnlyItsOwnSeries) {
+  TempDir tmp;
+  const Grid g = make_test_grid(4, 3, 2);
+  SnapshotWriter earlier(tmp.path().string(), g, metadata(false));
+  earlier.write(0, 0, 0.0, make_prim(g));
+  earlier.write(1, 50, 0.25, make_prim(g));
+  earlier.write(2, 100, 0.5, make_prim(g));
+
+  SnapshotWriter own(tmp.path().string(), g, metadata(false));
+  EXPECT_EQ(own.index_after(0.25), 2);
+  own.continue_series(2);
+  EXPECT_EQ(own.written().size(), 2u);
+
+  halocline::SnapshotMetadata m = metadata(false);
+  m.series = "0123456789abcdef";
+  SnapshotWriter other(tmp.path().string(), g, m);
+  EXPECT_EQ(other.index_after(0.25), 0);
+  other.continue_series(2);
+  EXPECT_TRUE(other.written().empty());
+  other.write(0, 60, 0.3, make_prim(g));
+  other.write_series();
+  const std::string xmf = read_text(tmp.path() / "snapshot.xmf");
+  EXPECT_EQ(count_of(xmf, "GridType=\"Uniform\""), 1u) << xmf;
+}
+
 TEST(Snapshot, RewritingAnIndexDoesNotDuplicateIt) {
   TempDir tmp;
   const Grid g = make_test_grid(4, 3, 2);
@@ -371,7 +400,8 @@ TEST(Snapshot, DescribesTheRunInRootAttributes) {
   const hid_t file = H5Fopen(info.h5_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(file, 0);
   EXPECT_EQ(read_text_attribute(file, "format"), "halocline-snapshot");
-  EXPECT_EQ(read_scalar_attribute<int>(file, "format_version", H5T_NATIVE_INT, -1), 2);
+  EXPECT_EQ(read_scalar_attribute<int>(file, "format_version", H5T_NATIVE_INT, -1), 3);
+  EXPECT_EQ(read_text_attribute(file, "series"), "00c0ffee00c0ffee");
   EXPECT_EQ(read_text_attribute(file, "halocline_version"), HALOCLINE_VERSION);
   EXPECT_EQ(read_text_attribute(file, "problem"), "kelvin_helmholtz");
   EXPECT_EQ(read_scalar_attribute<double>(file, "gamma", H5T_NATIVE_DOUBLE, 0.0), 5.0 / 3.0);
