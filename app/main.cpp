@@ -359,6 +359,11 @@ int do_probe(const ProbeArgs& a, hc::Provenance provenance) {
                              ? std::string("one device here, 0")
                              : std::to_string(devices) + " devices here, 0 to " + std::to_string(devices - 1)));
   if (!a.json.empty()) hc::check_output_file(a.json, "--json", {});
+  // The probe's file goes where no run is writing now: --out is locked as a run's is (a run
+  // there reads the cache, and a probe beside a run on the same device measures a shared one),
+  // and --json lies in no running run's directory. Declared before `made`, so that the lock
+  // goes last and takes the directory with it when the probe wrote nothing.
+  hc::OutputDirectory out_dir;
   // Directories made for the probe's files are removed again if anything fails.
   struct Made {
     std::vector<std::string> dirs;
@@ -370,16 +375,22 @@ int do_probe(const ProbeArgs& a, hc::Provenance provenance) {
   auto make = [&](const std::string& dir) {
     for (const std::string& d : hc::create_writable_directory(dir)) made.dirs.push_back(d);
   };
-  // The probe's file goes where no run is writing now: --out is locked as a run's is (a run
-  // there reads the cache, and a probe beside a run on the same device measures a shared one).
-  hc::OutputDirectory out_dir;
+  hc::install_stop_signals();  // a signal ends the probe after its measurement, the lock removed
   if (!a.out.empty()) {
     hc::check_probe_cache(a.out, a.backend, a.device);
     out_dir.open(a.out);
   }
   const std::filesystem::path json_dir = std::filesystem::path(a.json).parent_path();
+  if (!a.json.empty()) {
+    hc::check_not_in_running_output(json_dir.empty() ? "." : json_dir.string(), "--json directory", a.out);
+    hc::check_output_file(a.json, "--json", {});  // again: it may be the lock just taken
+  }
   if (!json_dir.empty()) make(json_dir.string());
   const hc::ProbeResult r = hc::run_probe(a.backend, options);
+  if (const int signal = hc::stop_signal())
+    throw hc::AgreedExit(
+        hc::ExitStatus{128 + signal, "",
+                       "probe: interrupted by signal " + std::to_string(signal) + "; nothing was written", true, -1});
   hc::print_probe(std::cout, r);
   hc::add_device(provenance, hc::describe_device(a.backend, a.device, "probe"));
   const nlohmann::json j = hc::probe_json(r, provenance);

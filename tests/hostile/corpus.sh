@@ -264,24 +264,62 @@ case_SymlinkPlantedAtTemporaryName() {
   expect_refused "holds 'snapshot_0000.h5.tmp', which is a symbolic link"
 }
 # refused_beside_a_running_run ARGS...: halocline ARGS while a run of the small problem holds
-# the lock of o/ (killed after), refused with exit 2 and one line naming the running run's pid.
+# the lock of o/ (its pid written in it; killed after), refused with exit 2 and one line
+# naming the running run's pid.
 refused_beside_a_running_run() {
   small_deck
   (cd "$w" && exec "$bin" run --no-probe deck.toml --quiet --out o --set time.max_steps=0 >/dev/null 2>&1) &
-  local first=$!
-  for _ in $(seq 1 100); do [ -e "$w/o/.halocline.lock" ] && break; sleep 0.05; done
+  local first=$! waited=0
+  until [ -s "$w/o/.halocline.lock" ]; do
+    [ $waited -lt 200 ] || { kill -KILL "$first" 2>/dev/null; fail "the first run took no lock in 10 s"; }
+    sleep 0.05
+    waited=$((waited + 1))
+  done
   ready
   hc "$@"
   kill -KILL "$first" 2>/dev/null
   wait "$first" 2>/dev/null
   expect_exit 2
-  expect_err "output directory 'o' is in use by pid $first"
+  expect_err "in use by pid $first"
   expect_one_line
 }
-case_SecondRunIntoALockedDirectory() { refused_beside_a_running_run run --no-probe deck.toml --out o --steps 2; }
+case_SecondRunIntoALockedDirectory() {
+  refused_beside_a_running_run run --no-probe deck.toml --out o --steps 2
+  expect_err "output directory 'o' is in use by pid"
+}
 case_ProbeIntoALockedDirectory() {
   refused_beside_a_running_run probe --quick --out o
+  expect_err "output directory 'o' is in use by pid"
   [ -z "$(ls "$w"/o/probe-*.json 2>/dev/null)" ] || fail "the probe wrote into the running run's directory"
+}
+case_ProbeJsonIntoALockedDirectory() {
+  refused_beside_a_running_run probe --quick --json o/p.json
+  expect_err "--json directory 'o' lies in the output directory"
+  [ ! -e "$w/o/p.json" ] || fail "the probe wrote into the running run's directory"
+}
+case_ProbeJsonIsItsOwnLock() {
+  ready
+  hc probe --quick --out p --json p/.halocline.lock
+  expect_refused "'p/.halocline.lock' exists and is not a JSON report"
+  [ ! -e "$w/p" ] || fail "the refused probe left its directory"
+}
+case_ProbeStoppedBySignalLeavesNoLock() {
+  ready
+  (cd "$w" && exec "$bin" probe --out p >"$log/out" 2>"$log/err") &
+  local probe=$! waited=0
+  until [ -s "$w/p/.halocline.lock" ]; do
+    [ $waited -lt 200 ] || { kill -KILL "$probe" 2>/dev/null; fail "the probe took no lock in 10 s"; }
+    sleep 0.05
+    waited=$((waited + 1))
+  done
+  sleep 0.2
+  kill -TERM "$probe"
+  wait "$probe"
+  code=$?
+  expect_exit 143
+  expect_err "probe: interrupted by signal 15; nothing was written"
+  expect_one_line
+  expect_left
 }
 case_StaleLockTakenOver() {
   small_deck

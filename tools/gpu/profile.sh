@@ -5,6 +5,7 @@
 # layout PROFILE_LAYOUT (default soa; another layout's files are named with it), bench.toml.
 # Each profile has the speed of light, occupancy, launch, compute, memory, warp state and
 # instruction sections, and why warps stalled (per issued instruction).
+# Files: ncu_KERNELS_PRECISION[_LAYOUT].txt (the layout named where it is not soa), and so on.
 # PROFILE_SOURCE=1 profiles each kernel a second time with the per-instruction counters and stall
 # samples (SourceCounters): its SASS with them in OUTDIR/sass_KERNELS_PRECISION.csv, and for the
 # fused stage the sums per phase (the stretches between its barriers; tools/gpu/sass_phases.py)
@@ -23,6 +24,7 @@ n=${PROFILE_N:-256}
 # and p - 1 are rounding noise of up to 3e-16 (docs/performance.md).
 step=${PROFILE_STEP:-10}
 layout=${PROFILE_LAYOUT:-soa}
+case $layout in soa | aos | aosoa) ;; *) echo "profile.sh: PROFILE_LAYOUT must be soa, aos or aosoa (got '$layout')" >&2; exit 2 ;; esac
 tag=""
 [ "$layout" = soa ] || tag=_$layout
 mkdir -p "$out"
@@ -66,7 +68,7 @@ for precision in ${PROFILE_PRECISIONS:-fp64 fp32}; do
       [ "$kernels" = split ] || python3 tools/gpu/sass_phases.py "$out/sass_$name.csv" > "$out/phases_$name.txt" 2>&1 || status=1
       # The fused stage's instance in this precision (I f: float, I d: double) and layout.
       if [ "$kernels" = fused ] && grep -q '//## File' "$out/fused_lines.sass" 2>/dev/null; then
-        case $layout in soa) l=NS_3SoA ;; aos) l=NS_3AoS ;; *) l=NS_6AoSoAW ;; esac
+        case $layout in soa) l=NS_3SoA ;; aos) l=NS_3AoS ;; aosoa) l=NS_6AoSoAW ;; esac
         mangled=fused_stage_kernelI$([ "$precision" = fp32 ] && echo f || echo d)$l
         python3 tools/gpu/sass_lines.py "$out/sass_$name.csv" "$out/fused_lines.sass" "$mangled" \
           > "$out/lines_$name.txt" 2>&1 || status=1
