@@ -263,18 +263,24 @@ case_SymlinkPlantedAtTemporaryName() {
   hc run "$inputs/sod.toml" --out o
   expect_refused "holds 'snapshot_0000.h5.tmp', which is a symbolic link"
 }
+# wait_for_lock DIR PID: until process PID holds the lock of $w/DIR with its pid written in it;
+# after 10 s kills it and fails.
+wait_for_lock() {
+  local waited=0
+  until [ -s "$w/$1/.halocline.lock" ]; do
+    [ $waited -lt 200 ] || { kill -KILL "$2" 2>/dev/null; fail "pid $2 took no lock of $1/ in 10 s"; }
+    sleep 0.05
+    waited=$((waited + 1))
+  done
+}
 # refused_beside_a_running_run ARGS...: halocline ARGS while a run of the small problem holds
 # the lock of o/ (its pid written in it; killed after), refused with exit 2 and one line
 # naming the running run's pid.
 refused_beside_a_running_run() {
   small_deck
   (cd "$w" && exec "$bin" run --no-probe deck.toml --quiet --out o --set time.max_steps=0 >/dev/null 2>&1) &
-  local first=$! waited=0
-  until [ -s "$w/o/.halocline.lock" ]; do
-    [ $waited -lt 200 ] || { kill -KILL "$first" 2>/dev/null; fail "the first run took no lock in 10 s"; }
-    sleep 0.05
-    waited=$((waited + 1))
-  done
+  local first=$!
+  wait_for_lock o "$first"
   ready
   hc "$@"
   kill -KILL "$first" 2>/dev/null
@@ -306,12 +312,8 @@ case_ProbeJsonIsItsOwnLock() {
 case_ProbeStoppedBySignalLeavesNoLock() {
   ready
   (cd "$w" && exec "$bin" probe --out p >"$log/out" 2>"$log/err") &
-  local probe=$! waited=0
-  until [ -s "$w/p/.halocline.lock" ]; do
-    [ $waited -lt 200 ] || { kill -KILL "$probe" 2>/dev/null; fail "the probe took no lock in 10 s"; }
-    sleep 0.05
-    waited=$((waited + 1))
-  done
+  local probe=$!
+  wait_for_lock p "$probe"
   sleep 0.2
   kill -TERM "$probe"
   wait "$probe"
