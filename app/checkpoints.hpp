@@ -17,7 +17,7 @@ namespace halocline {
 struct RestartPoint {
   double time = 0;
   long step = 0;
-  std::string series;  // the checkpoint's (CheckpointHeader::series), which the restart carries on
+  std::string series;  // the run's (CheckpointHeader::series): the checkpoint's, or a fresh run's new one
 };
 
 // Reads the header of `config.restart_path` and checks that it fits the deck (problem,

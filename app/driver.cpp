@@ -191,9 +191,6 @@ class Simulation {
   std::unique_ptr<PhaseTimers> timers_;
   std::unique_ptr<Stages> stages_;
   RestartPoint start_;
-  // The run's series (CheckpointHeader::series): a fresh run's new one, a restart's from its
-  // checkpoint; in every snapshot and checkpoint it writes.
-  std::string series_;
   bool collective_ = false;  // every rank writes its block of one snapshot file
   std::unique_ptr<SnapshotWriter> writer_;
   int snapshot_index_ = 0;
@@ -289,7 +286,9 @@ void Simulation::set_up_state() {
   });
   laps_("initial_state");
   if (restart) start_ = load_restart(config_, comm_, g_, *backend_);
-  series_ = restart ? start_.series : comm_.broadcast(comm_.root() ? new_series() : std::string());
+  // A fresh run's series (CheckpointHeader::series), in every snapshot and checkpoint it writes;
+  // a restart's came with its checkpoint.
+  if (!restart) start_.series = comm_.broadcast(comm_.root() ? new_series() : std::string());
   r_.initial = state_totals();
   laps_("upload");  // a restart's state read into the backend and checked; the initial totals
 }
@@ -320,9 +319,9 @@ void Simulation::set_up_outputs() {
   // every rank took part in.
   agreed([&] {
     if ((comm_.root() || collective_) && options_.write_output && (outputs_.periodic() || config_.output_final))
-      writer_ =
-          std::make_unique<SnapshotWriter>(config_.out_dir, r_.grid, snapshot_metadata(config_, r_.provenance, series_),
-                                           "snapshot", collective_ ? &part : nullptr);
+      writer_ = std::make_unique<SnapshotWriter>(config_.out_dir, r_.grid,
+                                                 snapshot_metadata(config_, r_.provenance, start_.series), "snapshot",
+                                                 collective_ ? &part : nullptr);
   });
   agreed([&] {
     if (outputs_.periodic() && !restart) write_snapshot(0, 0.0);
@@ -549,7 +548,7 @@ void Simulation::checkpoint_at_stop() {
   auto t = timers_->host_scope("checkpoint");
   std::string path;
   try {
-    path = save_checkpoint(config_, comm_, r_.provenance, series_, control_.step, control_.t, *backend_);
+    path = save_checkpoint(config_, comm_, r_.provenance, start_.series, control_.step, control_.t, *backend_);
   } catch (const std::exception& e) {
     if (checkpoints_.signal) throw Interrupted(checkpoints_.signal, control_.step, "", e.what());
     throw AgreedExit(ExitStatus{4, "error: ", e.what(), true, -1});  // every rank knows
@@ -577,8 +576,8 @@ void Simulation::report_fault() {
     const std::string good =
         "the last good state (step " + std::to_string(control_.step - 1) + ", t = " + g6(control_.t_before) + ")";
     try {  // the fault is the news; a checkpoint that cannot be written is said with it
-      const std::string path =
-          save_checkpoint(config_, comm_, r_.provenance, series_, control_.step - 1, control_.t_before, *backend_);
+      const std::string path = save_checkpoint(config_, comm_, r_.provenance, start_.series, control_.step - 1,
+                                               control_.t_before, *backend_);
       saved =
           good + (path.empty() ? " is not saved: it has a cell that is not physical either" : " is saved in " + path);
     } catch (const std::exception& e) {
