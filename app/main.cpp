@@ -349,6 +349,13 @@ struct ProbeArgs {
 };
 
 int do_probe(const ProbeArgs& a, hc::Provenance provenance) {
+  // One process measures one device: ranks of one job would each probe (sharing a device
+  // or not), and the second would meet the first's lock on --out. Every rank refuses alike.
+  hc::agreed([&] {
+    if (hc::world_size() > 1)
+      throw hc::DeckError("probe measures one device from one process, and this job has " +
+                          std::to_string(hc::world_size()) + " ranks: run it without mpirun (--device picks the GPU)");
+  });
   hc::ProbeOptions options;
   options.quick = a.quick;
   options.device = a.device;
