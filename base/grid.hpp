@@ -18,6 +18,11 @@ constexpr int kGhostLayers = 2;  // MUSCL needs two cells on each side of a face
 // Conserved variable indices.
 enum Var : int { kRho = 0, kMomX = 1, kMomY = 2, kMomZ = 3, kEnergy = 4 };
 
+// The most padded cells a GPU backend takes in one subdomain: device code indexes cells in 32
+// bits (Grid::index, StateRef). Far beyond any GPU's memory today (2^32 cells are 86 GB a state
+// array in fp32, and a run holds at least three).
+constexpr std::size_t kMaxDeviceCells = 0xffffffffu;
+
 struct Grid {
   int n[3] = {1, 1, 1};               // interior cells per direction (of this subdomain)
   int ng[3] = {0, 0, 0};              // ghost layers per direction (0 when inactive)
@@ -33,9 +38,16 @@ struct Grid {
   // A direction is active when the whole domain has more than one cell along it (a
   // subdomain of one cell along an active direction still has ghosts and fluxes).
   HC_INLINE bool active(int d) const { return n_global[d] > 1; }
+  // In device code in 32 bits (kMaxDeviceCells), in which a stencil's addresses take fewer
+  // instructions; the same index wherever the subdomain's cells fit, as a GPU backend checks.
   HC_INLINE std::size_t index(int i, int j, int k) const {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+    return static_cast<unsigned>(i) + static_cast<unsigned>(stride[1]) * static_cast<unsigned>(j) +
+           static_cast<unsigned>(stride[2]) * static_cast<unsigned>(k);
+#else
     return static_cast<std::size_t>(i) + stride[1] * static_cast<std::size_t>(j) +
            stride[2] * static_cast<std::size_t>(k);
+#endif
   }
   // Centre along direction d of interior cell i (local index, from 0) of this subdomain,
   // computed from the global index so that every decomposition gives the same value.

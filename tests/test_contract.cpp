@@ -20,6 +20,7 @@
 #include "io/config.hpp"
 #include "kernels/boundary.hpp"
 #include "kernels/contract/backend.hpp"
+#include "kernels/contract/solver_arrays.hpp"
 #include "kernels/halo.hpp"
 #include "kernels/stencil.hpp"
 #include "layouts/layouts.hpp"
@@ -359,3 +360,21 @@ INSTANTIATE_TEST_SUITE_P(EachBackend, Contract, ::testing::Values(hc::BackendKin
                          backend_param_name);
 
 }  // namespace
+
+// Device code indexes a subdomain's cells in 32 bits (base/grid.hpp): a GPU backend takes
+// 2^32 - 1 padded cells and refuses one more with one line naming the count.
+TEST(Contract, GpuBackendsRefuseSubdomainsBeyond32BitCellIndices) {
+  hc::Grid g;
+  g.ncells = hc::kMaxDeviceCells;
+  EXPECT_NO_THROW(hc::check_device_indexable(g));
+  g.ncells = hc::kMaxDeviceCells + 1;
+  try {
+    hc::check_device_indexable(g);
+    FAIL() << "2^32 cells were taken";
+  } catch (const hc::ResourceError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("this subdomain has 4294967296 cells"), std::string::npos) << what;
+    EXPECT_NE(what.find("at most 4294967295"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}

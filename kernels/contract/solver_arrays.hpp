@@ -12,10 +12,20 @@
 
 #include "base/grid.hpp"
 #include "kernels/contract/backend.hpp"
+#include "kernels/contract/errors.hpp"
 #include "kernels/contract/strategy.hpp"
 #include "kernels/stencil.hpp"
 
 namespace halocline {
+
+// Refuses, before allocating, a subdomain a GPU backend cannot index: more padded cells than
+// kMaxDeviceCells (base/grid.hpp). One clear line and exit code 2.
+inline void check_device_indexable(const Grid& g) {
+  if (g.ncells > kMaxDeviceCells)
+    throw ResourceError("this subdomain has " + std::to_string(g.ncells) +
+                        " cells with its ghost layers; a rank on a GPU holds at most " +
+                        std::to_string(kMaxDeviceCells) + " (its cell indices are 32-bit there): use more ranks");
+}
 
 template <class Array>
 class SolverArrays {

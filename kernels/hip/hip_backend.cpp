@@ -58,6 +58,7 @@ class HipBackend final : public Backend {
     // The phase timers' scopes become NVTX ranges in Nsight Systems (nsys profile).
     profiler_ranges() = {[](const char* name) { nvtxRangePushA(name); }, [] { nvtxRangePop(); }};
 #endif
+    check_device_indexable(grid);
     const bool managed = memory.owner == Owner::Managed;
     const std::size_t state_bytes = L::storage_size(grid.ncells) * sizeof(Real);
     const int arrays = solver_arrays(grid, kernels == KernelStrategy::Split);

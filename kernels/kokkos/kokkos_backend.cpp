@@ -75,6 +75,7 @@ class KokkosBackend final : public Backend {
     const bool flux_arrays = kernels == KernelStrategy::Split;
     const int arrays = solver_arrays(grid, flux_arrays);
     const bool managed = memory.owner == Owner::Managed;
+    if (!kokkos::kHostExecution) check_device_indexable(grid);
     if (kokkos::kHostExecution)
       check_host_memory(arrays * bytes);
     else
