@@ -38,16 +38,14 @@ struct Grid {
   // A direction is active when the whole domain has more than one cell along it (a
   // subdomain of one cell along an active direction still has ghosts and fluxes).
   HC_INLINE bool active(int d) const { return n_global[d] > 1; }
-  // In device code in 32 bits (kMaxDeviceCells), in which a stencil's addresses take fewer
-  // instructions; the same index wherever the subdomain's cells fit, as a GPU backend checks.
   HC_INLINE std::size_t index(int i, int j, int k) const {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-    return static_cast<unsigned>(i) + static_cast<unsigned>(stride[1]) * static_cast<unsigned>(j) +
-           static_cast<unsigned>(stride[2]) * static_cast<unsigned>(k);
-#else
     return static_cast<std::size_t>(i) + stride[1] * static_cast<std::size_t>(j) +
            stride[2] * static_cast<std::size_t>(k);
-#endif
+  }
+  // The same index in 32 bits, for device code where the subdomain has at most kMaxDeviceCells.
+  HC_INLINE std::size_t index32(int i, int j, int k) const {
+    return static_cast<unsigned>(i) + static_cast<unsigned>(stride[1]) * static_cast<unsigned>(j) +
+           static_cast<unsigned>(stride[2]) * static_cast<unsigned>(k);
   }
   // Centre along direction d of interior cell i (local index, from 0) of this subdomain,
   // computed from the global index so that every decomposition gives the same value.

@@ -292,7 +292,16 @@ struct FusedTileStage {
 
   // Column `col` (a = col % kNx, b = col / kNx) is one of the cells the tile updates.
   HC_INLINE bool owns(int col) const { return col < Tile::kColumns && col % Tile::kNx < nx && col / Tile::kNx < ny; }
-  HC_INLINE std::size_t cell(int col, int k) const { return g.index(x0 + col % Tile::kNx, y0 + col / Tile::kNx, k); }
+  // A cell's index: in 32 bits in fp64 device code (Grid::index32). Every device index in 32 bits
+  // made fp64 fused 2.1-2.4% faster and fp32 1.0-1.7% slower on an H100
+  // (tests/data/h100/index32_ab.md); this form, fp64's alone, is not yet measured.
+  HC_INLINE std::size_t index(int i, int j, int k) const {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+    if constexpr (sizeof(Real) == 8) return g.index32(i, j, k);
+#endif
+    return g.index(i, j, k);
+  }
+  HC_INLINE std::size_t cell(int col, int k) const { return index(x0 + col % Tile::kNx, y0 + col / Tile::kNx, k); }
   HC_INLINE CellPrims<Real> converted(std::size_t c) const { return cell_prims(load_cell(in, c), gas); }
   HC_INLINE CellPrims<Real> prims(int col, int k) const { return converted(cell(col, k)); }
 
@@ -303,7 +312,7 @@ struct FusedTileStage {
     return (in_y && a >= -g.ng[0] && a < nx + g.ng[0]) || (in_x && b >= -g.ng[1] && b < ny + g.ng[1]);
   }
   HC_INLINE void fill_cell(Scratch& s, int k, int a, int b) const {
-    s.plane.put(Tile::slot(a, b), converted(g.index(x0 + a, y0 + b, k)));
+    s.plane.put(Tile::slot(a, b), converted(index(x0 + a, y0 + b, k)));
   }
 
   // Fill item i: slot i of plane k, if the x or y stencils read it.

@@ -64,11 +64,11 @@ struct StateRef {
   Real* data = nullptr;
   std::size_t ncells = 0;
 
-  // SoA in device code: the variable's array, then the cell's 32-bit index in it (kMaxDeviceCells),
+  // SoA in fp64 device code: the variable's array, then the cell's 32-bit index in it (kMaxDeviceCells),
   // one multiply-add an address where the 64-bit sum took several.
   HC_INLINE Real& operator()(int var, std::size_t cell) const {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-    if constexpr (L::kind == LayoutKind::SoA)
+    if constexpr (L::kind == LayoutKind::SoA && sizeof(Real) == 8)
       return (data + static_cast<std::size_t>(var) * ncells)[static_cast<unsigned>(cell)];
 #endif
     return data[L::offset(var, cell, ncells)];
