@@ -18,9 +18,9 @@ constexpr int kGhostLayers = 2;  // MUSCL needs two cells on each side of a face
 // Conserved variable indices.
 enum Var : int { kRho = 0, kMomX = 1, kMomY = 2, kMomZ = 3, kEnergy = 4 };
 
-// The most padded cells a GPU backend takes in one subdomain: device code indexes cells in 32
-// bits (Grid::index, StateRef). Far beyond any GPU's memory today (2^32 cells are 86 GB a state
-// array in fp32, and a run holds at least three).
+// The most padded cells a GPU backend takes in one subdomain: fp64 device code indexes cells in
+// 32 bits (Grid::index32 in the fused tile, StateRef's SoA). Far beyond any GPU's memory today
+// (2^32 cells are 172 GB a state array in fp64, and a run holds at least three).
 constexpr std::size_t kMaxDeviceCells = 0xffffffffu;
 
 struct Grid {

@@ -75,7 +75,9 @@ class KokkosBackend final : public Backend {
     const bool flux_arrays = kernels == KernelStrategy::Split;
     const int arrays = solver_arrays(grid, flux_arrays);
     const bool managed = memory.owner == Owner::Managed;
-    if (!kokkos::kHostExecution) check_device_indexable(grid);
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    check_device_indexable(grid);  // its device code indexes in 32 bits, in device memory or not
+#endif
     if (kokkos::kHostExecution)
       check_host_memory(arrays * bytes);
     else
