@@ -293,8 +293,8 @@ struct FusedTileStage {
   // Column `col` (a = col % kNx, b = col / kNx) is one of the cells the tile updates.
   HC_INLINE bool owns(int col) const { return col < Tile::kColumns && col % Tile::kNx < nx && col / Tile::kNx < ny; }
   // A cell's index: in 32 bits in fp64 device code (Grid::index32). Every device index in 32 bits
-  // made fp64 fused 2.1-2.4% faster and fp32 0.9-1.7% slower on an H100
-  // (tests/data/h100/index32_ab.md); this form, fp64's alone, is not yet measured.
+  // made fp64 fused 2.1-2.4% faster and fp32 0.9-1.7% slower on an H100; this form, fp64's
+  // alone, 2.2% faster in fp64 and fp32 as before (tests/data/h100/index32_ab.md).
   HC_INLINE std::size_t index(int i, int j, int k) const {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
     if constexpr (sizeof(Real) == 8) return g.index32(i, j, k);

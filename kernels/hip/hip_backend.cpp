@@ -58,7 +58,6 @@ class HipBackend final : public Backend {
     // The phase timers' scopes become NVTX ranges in Nsight Systems (nsys profile).
     profiler_ranges() = {[](const char* name) { nvtxRangePushA(name); }, [] { nvtxRangePop(); }};
 #endif
-    check_device_indexable(grid);
     const bool managed = memory.owner == Owner::Managed;
     const std::size_t state_bytes = L::storage_size(grid.ncells) * sizeof(Real);
     const int arrays = solver_arrays(grid, kernels == KernelStrategy::Split);
@@ -66,6 +65,9 @@ class HipBackend final : public Backend {
     const std::size_t scratch = sizeof(hip::RateBits<Real>) + sizeof(FixedSums) + 2 * sizeof(StepControl) +
                                 2 * kNumVars * SlabPlan{grid}.max_cells() * sizeof(Real);
     hip::check_fits(arrays * state_bytes + scratch, managed ? "the managed owner model" : "this grid");
+    // After the memory check: a subdomain beyond 32-bit indices never fits a device of today,
+    // and the memory's line names the largest grid that does.
+    check_device_indexable(grid);
 
     arrays_.allocate(grid, kernels == KernelStrategy::Split, state_bytes,
                      [&](std::size_t bytes, const std::string&) { return hip::DeviceArray(bytes, managed); });

@@ -75,14 +75,17 @@ class KokkosBackend final : public Backend {
     const bool flux_arrays = kernels == KernelStrategy::Split;
     const int arrays = solver_arrays(grid, flux_arrays);
     const bool managed = memory.owner == Owner::Managed;
-#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
-    check_device_indexable(grid);  // its device code indexes in 32 bits, in device memory or not
-#endif
     if (kokkos::kHostExecution)
       check_host_memory(arrays * bytes);
     else
       kokkos::check_device_fits(arrays * bytes + kNumVars * SlabPlan{grid}.max_cells() * sizeof(Real),  // read_state's
                                 managed ? "the managed owner model" : "this grid");
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+    // Its device code indexes in 32 bits, in device memory or not; after the memory check,
+    // whose line names the largest grid that fits (a subdomain beyond 32-bit indices fits no
+    // device of today).
+    check_device_indexable(grid);
+#endif
     const Where where = managed ? Where::Managed : Where::Device;
     arrays_.allocate(grid, flux_arrays, bytes,
                      [&](std::size_t size, const std::string& name) { return Buffer(name, size, where); });
