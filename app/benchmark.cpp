@@ -216,14 +216,31 @@ std::string timed_short_of_rule_4(const BenchmarkOptions& o, const BenchmarkConf
   return text.str();
 }
 
+namespace {
+
+// The options every rank of a job must share, one "key = value" line each (check_same_lines).
+std::string benchmark_option_lines(const BenchmarkOptions& o) {
+  std::ostringstream text;
+  text.precision(17);
+  text << "size = " << o.size << "\nrepeat = " << o.repeat << "\nsteps = " << o.steps << "\nmin_time = " << o.min_time_s
+       << "\nspread_warning = " << o.spread_warning << "\nbackend = " << o.backend << "\nout = " << o.out_dir
+       << "\nnon_compliant = " << o.non_compliant << '\n';
+  return text.str();
+}
+
+}  // namespace
+
 BenchmarkResult plan_benchmark(const BenchmarkOptions& o) {
   BenchmarkResult r;
   r.options = o;
   r.provenance = o.provenance;
   const std::string backend = o.backend.empty() ? backend_name(default_backend()) : o.backend;
+  // Ranks with other options would run other configurations, and their collective calls
+  // would not match (a crash, or a hang): refused, exit 2, naming the first that differs.
+  agreed([&] { check_same_lines("benchmark options", benchmark_option_lines(o)); });
+  BenchmarkSetting s;
   agreed([&] {
     r.device = describe_device(backend, 0, "benchmark");
-    BenchmarkSetting s;
     s.ranks = r.ranks = world_size();
     s.threads_per_rank = r.threads_per_rank = r.device.kind == "gpu" ? 1 : std::max(1, r.device.compute_units);
     s.cpu_cores = o.provenance.cpu_cores;
@@ -240,6 +257,10 @@ BenchmarkResult plan_benchmark(const BenchmarkOptions& o) {
     } else {
       r.size = choose_size(ladder, backend, r.device, o.provenance.memory_bytes, r.ranks, r.size_reason);
     }
+  });
+  // Rank 0's choice for every rank: nodes with other memory would choose other sizes.
+  r.size = std::stoi(broadcast_from(0, std::to_string(r.size)));
+  agreed([&] {
     s.size = r.size;
     benchmark_config(r.size, "fp64", backend);  // a size the deck refuses is refused here
     r.broken_rules = broken_run_rules(o, s, o.provenance.command_line);

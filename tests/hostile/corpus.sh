@@ -605,6 +605,14 @@ case_MpiRankWithAnotherGrid() {
   expect_refused "rank 2: error: this rank differs from rank 0 in its settings: grid.n" mpi
   expect_fast
 }
+# benchmark's ranks must agree on its options: another size on one rank corrupted memory in
+# the gather (SIGABRT, exit 134) and left the lock behind.
+case_MpiBenchmarkRanksWithOtherSizes() {
+  ready
+  mpi 1 "$bin" benchmark --size 24 --non-compliant --out o : -n 1 "$bin" benchmark --size 16 --non-compliant --out o
+  expect_refused "rank 1: error: this rank differs from rank 0 in its benchmark options: size (16 here, 24 on rank 0)" mpi
+  expect_fast
+}
 case_MpiRankCannotReadTheDeck() {
   ready
   mpi 1 "$bin" run "$inputs/sod.toml" --out o : -n 1 "$bin" run nope.toml --out o
