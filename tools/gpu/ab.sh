@@ -6,14 +6,19 @@
 # deck is a verdict.
 #
 #   tools/gpu/ab.sh prepare REV     on the CPU machine: REV's sources into .ab-base/ (git-ignored)
-#   tools/gpu/ab.sh run OUTDIR      on the GPU machine (carry .gpu-deps and .ab-base)
+#   tools/gpu/ab.sh trial NAME REV  on the CPU machine: REV's sources into .ab-trial-NAME/, a
+#                                   further head measured in the same call (NAME: a-z, 0-9, _)
+#   tools/gpu/ab.sh run OUTDIR      on the GPU machine (carry .gpu-deps, .ab-base and any
+#                                   .ab-trial-NAME)
 #
-# run builds the working tree ("head": tools/gpu/check.sh's build) and .ab-base ("base": its own
-# check.sh, with the same options) side by side, then AB_ROUNDS rounds (default 2), each running
-# every deck of AB_DECKS with base, then with head: both precisions, split and fused, --repeat 3
-# --steps 12, HIP backend (Kokkos with KOKKOS_ROOT). OUTDIR/ab.md has, per configuration, each
-# round's median ms of base and head, head / base, and whether their checksums agree
-# (tools/gpu/ab_table.py).
+# run builds the working tree ("head": tools/gpu/check.sh's build), .ab-base ("base": its own
+# check.sh, with the same options) and each .ab-trial-NAME side by side, then AB_ROUNDS rounds
+# (default 2), each running every deck of AB_DECKS with base, then head, then each trial: both
+# precisions, split and fused, --repeat 3 --steps 12, HIP backend (Kokkos with KOKKOS_ROOT).
+# OUTDIR/ab.md has, per configuration, each round's median ms of base and head, head / base,
+# and whether their checksums agree, then the same table for each trial against base
+# (tools/gpu/ab_table.py). Trials let one device call measure several changes against one
+# base: calls are scarce, and each starts a machine afresh.
 #   AB_DECKS  default "bench.toml:256,512 sedov.toml:256" (deck in inputs/ : sizes)
 #   AB_LOCAL=1  the CPU machine's default build instead (Kokkos backend): to try the script here
 #   KOKKOS_ROOT  a Kokkos GPU install (as check.sh's): both built with it, the runs on Kokkos
@@ -22,47 +27,76 @@ set -uo pipefail
 what=${1:?usage: tools/gpu/ab.sh prepare REV | run OUTDIR}
 cd "$(dirname "$0")/../.."
 root=$PWD
+usage="usage: tools/gpu/ab.sh prepare REV | trial NAME REV | run OUTDIR"
+# unpack DIR REV: REV's sources into DIR, named in DIR/AB_REV.
+unpack() {
+  rm -rf "$1" && mkdir "$1" && git archive "$2" | tar -x -C "$1" || exit 1
+  git rev-parse "$2" > "$1/AB_REV"
+}
 if [ "$what" = prepare ]; then
-  rev=${2:?usage: tools/gpu/ab.sh prepare REV}
-  rm -rf .ab-base && mkdir .ab-base && git archive "$rev" | tar -x -C .ab-base || exit 1
-  git rev-parse "$rev" > .ab-base/AB_REV
+  rev=${2:?$usage}
+  unpack .ab-base "$rev"
   echo "ab.sh: .ab-base holds $(cut -c1-12 .ab-base/AB_REV); carry it with .gpu-deps"
   exit 0
 fi
-[ "$what" = run ] || { echo "usage: tools/gpu/ab.sh prepare REV | run OUTDIR" >&2; exit 2; }
-out=${2:?usage: tools/gpu/ab.sh run OUTDIR}
+if [ "$what" = trial ]; then
+  name=${2:?$usage} rev=${3:?$usage}
+  [[ "$name" =~ ^[a-z0-9_]+$ ]] && [ "$name" != base ] && [ "$name" != head ] ||
+    { echo "ab.sh: a trial's name is a-z, 0-9 and _, not base or head: '$name'" >&2; exit 2; }
+  unpack ".ab-trial-$name" "$rev"
+  echo "ab.sh: .ab-trial-$name holds $(cut -c1-12 ".ab-trial-$name/AB_REV"); carry it too"
+  exit 0
+fi
+[ "$what" = run ] || { echo "$usage" >&2; exit 2; }
+out=${2:?$usage}
 [ -f .ab-base/AB_REV ] || { echo "ab.sh: no .ab-base: run tools/gpu/ab.sh prepare REV first" >&2; exit 2; }
 mkdir -p "$out"
+# The trials carried along: name and tree.
+trials=()
+for tree in .ab-trial-*/; do
+  [ -f "$tree/AB_REV" ] && trials+=("${tree%/}")
+done
 
 # Each tree's binary, built the same way.
+# builds: each build's name and tree; base and head first.
+declare -A tree_of=([base]="$root/.ab-base" [head]="$root")
+builds=(base head)
+for tree in "${trials[@]}"; do
+  name=${tree#.ab-trial-}
+  tree_of[$name]=$root/$tree
+  builds+=("$name")
+done
+declare -A bin_of
 if [ -n "${AB_LOCAL:-}" ]; then
   backend=kokkos
-  for tree in "$root" "$root/.ab-base"; do
-    cmake -S "$tree" -B "$tree/build-ab" -DCMAKE_BUILD_TYPE=Release > "$out/configure-$(basename "$tree").log" 2>&1 &&
-      cmake --build "$tree/build-ab" -j "$(nproc)" --target halocline > "$out/build-$(basename "$tree").log" 2>&1 ||
+  for build in "${builds[@]}"; do
+    tree=${tree_of[$build]}
+    cmake -S "$tree" -B "$tree/build-ab" -DCMAKE_BUILD_TYPE=Release > "$out/configure-$build.log" 2>&1 &&
+      cmake --build "$tree/build-ab" -j "$(nproc)" --target halocline > "$out/build-$build.log" 2>&1 ||
       { echo "ab.sh: the build of $tree failed (see $out)" >&2; exit 1; }
+    bin_of[$build]=$tree/build-ab/bin/halocline
   done
-  head_bin=$root/build-ab/bin/halocline base_bin=$root/.ab-base/build-ab/bin/halocline
 else
-  # With KOKKOS_ROOT (a Kokkos GPU install) both trees build the Kokkos backend too
-  # (check.sh's build-gpu-kokkos) and the runs take it; otherwise the HIP backend. The two
+  # With KOKKOS_ROOT (a Kokkos GPU install) every tree builds the Kokkos backend too
+  # (check.sh's build-gpu-kokkos) and the runs take it; otherwise the HIP backend. The
   # builds run side by side.
   backend=hip dir=build-gpu
   [ -z "${KOKKOS_ROOT:-}" ] || backend=kokkos dir=build-gpu-kokkos
-  ln -sfn "$root/.gpu-deps" .ab-base/.gpu-deps
-  BUILD_TARGET=halocline tools/gpu/check.sh "$out/head-build" build > "$out/head-build.txt" 2>&1 &
-  (cd .ab-base && BUILD_TARGET=halocline tools/gpu/check.sh "$out/base-build" build) > "$out/base-build.txt" 2>&1 &
+  for build in "${builds[@]}"; do
+    tree=${tree_of[$build]}
+    [ "$build" = head ] || ln -sfn "$root/.gpu-deps" "$tree/.gpu-deps"
+    (cd "$tree" && BUILD_TARGET=halocline tools/gpu/check.sh "$out/$build-build" build) > "$out/$build-build.txt" 2>&1 &
+    bin_of[$build]=$tree/$dir/bin/halocline
+  done
   built=0
   for job in $(jobs -p); do wait "$job" || built=1; done
   [ $built = 0 ] || { echo "ab.sh: a build failed (see $out/*-build*)" >&2; exit 1; }
-  head_bin=$root/$dir/bin/halocline base_bin=$root/.ab-base/$dir/bin/halocline
 fi
 
 status=0
 for round in $(seq 1 "${AB_ROUNDS:-2}"); do
-  for build in base head; do
-    bin=$base_bin
-    [ $build = head ] && bin=$head_bin
+  for build in "${builds[@]}"; do
+    bin=${bin_of[$build]}
     for spec in ${AB_DECKS:-bench.toml:256,512 sedov.toml:256}; do
       deck=${spec%%:*} sizes=${spec#*:}
       "$bin" bench "inputs/$deck" --set run.backend=$backend --sweep grid.n="$sizes" --sweep precision=fp64,fp32 \
@@ -72,5 +106,10 @@ for round in $(seq 1 "${AB_ROUNDS:-2}"); do
   done
 done
 python3 tools/gpu/ab_table.py "$out" "$(cut -c1-12 .ab-base/AB_REV)" > "$out/ab.md" || status=1
+for tree in "${trials[@]}"; do
+  echo >> "$out/ab.md"
+  python3 tools/gpu/ab_table.py "$out" "$(cut -c1-12 .ab-base/AB_REV)" "${tree#.ab-trial-}" \
+    "$(cut -c1-12 "$tree/AB_REV")" >> "$out/ab.md" || status=1
+done
 cat "$out/ab.md"
 exit $status

@@ -3,7 +3,8 @@
 of base and head, head / base (the median over rounds), and whether every checksum of the two
 builds agrees.
 
-    tools/gpu/ab_table.py OUTDIR BASE_NAME   (reads OUTDIR/{base,head}-DECK-rN/bench.json)
+    tools/gpu/ab_table.py OUTDIR BASE_NAME                  (reads OUTDIR/{base,head}-DECK-rN/bench.json)
+    tools/gpu/ab_table.py OUTDIR BASE_NAME TRIAL TRIAL_REV  (a trial's runs, TRIAL-DECK-rN, as the head)
 """
 import json
 import pathlib
@@ -12,14 +13,16 @@ import statistics
 import sys
 
 
-def runs(out):
-    """{(deck, configuration): {build: [(round, median_s, checksum)]}} from the bench.json files."""
+def runs(out, head):
+    """{(deck, configuration): {build: [(round, median_s, checksum)]}} from the bench.json files
+    of base and of the build named `head` (as "head")."""
     table = {}
     for path in sorted(out.glob("*-r*/bench.json")):
-        match = re.fullmatch(r"(base|head)-(.+)-r(\d+)", path.parent.name)
-        if not match:
+        match = re.fullmatch(r"([a-z0-9_]+)-(.+)-r(\d+)", path.parent.name)
+        if not match or match.group(1) not in ("base", head):
             continue
-        build, deck, round_ = match.group(1), match.group(2), int(match.group(3))
+        build = "base" if match.group(1) == "base" else "head"
+        deck, round_ = match.group(2), int(match.group(3))
         for row in json.loads(path.read_text())["rows"]:
             median = row.get("step_s", {}).get("median")
             if median is None:  # a configuration that failed: bench.json lists it without times
@@ -31,12 +34,14 @@ def runs(out):
 
 def main():
     out, base_name = pathlib.Path(sys.argv[1]), sys.argv[2]
-    table = runs(out)
+    head = sys.argv[3] if len(sys.argv) > 3 else "head"
+    table = runs(out, head)
     if not table:
         print(f"ab_table: no bench.json under {out}", file=sys.stderr)
         return 1
-    print(f"# A/B: base {base_name} against head (the working tree), median ms per step\n")
-    print("| deck | configuration | base, each round | head, each round | head / base | checksums |")
+    what = "head (the working tree)" if head == "head" else f"trial {head} ({sys.argv[4]})"
+    print(f"# A/B: base {base_name} against {what}, median ms per step\n")
+    print(f"| deck | configuration | base, each round | {head}, each round | {head} / base | checksums |")
     print("| --- | --- | --- | --- | --- | --- |")
     status = 0
     for (deck, name), builds in sorted(table.items()):
