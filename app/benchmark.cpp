@@ -103,11 +103,9 @@ BenchmarkConfiguration measure_configuration(const BenchmarkOptions& o, const Be
     const MeasuredRun m = measure_run(c, o.repeat, o.steps, o.provenance);
     if (bc.runs++ == 0) {
       nlohmann::json report = m.report;
-      add_probe_to_report(report, r.probe, "benchmark: every rank's copy bandwidth, summed");
-      report["probe"]["copy_Bps"] = r.copy_Bps;
-      report["fom"]["fraction_of_copy_bandwidth"] =
-          report["traffic"].value("effective_bandwidth_Bps", 0.0) / r.copy_Bps;
-      add_arithmetic_limit(report, precision == "fp32" ? r.fp32 : r.fp64);
+      ProbeResult node = r.probe;  // the job's rates: every rank's probe, summed (probe_node)
+      node.copy_Bps = r.copy_Bps, node.triad_Bps = r.triad_Bps, node.fp64 = r.fp64, node.fp32 = r.fp32;
+      add_probe_to_report(report, node, "benchmark: every rank's probe, summed", 1);
       if (m.rank == 0) write_report(report, run_dir + "/report.json");
       bc.config = m.report["config"];
       provenance = m.provenance;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <set>
 #include <stdexcept>
 
 namespace halocline {
@@ -238,18 +239,36 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   return j;
 }
 
-void add_probe_to_report(nlohmann::json& j, const ProbeResult& probe, const std::string& source) {
+int devices_driven(const nlohmann::json& report) {
+  const nlohmann::json list = report.value("devices_over_ranks", nlohmann::json::array());
+  std::set<std::string> distinct;
+  bool cpu = false;
+  for (const nlohmann::json& d : list) {
+    const std::string device = d.is_string() ? d.get<std::string>() : d.dump();
+    distinct.insert(device);
+    cpu = cpu || device.find(" cpu ") != std::string::npos;  // device_identity: "host cpu <name>"
+  }
+  if (list.empty()) return 1;
+  return static_cast<int>(cpu ? list.size() : distinct.size());
+}
+
+void add_probe_to_report(nlohmann::json& j, const ProbeResult& probe, const std::string& source, int devices) {
+  if (devices <= 0) devices = devices_driven(j);
+  const double n = devices;
   j["probe"] = {{"copy_Bps", probe.copy_Bps},
                 {"triad_Bps", probe.triad_Bps},
                 {"array_bytes", probe.array_bytes},
                 {"device", probe.device_name},
-                {"source", source}};
+                {"source", source},
+                {"devices_counted", devices}};
   const double effective = j["traffic"].value("effective_bandwidth_Bps", 0.0);
-  j["fom"]["fraction_of_copy_bandwidth"] = probe.copy_Bps > 0 ? effective / probe.copy_Bps : 0.0;
+  j["fom"]["fraction_of_copy_bandwidth"] = probe.copy_Bps > 0 ? effective / (n * probe.copy_Bps) : 0.0;
   j["fom"]["fraction_definition"] =
-      "traffic.effective_bandwidth_Bps / probe.copy_Bps: the bytes this strategy's step must move "
-      "through device memory, at the measured step time, against the device's own copy bandwidth";
-  add_arithmetic_limit(j, j["config"].value("precision", "fp64") == "fp32" ? probe.fp32 : probe.fp64);
+      "traffic.effective_bandwidth_Bps / (probe.copy_Bps x probe.devices_counted): the bytes this strategy's "
+      "step must move through device memory, at the measured step time, against the copy bandwidth of the "
+      "devices the run drives";
+  const ArithmeticRates& rates = j["config"].value("precision", "fp64") == "fp32" ? probe.fp32 : probe.fp64;
+  add_arithmetic_limit(j, {n * rates.fma_per_s, n * rates.div_per_s, n * rates.sqrt_per_s});
 }
 
 void add_arithmetic_limit(nlohmann::json& j, const ArithmeticRates& rates) {

@@ -30,7 +30,15 @@ std::string cell_rate_text(double cell_updates_per_s);
 // Adds the device's measured copy and triad bandwidth (`source`: the cache file, or
 // "measured") and the run's effective bandwidth as a fraction of the copy bandwidth; and the
 // arithmetic rates of the run's precision, the limit they put on the FOM and its fraction.
-void add_probe_to_report(nlohmann::json& report, const ProbeResult& probe, const std::string& source);
+// The probe measured one device from one process; the run's whole traffic and FOM are held
+// against `devices` of them (probe.devices_counted): by default devices_driven(report). Pass 1
+// where the probe's rates are the job's already (benchmark sums every rank's).
+void add_probe_to_report(nlohmann::json& report, const ProbeResult& probe, const std::string& source, int devices = 0);
+// How many devices a run's report says it drove: the distinct GPUs of `devices_over_ranks`, or
+// on a CPU backend its ranks (each on cores of its own, counted at the rate one process
+// measured alone: at least the node's share, so that a fraction is never overstated); 1 for
+// a report without the list.
+int devices_driven(const nlohmann::json& report);
 // The arithmetic part alone (`rates`: the device's, of the run's precision).
 void add_arithmetic_limit(nlohmann::json& report, const ArithmeticRates& rates);
 

@@ -17,6 +17,7 @@
 #include "app/probe.hpp"
 #include "app/provenance.hpp"
 #include "app/references.hpp"
+#include "app/report.hpp"
 #include "app/select.hpp"
 #include "app/verify.hpp"
 #include "io/deck.hpp"
@@ -159,6 +160,47 @@ TEST(Probe, CacheOfAnotherHostIsMeasuredAgain) {
   EXPECT_LT(again.copy_Bps, 1e15);
   std::ifstream in(path);
   EXPECT_EQ(nlohmann::json::parse(in).at("provenance").at("host"), provenance.host) << "replaced";
+}
+
+// A run of several ranks holds its whole traffic and FOM against the devices it drives, not
+// against the one device the probe measured (with 2 ranks, bench and run gave twice the
+// fractions benchmark did): distinct GPUs count once each, a shared GPU once, CPU ranks each.
+TEST(Probe, FractionsCountTheDevicesTheRunDrives) {
+  hc::ProbeResult probe;
+  probe.copy_Bps = 1e12;
+  probe.fp64 = {1e12, 1e11, 1e11};
+  const auto report = [](const std::vector<std::string>& devices) {
+    nlohmann::json j;
+    j["config"]["precision"] = "fp64";
+    j["traffic"]["effective_bandwidth_Bps"] = 4e11;
+    j["fom"]["cell_updates_per_s"] = 1e9;
+    j["arithmetic"]["per_cell_update"] = {{"add", 100}, {"mul", 100}, {"fma", 0},
+                                          {"div", 0},   {"sqrt", 0},  {"compare", 0}};
+    j["devices_over_ranks"] = devices;
+    return j;
+  };
+  const std::vector<std::pair<std::vector<std::string>, int>> cases = {
+      {{}, 1},
+      {{"node0 0000:19:00.0"}, 1},
+      {{"node0 0000:19:00.0", "node0 0000:3b:00.0"}, 2},
+      {{"node0 0000:19:00.0", "node0 0000:19:00.0"}, 1},  // two ranks on one GPU
+      {{"node0 0000:19:00.0", "node1 0000:19:00.0"}, 2},  // the same bus id on two nodes
+      {{"vm cpu Serial", "vm cpu Serial", "vm cpu Serial"}, 3},
+  };
+  for (const auto& [devices, driven] : cases) {
+    nlohmann::json j = report(devices);
+    EXPECT_EQ(hc::devices_driven(j), driven) << j["devices_over_ranks"].dump();
+    hc::add_probe_to_report(j, probe, "measured");
+    EXPECT_EQ(j["probe"]["devices_counted"], driven);
+    EXPECT_DOUBLE_EQ(j["probe"]["copy_Bps"].get<double>(), 1e12) << "as measured";
+    EXPECT_DOUBLE_EQ(j["fom"]["fraction_of_copy_bandwidth"].get<double>(), 0.4 / driven);
+    EXPECT_DOUBLE_EQ(j["arithmetic"]["limit_cell_updates_per_s"].get<double>(), driven * 1e12 / 200);
+    EXPECT_DOUBLE_EQ(j["fom"]["fraction_of_arithmetic_limit"].get<double>(), 1e9 / (driven * 1e12 / 200));
+  }
+  // benchmark's rates are every rank's, summed: counted once.
+  nlohmann::json j = report({"vm cpu Serial", "vm cpu Serial"});
+  hc::add_probe_to_report(j, probe, "benchmark: every rank's probe, summed", 1);
+  EXPECT_DOUBLE_EQ(j["fom"]["fraction_of_copy_bandwidth"].get<double>(), 0.4);
 }
 
 // The real outputs of the H200 (tests/data/h200/) match the schemas the tests hold the
