@@ -14,6 +14,7 @@
 #include <regex>
 
 #include "app/failures.hpp"
+#include "app/signals.hpp"
 #include "io/deck.hpp"
 
 namespace fs = std::filesystem;
@@ -149,6 +150,9 @@ void OutputDirectory::open(const std::string& dir) {
     created_.clear();
     throw;
   }
+  // A command with nothing to save ends at once on a signal (app/signals.hpp): it takes the
+  // lock and the directories made for it along, as this destructor would.
+  remove_at_signal_exit(lock_path_, created_);
 }
 
 // flock() ends with its process, whatever kills it, so a lock file whose lock nobody holds
@@ -205,6 +209,7 @@ void OutputDirectory::lock() {
 }
 
 OutputDirectory::~OutputDirectory() {
+  if (lock_fd_ >= 0) forget_at_signal_exit();
   if (lock_fd_ >= 0) {
     ::unlink(lock_path_.c_str());  // while still holding it: a waiting run then makes a new one
     ::close(lock_fd_);

@@ -12,6 +12,21 @@ namespace {
 volatile std::sig_atomic_t received = 0;
 extern "C" void record_signal(int signal) { received = signal; }
 
+// remove_at_signal_exit's paths, read by end_at_once: fixed buffers (a handler may not
+// allocate), armed only once written.
+constexpr int kMaxExitDirectories = 8;
+constexpr std::size_t kMaxExitPath = 4096;
+char exit_lock[kMaxExitPath];
+char exit_directories[kMaxExitDirectories][kMaxExitPath];
+int exit_directory_count = 0;
+volatile std::sig_atomic_t exit_cleanup_armed = 0;
+
+bool copy_path(char* to, const std::string& from) {
+  if (from.size() >= kMaxExitPath) return false;
+  std::memcpy(to, from.c_str(), from.size() + 1);
+  return true;
+}
+
 // Before a command can act on a signal (the runtimes' start, or a command that never
 // checks): one line and the exit code 128 + N at once. Only async-signal-safe calls.
 extern "C" void end_at_once(int signal) {
@@ -20,6 +35,10 @@ extern "C" void end_at_once(int signal) {
                                         : "halocline: interrupted by signal 15; nothing was saved\n";
   ssize_t ignored = write(STDERR_FILENO, line, std::strlen(line));
   (void)ignored;
+  if (exit_cleanup_armed) {  // unlink and rmdir are async-signal-safe
+    if (exit_lock[0] != '\0') unlink(exit_lock);
+    for (int i = exit_directory_count - 1; i >= 0; --i) rmdir(exit_directories[i]);
+  }
   _exit(128 + signal);
 }
 
@@ -49,5 +68,19 @@ void install_stop_signals() {
 }
 
 int stop_signal() { return received; }
+
+void remove_at_signal_exit(const std::string& lock_file, const std::vector<std::string>& directories) {
+  exit_cleanup_armed = 0;
+  if (!copy_path(exit_lock, lock_file)) exit_lock[0] = '\0';
+  exit_directory_count = 0;
+  for (const std::string& d : directories) {
+    // A directory beyond the buffers stays, and so do those above it (rmdir would fail on them).
+    if (exit_directory_count == kMaxExitDirectories || !copy_path(exit_directories[exit_directory_count], d)) break;
+    ++exit_directory_count;
+  }
+  exit_cleanup_armed = 1;
+}
+
+void forget_at_signal_exit() { exit_cleanup_armed = 0; }
 
 }  // namespace halocline

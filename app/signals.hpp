@@ -5,6 +5,9 @@
 // start, verification's runs, commands that never check) a signal ends the process at once.
 #pragma once
 
+#include <string>
+#include <vector>
+
 namespace halocline {
 
 // Installs handlers that end the process at once with one line and exit code 128 + N:
@@ -20,5 +23,13 @@ void install_stop_signals();
 
 // The signal received since install_stop_signals(), or 0.
 int stop_signal();
+
+// What a signal that ends the process at once removes on its way out (an output directory's
+// lock file, then the directories made for it, deepest first, each only if empty), so that an
+// interrupted command leaves what it found. Paths longer than the handler's buffers, or more
+// directories than it holds, are left. forget_at_signal_exit() is the owner's, before it
+// removes them itself.
+void remove_at_signal_exit(const std::string& lock_file, const std::vector<std::string>& directories);
+void forget_at_signal_exit();
 
 }  // namespace halocline

@@ -323,6 +323,23 @@ case_ProbeStoppedBySignalLeavesNoLock() {
   expect_one_line
   expect_left
 }
+# A signal during benchmark's verification (whose runs save nothing) ends it at once: it took
+# neither its lock nor the directories it made along (a stale lock, cosmetic since the next
+# run takes it over).
+case_BenchmarkStoppedBySignalLeavesNoLock() {
+  ready
+  (cd "$w" && exec "$bin" benchmark --size 32 --non-compliant --out b/deep >"$log/out" 2>"$log/err") &
+  local benchmark=$!
+  wait_for_lock b/deep "$benchmark"
+  sleep 0.3
+  ! grep -q "^benchmark: verify:" "$log/err" || fail "verification ended before the signal: no case"
+  kill -INT "$benchmark"
+  wait "$benchmark"
+  code=$?
+  expect_exit 130
+  expect_err "interrupted by signal 2; nothing was saved"
+  expect_left
+}
 case_StaleLockTakenOver() {
   small_deck
   mkdir "$w/o"
