@@ -560,10 +560,12 @@ CLI::App* add_benchmark_command(CLI::App& app, BenchmarkArgs& a) {
       "and fp32, checksums against the references; one result JSON and Markdown summary");
   b->add_option("--size", o.size, "cells per direction (default: chosen from the memory per device)")
       ->check(in_range(1, 1 << 20));
-  b->add_option("--repeat", o.repeat, "repetitions per run (run rule 4: at least 3)")
+  b->add_option("--repeat", o.repeat,
+                "repetitions per run (rule 4: at least 3; the reference checksums of rule 2 are for 3 x 12)")
       ->capture_default_str()
       ->check(in_range(1, 1000));
-  b->add_option("--steps", o.steps, "timed steps per repetition (run rule 4: at least 12)")
+  b->add_option("--steps", o.steps,
+                "timed steps per repetition (rule 4: at least 12; the references of rule 2 are for 3 x 12)")
       ->capture_default_str()
       ->check(in_range(1, 1000000));
   b->add_option("--min-time", o.min_time_s, "seconds of timed steps per configuration (run rule 4: at least 5)")

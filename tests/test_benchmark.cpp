@@ -76,8 +76,12 @@ TEST(Benchmark, NamesEachBrokenRule) {
 TEST(Benchmark, RuleFiveWantsEveryCoreOnceOnACpuAndOneRankPerGpu) {
   hc::BenchmarkSetting s = good_setting();
   s.ranks = 4;  // oversubscribed
+  // The line to run, without the --non-compliant that let this one run.
+  EXPECT_EQ(joined(hc::broken_run_rules({}, s, "x --non-compliant --size 32")),
+            "run rule 5: 4 rank(s) x 1 thread(s) on 2 cores; run one rank per core: mpirun -n 2 x --size 32\n");
+  s.ranks = 1, s.threads_per_rank = 4;  // an OpenMP Kokkos, oversubscribed
   EXPECT_EQ(joined(hc::broken_run_rules({}, s, "x")),
-            "run rule 5: 4 rank(s) x 1 thread(s) on 2 cores; run at most one rank per core\n");
+            "run rule 5: 1 rank(s) x 4 thread(s) on 2 cores; run one thread per core, once (OMP_NUM_THREADS)\n");
   s.ranks = 1, s.threads_per_rank = 2;  // an OpenMP Kokkos: threads on every core
   EXPECT_EQ(joined(hc::broken_run_rules({}, s, "x")), "");
   s.on_gpu = true, s.threads_per_rank = 1;  // one rank per GPU: the cores are not the rule
