@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "app/benchmark_output.hpp"
@@ -54,6 +55,32 @@ nlohmann::json read_benchmark_result(const std::string& given) {
   return j;
 }
 
+namespace {
+
+// What keeps the columns' figures of merit from comparing machines: results of other sizes (a
+// FOM depends on the size: caches, launch overheads, halo share) and results that broke a run
+// rule. Empty where there is nothing to say.
+std::string comparability_notes(const std::vector<std::string>& paths, const std::vector<nlohmann::json>& results) {
+  std::ostringstream notes;
+  std::set<int> sizes;
+  std::string listed;
+  for (const nlohmann::json& j : results) {
+    const int n = j.at("size").at("n").get<int>();
+    if (sizes.insert(n).second) listed += (listed.empty() ? "" : ", ") + std::to_string(n) + "^3";
+  }
+  if (sizes.size() > 1)
+    notes << "\nNote: these results are of different sizes (" << listed
+          << "); a FOM depends on the size, so compare machines at one size (`--size`).\n";
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (!results[i].at("compliant").get<bool>())
+      notes << "\nNote: " << paths[i]
+            << " broke a run rule (its compliance row): its figures are not a benchmark result "
+               "(docs/procurement.md).\n";
+  return notes.str();
+}
+
+}  // namespace
+
 std::string compare_markdown(const std::vector<std::string>& paths, const std::vector<nlohmann::json>& results) {
   std::vector<std::vector<std::pair<std::string, std::string>>> columns;
   for (const nlohmann::json& j : results) columns.push_back(benchmark_figures(j));
@@ -68,6 +95,7 @@ std::string compare_markdown(const std::vector<std::string>& paths, const std::v
     for (const auto& column : columns) md << " " << markdown_cell(column[row].second) << " |";
     md << '\n';
   }
+  md << comparability_notes(paths, results);
   return md.str();
 }
 

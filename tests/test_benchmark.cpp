@@ -364,6 +364,15 @@ TEST_F(BenchmarkCommand, CompareSetsResultsSideBySide) {
   EXPECT_NE(out_.find("| FOM, fp64 (cell updates/s) | 16.4 Mcell/s | 16.4 Mcell/s |"), std::string::npos) << out_;
   EXPECT_NE(out_.find("| compliance | compliant | NON-COMPLIANT; run rule 4: --repeat 1"), std::string::npos) << out_;
   EXPECT_NE(out_.find("| OS, host | "), std::string::npos) << out_;
+  // b broke a rule: said under the table; both are 32^3, so no note on sizes.
+  EXPECT_NE(out_.find("\nNote: b.json broke a run rule"), std::string::npos) << out_;
+  EXPECT_EQ(out_.find("Note: a.json"), std::string::npos) << out_;
+  EXPECT_EQ(out_.find("different sizes"), std::string::npos) << out_;
+  nlohmann::json bigger = made_result("delta", true);
+  bigger["size"]["n"] = 64;
+  std::ofstream(dir_ / "d.json") << bigger.dump(2);
+  ASSERT_EQ(run_compare("a.json d.json"), 0) << err_;
+  EXPECT_NE(out_.find("\nNote: these results are of different sizes (32^3, 64^3)"), std::string::npos) << out_;
   // A benchmark's output directory stands for its benchmark.json.
   fs::create_directories(dir_ / "c");
   fs::copy_file(dir_ / "b.json", dir_ / "c/benchmark.json");
