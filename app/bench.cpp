@@ -461,7 +461,8 @@ nlohmann::json bench_json(const BenchResult& r) {
                                            "; here the median over the repetitions of each block's median"},
             {"effective_bandwidth_Bps", "the bytes a step must move (report traffic) / median step time"},
             {"fraction_of_copy_bandwidth",
-             "the run's report's: traffic.effective_bandwidth_Bps / the probed copy bandwidth (OUT/probe-*.json)"},
+             "the run's report's: traffic.effective_bandwidth_Bps / (the probed copy bandwidth (OUT/probe-*.json) x "
+             "probe.devices_counted)"},
             {"fraction_of_arithmetic_limit",
              "the run's report's: fom.cell_updates_per_s / arithmetic.limit_cell_updates_per_s (docs/report.md)"},
             {"speedup",

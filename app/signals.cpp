@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstring>
 #include <initializer_list>
@@ -19,7 +20,10 @@ constexpr std::size_t kMaxExitPath = 4096;
 char exit_lock[kMaxExitPath];
 char exit_directories[kMaxExitDirectories][kMaxExitPath];
 int exit_directory_count = 0;
-volatile std::sig_atomic_t exit_cleanup_armed = 0;
+// Stored with release after the buffers, loaded with acquire by the handler (which may run on
+// another thread: MPI's or an OpenMP runtime's), so that it never reads half-written paths.
+std::atomic<int> exit_cleanup_armed{0};
+static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may use only lock-free atomics");
 
 bool copy_path(char* to, const std::string& from) {
   if (from.size() >= kMaxExitPath) return false;
@@ -35,7 +39,7 @@ extern "C" void end_at_once(int signal) {
                                         : "halocline: interrupted by signal 15; nothing was saved\n";
   ssize_t ignored = write(STDERR_FILENO, line, std::strlen(line));
   (void)ignored;
-  if (exit_cleanup_armed) {  // unlink and rmdir are async-signal-safe
+  if (exit_cleanup_armed.load(std::memory_order_acquire)) {  // unlink and rmdir are async-signal-safe
     if (exit_lock[0] != '\0') unlink(exit_lock);
     for (int i = exit_directory_count - 1; i >= 0; --i) rmdir(exit_directories[i]);
   }
@@ -70,7 +74,7 @@ void install_stop_signals() {
 int stop_signal() { return received; }
 
 void remove_at_signal_exit(const std::string& lock_file, const std::vector<std::string>& directories) {
-  exit_cleanup_armed = 0;
+  exit_cleanup_armed.store(0, std::memory_order_seq_cst);
   if (!copy_path(exit_lock, lock_file)) exit_lock[0] = '\0';
   exit_directory_count = 0;
   for (const std::string& d : directories) {
@@ -78,9 +82,9 @@ void remove_at_signal_exit(const std::string& lock_file, const std::vector<std::
     if (exit_directory_count == kMaxExitDirectories || !copy_path(exit_directories[exit_directory_count], d)) break;
     ++exit_directory_count;
   }
-  exit_cleanup_armed = 1;
+  exit_cleanup_armed.store(1, std::memory_order_release);
 }
 
-void forget_at_signal_exit() { exit_cleanup_armed = 0; }
+void forget_at_signal_exit() { exit_cleanup_armed.store(0, std::memory_order_seq_cst); }
 
 }  // namespace halocline

@@ -331,7 +331,12 @@ case_BenchmarkStoppedBySignalLeavesNoLock() {
   (cd "$w" && exec "$bin" benchmark --size 32 --non-compliant --out b/deep >"$log/out" 2>"$log/err") &
   local benchmark=$!
   wait_for_lock b/deep "$benchmark"
-  sleep 0.3
+  local waited=0
+  until grep -q "^benchmark: 32^3" "$log/err"; do  # its verification begins
+    [ $waited -lt 200 ] || { kill -KILL "$benchmark"; fail "no first line in 10 s"; }
+    sleep 0.05
+    waited=$((waited + 1))
+  done
   ! grep -q "^benchmark: verify:" "$log/err" || fail "verification ended before the signal: no case"
   kill -INT "$benchmark"
   wait "$benchmark"

@@ -8,11 +8,11 @@
 #   tools/gpu/ab.sh prepare REV     on the CPU machine: REV's sources into .ab-base/ (git-ignored)
 #   tools/gpu/ab.sh trial NAME REV  on the CPU machine: REV's sources into .ab-trial-NAME/, a
 #                                   further head measured in the same call (NAME: a-z, 0-9, _)
-#   tools/gpu/ab.sh run OUTDIR      on the GPU machine (carry .gpu-deps, .ab-base and any
-#                                   .ab-trial-NAME)
+#   tools/gpu/ab.sh run OUTDIR      on the GPU machine (carry .gpu-deps, .ab-base and the
+#                                   .ab-trial-NAME of each trial AB_TRIALS names)
 #
 # run builds the working tree ("head": tools/gpu/check.sh's build), .ab-base ("base": its own
-# check.sh, with the same options) and each .ab-trial-NAME side by side, then AB_ROUNDS rounds
+# check.sh, with the same options) and each trial of AB_TRIALS ("NAME1 NAME2") side by side, then AB_ROUNDS rounds
 # (default 2), each running every deck of AB_DECKS with base, then head, then each trial: both
 # precisions, split and fused, --repeat 3 --steps 12, HIP backend (Kokkos with KOKKOS_ROOT).
 # OUTDIR/ab.md has, per configuration, each round's median ms of base and head, head / base,
@@ -51,10 +51,13 @@ fi
 out=${2:?$usage}
 [ -f .ab-base/AB_REV ] || { echo "ab.sh: no .ab-base: run tools/gpu/ab.sh prepare REV first" >&2; exit 2; }
 mkdir -p "$out"
-# The trials carried along: name and tree.
+# The trials AB_TRIALS names, each carried as .ab-trial-NAME: one not named (left by an earlier
+# call on a machine kept warm) is not built.
 trials=()
-for tree in .ab-trial-*/; do
-  [ -f "$tree/AB_REV" ] && trials+=("${tree%/}")
+for name in ${AB_TRIALS:-}; do
+  [ -f ".ab-trial-$name/AB_REV" ] ||
+    { echo "ab.sh: no .ab-trial-$name: run tools/gpu/ab.sh trial $name REV first and carry it" >&2; exit 2; }
+  trials+=(".ab-trial-$name")
 done
 
 # Each tree's binary, built the same way.

@@ -33,6 +33,9 @@ def runs(out, head):
 
 
 def main():
+    if len(sys.argv) not in (3, 5):
+        print(__doc__, file=sys.stderr)
+        return 2
     out, base_name = pathlib.Path(sys.argv[1]), sys.argv[2]
     head = sys.argv[3] if len(sys.argv) > 3 else "head"
     table = runs(out, head)
