@@ -241,6 +241,7 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
 
 int devices_driven(const nlohmann::json& report) {
   const nlohmann::json list = report.value("devices_over_ranks", nlohmann::json::array());
+  if (list.empty()) return 1;
   std::set<std::string> distinct;
   bool cpu = false;
   for (const nlohmann::json& d : list) {
@@ -248,7 +249,6 @@ int devices_driven(const nlohmann::json& report) {
     distinct.insert(device);
     cpu = cpu || device.find(" cpu ") != std::string::npos;  // device_identity: "host cpu <name>"
   }
-  if (list.empty()) return 1;
   return static_cast<int>(cpu ? list.size() : distinct.size());
 }
 

@@ -263,16 +263,19 @@ case_SymlinkPlantedAtTemporaryName() {
   hc run "$inputs/sod.toml" --out o
   expect_refused "holds 'snapshot_0000.h5.tmp', which is a symbolic link"
 }
-# wait_for_lock DIR PID: until process PID holds the lock of $w/DIR with its pid written in it;
-# after 10 s kills it and fails.
-wait_for_lock() {
-  local waited=0
-  until [ -s "$w/$1/.halocline.lock" ]; do
-    [ $waited -lt 200 ] || { kill -KILL "$2" 2>/dev/null; fail "pid $2 took no lock of $1/ in 10 s"; }
+# wait_until PID WHAT TEST...: until TEST succeeds (every 0.05 s); after 10 s kills process
+# PID and fails, saying WHAT did not happen.
+wait_until() {
+  local pid=$1 what=$2 waited=0
+  shift 2
+  until "$@"; do
+    [ $waited -lt 200 ] || { kill -KILL "$pid" 2>/dev/null; fail "$what in 10 s"; }
     sleep 0.05
     waited=$((waited + 1))
   done
 }
+# wait_for_lock DIR PID: until process PID holds the lock of $w/DIR with its pid written in it.
+wait_for_lock() { wait_until "$2" "pid $2 took no lock of $1/" test -s "$w/$1/.halocline.lock"; }
 # refused_beside_a_running_run ARGS...: halocline ARGS while a run of the small problem holds
 # the lock of o/ (its pid written in it; killed after), refused with exit 2 and one line
 # naming the running run's pid.
@@ -331,12 +334,7 @@ case_BenchmarkStoppedBySignalLeavesNoLock() {
   (cd "$w" && exec "$bin" benchmark --size 32 --non-compliant --out b/deep >"$log/out" 2>"$log/err") &
   local benchmark=$!
   wait_for_lock b/deep "$benchmark"
-  local waited=0
-  until grep -q "^benchmark: 32^3" "$log/err"; do  # its verification begins
-    [ $waited -lt 200 ] || { kill -KILL "$benchmark"; fail "no first line in 10 s"; }
-    sleep 0.05
-    waited=$((waited + 1))
-  done
+  wait_until "$benchmark" "its verification did not begin" grep -q "^benchmark: 32^3" "$log/err"
   ! grep -q "^benchmark: verify:" "$log/err" || fail "verification ended before the signal: no case"
   kill -INT "$benchmark"
   wait "$benchmark"
