@@ -1,6 +1,7 @@
 #include "app/benchmark.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -59,14 +60,14 @@ int verify_or_stop(std::ostream* progress) {
 }
 
 // The copy and triad bandwidth of the node (run rule 3): on a CPU every rank probes at once
-// and the sums are the node's; on GPUs rank 0 probes its device and each rank has one alike.
+// and the sums are the node's; on GPUs rank 0 probes its device and each GPU the ranks drive
+// has one alike (counted once where ranks share one, which rule 5 forbids).
 void probe_node(const std::string& backend, BenchmarkResult& r, std::ostream* progress) {
   ProbeOptions options;
   options.quick = true;
   agree_over_ranks(0);  // every rank starts together
   if (r.device.kind != "gpu" || world_rank() == 0) r.probe = run_probe(backend, options);
-  const double ranks = static_cast<double>(world_size());
-  auto node = [&](double rate) { return r.device.kind == "gpu" ? ranks * rate : sum_over_ranks(rate); };
+  auto node = [&](double rate) { return r.device.kind == "gpu" ? r.gpus_driven * rate : sum_over_ranks(rate); };
   r.copy_Bps = node(r.probe.copy_Bps);
   r.triad_Bps = node(r.probe.triad_Bps);
   for (auto [mine, probed] : {std::pair{&r.fp64, &r.probe.fp64}, std::pair{&r.fp32, &r.probe.fp32}})
@@ -232,6 +233,17 @@ std::string benchmark_option_lines(const BenchmarkOptions& o) {
 
 }  // namespace
 
+double node_gpus_per_rank(int node_ranks, int node_gpus) {
+  // A rank takes its node's GPU (node rank) % (the node's GPUs): a node drives the fewer of
+  // its ranks and its GPUs.
+  const double ranks = std::max(1, node_ranks);
+  return std::min<double>(ranks, std::max(1, node_gpus)) / ranks;
+}
+
+int gpus_driven(int node_ranks, int node_gpus) {
+  return static_cast<int>(std::lround(sum_over_ranks(node_gpus_per_rank(node_ranks, node_gpus))));
+}
+
 BenchmarkResult plan_benchmark(const BenchmarkOptions& o) {
   BenchmarkResult r;
   r.options = o;
@@ -262,6 +274,7 @@ BenchmarkResult plan_benchmark(const BenchmarkOptions& o) {
   });
   // Rank 0's choice for every rank: nodes with other memory would choose other sizes.
   r.size = std::stoi(broadcast_from(0, std::to_string(r.size)));
+  if (s.on_gpu) r.gpus_driven = gpus_driven(s.node_ranks, s.node_gpus);
   agreed([&] {
     s.size = r.size;
     benchmark_config(r.size, "fp64", backend);  // a size the deck refuses is refused here

@@ -34,8 +34,6 @@
 #include <memory>
 #include <optional>
 
-#include <unistd.h>  // gethostname
-
 #include "app/bad_cells.hpp"
 #include "app/checkpoints.hpp"
 #include "app/comm.hpp"
@@ -43,6 +41,7 @@
 #include "app/problems.hpp"
 #include "app/progress.hpp"
 #include "app/provenance.hpp"
+#include "app/report.hpp"  // device_identity
 #include "app/resources.hpp"
 #include "app/select.hpp"
 #include "app/signals.hpp"
@@ -83,14 +82,6 @@ double decimal_time(double t) {
   char text[32];
   std::snprintf(text, sizeof text, "%.15g", t);
   return std::strtod(text, nullptr);
-}
-
-// The device this rank runs on, as the report lists it per rank: the host's name and the
-// GPU's PCI bus (or, on a CPU backend, the CPU's name).
-std::string device_identity(const DeviceInfo& d) {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  return std::string(host) + " " + (d.pci_bus_id.empty() ? d.kind + " " + d.name : d.pci_bus_id);
 }
 
 // What every snapshot of the run says about it (io/snapshot.hpp).

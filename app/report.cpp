@@ -1,6 +1,7 @@
 #include "app/report.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "app/arithmetic.hpp"
 #include "app/info.hpp"
@@ -237,6 +238,18 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   j["checksum"] = r.checksum;
   j["snapshots"] = r.snapshots;
   return j;
+}
+
+std::string device_identity(const DeviceInfo& d, const std::string& host) {
+  if (!d.pci_bus_id.empty()) return host + " " + d.pci_bus_id;
+  // No PCI address: the runtime's index tells a node's GPUs apart (the CPU is one).
+  return host + " " + d.kind + " " + d.name + (d.kind == "gpu" ? " #" + std::to_string(d.device_index) : "");
+}
+
+std::string device_identity(const DeviceInfo& d) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return device_identity(d, host);
 }
 
 int devices_driven(const nlohmann::json& report) {

@@ -34,6 +34,11 @@ std::string cell_rate_text(double cell_updates_per_s);
 // against `devices` of them (probe.devices_counted): by default devices_driven(report). Pass 1
 // where the probe's rates are the job's already (benchmark sums every rank's).
 void add_probe_to_report(nlohmann::json& report, const ProbeResult& probe, const std::string& source, int devices = 0);
+// The device this rank runs on, as the report lists it per rank (`devices_over_ranks`): the
+// host's name and the GPU's PCI address; a GPU without one, its name and the runtime's index
+// ("host gpu NAME #1"); on a CPU backend "host cpu NAME".
+std::string device_identity(const DeviceInfo& device, const std::string& host);
+std::string device_identity(const DeviceInfo& device);  // on this host
 // How many devices a run's report says it drove: the distinct GPUs of `devices_over_ranks`, or
 // on a CPU backend its ranks (each on cores of its own, counted at the rate one process
 // measured alone: at least the node's share, so that a fraction is never overstated); 1 for

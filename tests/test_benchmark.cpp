@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -164,6 +165,19 @@ TEST(Benchmark, ChoosesTheLargestSizeInAQuarterOfTheMemory) {
   EXPECT_EQ(why, "the largest reference size whose fp64 run fits in a quarter of the node's memory (268435456 bytes)");
   EXPECT_EQ(hc::choose_size({32, 64, 128}, "kokkos", cpu, std::int64_t(64) << 30, 1, why), 128);
   EXPECT_EQ(hc::choose_size({32, 64, 128}, "kokkos", cpu, 1000, 1, why), 32);  // none fits: the smallest
+}
+
+// On GPUs the probe of rank 0 counts once for each GPU the ranks drive: a node of r ranks and
+// g GPUs drives min(r, g) (rank i on GPU i % g), whatever the job's other nodes. Each rank adds
+// its share; a node's ranks' shares add up to its GPUs.
+TEST(Benchmark, CountsEachGpuTheRanksDriveOnce) {
+  for (int ranks = 1; ranks <= 16; ++ranks)
+    for (int gpus = 1; gpus <= 16; ++gpus) {
+      const double node = ranks * hc::node_gpus_per_rank(ranks, gpus);
+      EXPECT_NEAR(node, std::min(ranks, gpus), 1e-9) << ranks << " ranks, " << gpus << " GPUs";
+    }
+  EXPECT_EQ(hc::node_gpus_per_rank(2, 0), 0.5);  // no GPU reported: one, shared
+  EXPECT_EQ(hc::gpus_driven(1, 8), 1);           // this test's one process: one GPU of eight
 }
 
 // The Open MPI and PMIx variables of this process's environment, as name=value lines.

@@ -203,6 +203,28 @@ TEST(Probe, FractionsCountTheDevicesTheRunDrives) {
   EXPECT_DOUBLE_EQ(j["fom"]["fraction_of_copy_bandwidth"].get<double>(), 0.4);
 }
 
+// What `devices_over_ranks` lists per rank: a GPU by its host and PCI address; a GPU the
+// runtime gives no address by its name and index, so that two such GPUs of a node count as two
+// (they shared one identity, and the fractions counted them once); a CPU by its name.
+TEST(Probe, DeviceIdentityTellsANodesGpusApart) {
+  hc::DeviceInfo gpu;
+  gpu.kind = "gpu", gpu.name = "NVIDIA H200", gpu.pci_bus_id = "0000:19:00.0", gpu.device_index = 3;
+  EXPECT_EQ(hc::device_identity(gpu, "node0"), "node0 0000:19:00.0");
+  gpu.pci_bus_id.clear();
+  EXPECT_EQ(hc::device_identity(gpu, "node0"), "node0 gpu NVIDIA H200 #3");
+  hc::DeviceInfo other = gpu;
+  other.device_index = 1;
+  hc::DeviceInfo cpu;
+  cpu.kind = "cpu", cpu.name = "Serial";
+  EXPECT_EQ(hc::device_identity(cpu, "vm"), "vm cpu Serial");
+  nlohmann::json j;
+  j["devices_over_ranks"] = {hc::device_identity(gpu, "node0"), hc::device_identity(other, "node0"),
+                             hc::device_identity(gpu, "node0")};
+  EXPECT_EQ(hc::devices_driven(j), 2);  // ranks 0 and 2 share GPU 3
+  j["devices_over_ranks"] = {hc::device_identity(cpu, "vm"), hc::device_identity(cpu, "vm")};
+  EXPECT_EQ(hc::devices_driven(j), 2);  // a CPU backend's ranks, each
+}
+
 // The real outputs of the H200 (tests/data/h200/) match the schemas the tests hold the
 // CPU's outputs to.
 TEST(Probe, RecordedH200OutputsMatchTheSchemas) {

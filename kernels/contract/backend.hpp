@@ -38,6 +38,7 @@ struct DeviceInfo {
   std::size_t memory_bytes = 0;  // device memory (0: host memory)
   int compute_units = 0;         // SMs / CUs, or host threads
   int devices_visible = 1;       // GPUs of this kind the runtime shows this process (1 on the host)
+  int device_index = 0;          // this GPU's index among them (0 on the host)
   std::string runtime_version, driver_version;
   // Where the runtime tells (GPUs; 0 or empty where not): peak clocks, memory bus, the
   // last-level cache, and the PCI address (app/info.cpp reads the link and NUMA node of

@@ -22,6 +22,7 @@ inline DeviceInfo describe_device(int device) {
   info.memory_bytes = prop.totalGlobalMem;
   info.compute_units = prop.multiProcessorCount;
   HIP_CHECK(hipGetDeviceCount(&info.devices_visible));
+  info.device_index = device;
 #if defined(HALOCLINE_HIP_NVIDIA)
   auto cuda_version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
   info.runtime_version = "CUDA runtime " + cuda_version(runtime);
