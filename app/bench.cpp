@@ -287,7 +287,7 @@ void check_bench_options(const BenchOptions& o) {
   }
 }
 
-MeasuredRun measure_run(Config c, int repeat, long steps, const Provenance& provenance) {
+MeasuredRun measure_run(Config c, int repeat, long steps, const Provenance& provenance, bool progress_line) {
   // One run: the warm-up, the traced step and the one after it, then `repeat` blocks of
   // `steps` steps, each block one repetition. The set-up and the final checks (seconds at
   // 256^3) are paid once, not once per repetition.
@@ -299,6 +299,7 @@ MeasuredRun measure_run(Config c, int repeat, long steps, const Provenance& prov
   options.write_output = false;
   options.keep_final_state = false;
   options.provenance = provenance;
+  options.progress = progress_line;
   const auto started = std::chrono::steady_clock::now();
   const RunResult r = run_simulation(c, options);  // the backend is freed on return
   MeasuredRun m;
@@ -348,7 +349,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
       row.skipped = not_applicable(c, row.values);
       if (row.skipped.empty()) {
         if (progress) *progress << "bench: " << row.name << '\n' << std::flush;
-        MeasuredRun m = measure_run(c, o.repeat, o.steps, o.provenance);
+        MeasuredRun m = measure_run(c, o.repeat, o.steps, o.provenance, o.progress_line);
         if (m.rank == 0) {
           // The device's copy bandwidth, probed once per backend and kept in the output
           // directory (as a run's), puts every row's bandwidth in proportion.

@@ -33,7 +33,8 @@ struct BenchOptions {
   int repeat = 3;
   long steps = 20;  // timed steps per repetition
   std::string out_dir = "bench";
-  Provenance provenance;  // the command's (app/provenance.hpp), for bench.json and every run's report
+  Provenance provenance;       // the command's (app/provenance.hpp), for bench.json and every run's report
+  bool progress_line = false;  // each run's progress line (step, ETA) on stderr: rank 0 on a terminal
 };
 
 // Sets a choice the command line makes outside the deck (layout, precision, backend, owner,
@@ -100,7 +101,8 @@ struct MeasuredRun {
   DeviceInfo device;
   int rank = 0, ranks = 1;
 };
-MeasuredRun measure_run(Config config, int repeat, long steps, const Provenance& provenance);
+MeasuredRun measure_run(Config config, int repeat, long steps, const Provenance& provenance,
+                        bool progress_line = false);
 
 // One configuration of the sweep and its runs.
 struct BenchRow {

@@ -101,7 +101,11 @@ BenchmarkConfiguration measure_configuration(const BenchmarkOptions& o, const Be
   const std::string run_dir = o.out_dir + "/runs/" + precision;
   c.out_dir = run_dir;  // a signal's checkpoint goes here
   for (bool more = true; more;) {
-    const MeasuredRun m = measure_run(c, o.repeat, o.steps, o.provenance);
+    if (progress)  // a run at a large size takes minutes on a CPU: say what runs
+      *progress << "benchmark: " << bc.name << " run " << bc.runs + 1 << ": " << run_steps(o) << " steps at " << r.size
+                << "^3\n"
+                << std::flush;
+    const MeasuredRun m = measure_run(c, o.repeat, o.steps, o.provenance, o.progress_line);
     if (bc.runs++ == 0) {
       nlohmann::json report = m.report;
       ProbeResult node = r.probe;  // the job's rates: every rank's probe, summed (probe_node)

@@ -35,6 +35,7 @@ struct BenchmarkOptions {
   std::string out_dir = "benchmark";
   bool non_compliant = false;  // run even when a rule is broken, and say so everywhere
   Provenance provenance;
+  bool progress_line = false;  // each run's progress line (step, ETA) on stderr: rank 0 on a terminal
 };
 
 // What the rules are checked against: this job and this machine.

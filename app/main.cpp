@@ -266,6 +266,7 @@ int do_bench(const BenchArgs& a, const hc::Provenance& provenance) {
     o.steps = a.steps;
     o.out_dir = a.out;
     o.provenance = provenance;
+    o.progress_line = root && !a.quiet && isatty(STDERR_FILENO);  // as `run`'s: a terminal, not a log
     hc::check_bench_options(o);
   });
   hc::agreed([&] { hc::check_same_lines("bench options", hc::bench_lines(o)); });
@@ -318,6 +319,7 @@ int do_benchmark(BenchmarkArgs a, const hc::Provenance& provenance) {
   hc::install_stop_signals();
   a.options.provenance = provenance;
   const bool root = hc::world_rank() == 0;
+  a.options.progress_line = root && !a.quiet && isatty(STDERR_FILENO);  // as `run`'s
   const std::filesystem::path out(a.options.out_dir);
   hc::BenchmarkResult result = hc::plan_benchmark(a.options);
   hc::OutputDirectory out_dir;
