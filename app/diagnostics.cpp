@@ -46,7 +46,9 @@ double max_relative_drift(const Totals& a, const Totals& b) {
   for (int v = 0; v < kNumVars; ++v) {
     const bool momentum = v >= kMomX && v <= kMomZ;
     const double scale = momentum ? std::max(a.abs_sum[v], momentum_scale) : a.abs_sum[v];
-    if (scale > 0) worst = std::max(worst, std::fabs(b.sum[v] - a.sum[v]) / scale);
+    const double drift = std::fabs(b.sum[v] - a.sum[v]) / scale;
+    if (std::isnan(drift) && !(scale == 0)) return drift;  // NaN totals: no drift to tell, never 0
+    if (scale > 0) worst = std::max(worst, drift);
   }
   return worst;
 }

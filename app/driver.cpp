@@ -164,6 +164,7 @@ class Simulation {
   std::vector<double> gather_state();
   Totals state_totals();
   [[noreturn]] void report_fault();
+  void check_state_at_stop();
   void checkpoint_at_stop();
   void sample_step();
   void settle_steps_past_the_stop();
@@ -388,8 +389,10 @@ bool Simulation::stop() {
   settle_steps_past_the_stop();
   if (control_.failed) report_fault();
   const bool last = control_.t >= config_.t_end || control_.step >= step_limit_;
+  const bool snapshot_due = outputs_.periodic() && control_.t >= outputs_.next();
+  if (last || snapshot_due || control_.step >= checkpoints_.next) check_state_at_stop();
   if (control_.step >= checkpoints_.next) checkpoint_at_stop();
-  if (outputs_.periodic() && control_.t >= outputs_.next()) {
+  if (snapshot_due) {
     ++outputs_.done;
     const auto start = Clock::now();
     write_snapshot(control_.step, control_.t);
@@ -400,6 +403,18 @@ bool Simulation::stop() {
   backend_->set_stop(t_stop_, step_stop());
   last_submit_ = Clock::now();  // a stop is not part of a step
   return false;
+}
+
+// Whether the step that reached the stop broke the state is known only from the next step's
+// time step (its reduction of the signal rates): planned here, before the run ends or writes
+// the state, a broken state ends the run with the last good state saved (report_fault), not
+// with exit 0 and its NaNs in the final snapshot (the last step had no next step to say so).
+// At a stop the plan moves nothing (a step past a stop does nothing); the step after plans
+// again. Every rank plans (the rates' maximum over the ranks).
+void Simulation::check_state_at_stop() {
+  backend_->plan_step();
+  control_ = backend_->step_status(true);
+  if (control_.failed) report_fault();
 }
 
 // One time step: the time step reduction, two RK stages (app/stages.cpp), and the owner
@@ -531,10 +546,9 @@ std::vector<double> Simulation::gather_state() {
   return whole;
 }
 
-// The step that reached the stop may have broken the state; only the next step's reduction
-// would say so. A broken state is never saved: the run goes on to that step, which stops it
-// and saves the state before (report_fault). A checkpoint that cannot be written ends the
-// run (exit code 4), unless a signal asked for it: the signal is still the news.
+// The state was checked first (check_state_at_stop): a broken state is never saved. A
+// checkpoint that cannot be written ends the run (exit code 4), unless a signal asked for it:
+// the signal is still the news.
 void Simulation::checkpoint_at_stop() {
   auto t = timers_->host_scope("checkpoint");
   std::string path;

@@ -154,4 +154,27 @@ TEST(Faults, BrokenStateIsNeverACheckpoint) {
   }
 }
 
+// A run whose last step breaks the state: no step after it plans a time step, so the stop
+// checks the state itself. The run ends in the NumericalError with the step before saved, not
+// with exit 0, a checksum of NaNs and a final snapshot full of them (it did until 2026-12-06).
+TEST(Faults, TheLastStepIsCheckedToo) {
+  hc::test::TempDir dir("fault_last_step");
+  const hc::Config first = unstable((dir.path() / "first").string(), hc::LayoutKind::SoA, hc::Precision::FP64);
+  const long step = number_after(failure_of(first), "step ");
+  ASSERT_GT(step, 2);
+  hc::Config c = unstable((dir.path() / "last").string(), hc::LayoutKind::SoA, hc::Precision::FP64);
+  c.max_steps = step;
+  c.output_final = true;
+  const std::string what = failure_of(c);
+  EXPECT_EQ(number_after(what, "step "), step) << what;
+  EXPECT_EQ(number_after(what, "the last good state (step "), step - 1) << what;
+  EXPECT_TRUE(fs::exists(hc::checkpoint_path(hc::checkpoint_dir(c), step - 1))) << what;
+  for (const auto& e : fs::directory_iterator(c.out_dir))
+    EXPECT_EQ(e.path().filename().string().rfind("snapshot_0001", 0), std::string::npos)
+        << "a final snapshot of the broken state: " << e.path();
+  c.max_steps = step - 1;  // a step earlier the run ends well
+  c.out_dir = (dir.path() / "before").string();
+  EXPECT_EQ(hc::run_quietly(c).steps, step - 1);
+}
+
 }  // namespace

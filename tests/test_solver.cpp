@@ -93,6 +93,18 @@ TEST(Solver, PeriodicProblemsConserve) {
   }
 }
 
+// Totals with a NaN (a broken state) have no drift: NaN, not the 0 that std::max kept.
+TEST(Solver, DriftOfNanTotalsIsNan) {
+  hc::Totals a, b;
+  a.sum = a.abs_sum = {1, 0, 0, 0, 2};
+  b = a;
+  EXPECT_EQ(hc::max_relative_drift(a, b), 0.0);
+  b.sum[4] = 2.5;
+  EXPECT_DOUBLE_EQ(hc::max_relative_drift(a, b), 0.25);
+  b.sum[0] = std::nan("");
+  EXPECT_TRUE(std::isnan(hc::max_relative_drift(a, b)));
+}
+
 // Reflecting walls on every face: mass and energy stay (momentum does not: the walls push).
 TEST(Solver, ClosedBoxConservesMassAndEnergy) {
   hc::Config c = hc::sedov_config(16);
