@@ -1,13 +1,16 @@
-// h5compare A.h5 B.h5: whether two Halocline snapshots hold the same solution, bit for bit
-// (docs/output.md): the variables rho, u, v, w, p, the cell centres x, y, z, the attributes
-// time, step, grid, origin, spacing, gamma, problem and precision. What says how and where a
-// file was made (provenance, deck, layout, backend, format) is not compared: the point is to
-// compare runs of other layouts, rank counts, backends, output paths or machines; nor are
-// the files' bytes (a collective write lays a file out otherwise than a serial one).
+// h5compare A.h5 B.h5: whether two Halocline snapshots, or two checkpoints, hold the same
+// solution, bit for bit (docs/output.md). Snapshots: the variables rho, u, v, w, p, the cell
+// centres x, y, z, the attributes time, step, grid, origin, spacing, gamma, problem and
+// precision. Checkpoints: the conserved state, the attributes time, step, grid, lo, hi,
+// gamma, problem, precision, boundaries and checksum. What says how and where a file was made
+// (provenance, deck, layout, backend, format) is not compared: the point is to compare runs of
+// other layouts, rank counts, backends, output paths or machines; nor are the files' bytes (a
+// collective write lays a file out otherwise than a serial one).
 //
 // Exit 0 when every value is the same (prints "identical: N values"); 1 at the first
 // difference, which it prints (NAME[index]: A against B, or what one file lacks); 2 for bad
-// input (the usage, a file that cannot be read), one line on stderr.
+// input (the usage, a file that cannot be read, a file that is neither a snapshot nor a
+// checkpoint, a snapshot against a checkpoint), one line on stderr.
 #include <hdf5.h>
 
 #include <cstdio>
@@ -24,10 +27,42 @@ struct Item {
   const char* name;
   bool dataset;  // a dataset of the root group; else a root attribute
 };
-const Item kNumbers[] = {{"rho", true},   {"u", true},       {"v", true},        {"w", true},     {"p", true},
-                         {"x", true},     {"y", true},       {"z", true},        {"time", false}, {"step", false},
-                         {"grid", false}, {"origin", false}, {"spacing", false}, {"gamma", false}};
-const char* const kTexts[] = {"problem", "precision"};
+// A kind of file: its `format` attribute, what marks it, and what is compared.
+struct Kind {
+  const char* format;  // the `format` text attribute
+  const char* name;    // in messages
+  std::vector<Item> numbers;
+  std::vector<const char*> texts;
+};
+const Kind kKinds[] = {
+    {"halocline-snapshot",
+     "snapshot",
+     {{"rho", true},
+      {"u", true},
+      {"v", true},
+      {"w", true},
+      {"p", true},
+      {"x", true},
+      {"y", true},
+      {"z", true},
+      {"time", false},
+      {"step", false},
+      {"grid", false},
+      {"origin", false},
+      {"spacing", false},
+      {"gamma", false}},
+     {"problem", "precision"}},
+    {"halocline-checkpoint",
+     "checkpoint",
+     {{"state", true},
+      {"time", false},
+      {"step", false},
+      {"grid", false},
+      {"lo", false},
+      {"hi", false},
+      {"gamma", false}},
+     {"problem", "precision", "boundaries", "checksum"}},
+};
 
 // A snapshot open for reading, closed on scope exit.
 class File {
@@ -123,6 +158,18 @@ std::string text_difference(const File& a, const File& b, const char* name, std:
   return "";
 }
 
+// The kind of a file by its `format` attribute, or null where it is neither (snapshots made
+// before the attribute have their variables: a snapshot).
+const Kind* kind_of(const File& f) {
+  std::string format;
+  if (has(f.id(), "format", false) && read_text(f.id(), "format", format)) {
+    for (const Kind& k : kKinds)
+      if (format == k.format) return &k;
+    return nullptr;
+  }
+  return has(f.id(), "rho", true) ? &kKinds[0] : nullptr;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,11 +184,23 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "h5compare: cannot read '%s': %s\n", f->path().c_str(), f->fault().c_str());
       return 2;
     }
+  const Kind* kinds[2] = {kind_of(a), kind_of(b)};
+  for (int i = 0; i < 2; ++i)
+    if (!kinds[i]) {
+      std::fprintf(stderr, "h5compare: '%s' is neither a Halocline snapshot nor a checkpoint\n",
+                   (i == 0 ? a : b).path().c_str());
+      return 2;
+    }
+  if (kinds[0] != kinds[1]) {
+    std::fprintf(stderr, "h5compare: '%s' is a %s and '%s' a %s: compare two of a kind\n", a.path().c_str(),
+                 kinds[0]->name, b.path().c_str(), kinds[1]->name);
+    return 2;
+  }
   std::size_t count = 0;
   std::string difference;
-  for (const Item& item : kNumbers)
+  for (const Item& item : kinds[0]->numbers)
     if (difference.empty()) difference = numbers_difference(a, b, item, count);
-  for (const char* name : kTexts)
+  for (const char* name : kinds[0]->texts)
     if (difference.empty()) difference = text_difference(a, b, name, count);
   if (!difference.empty()) {
     std::printf("%s\n", difference.c_str());

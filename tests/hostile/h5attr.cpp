@@ -1,13 +1,15 @@
-// Rewrites one numeric root attribute of an HDF5 file in place, as a hostile user with
-// h5py would: `h5attr FILE NAME VALUE` (VALUE parsed as a double: nan, inf, -1, 4.6e18).
-// The attribute keeps its type (an integer attribute gets the value cast). Exit 0 on
-// success. Used by tests/hostile/corpus.sh to tamper with checkpoints.
+// Rewrites one root attribute of an HDF5 file in place, as a hostile user with h5py would:
+// `h5attr FILE NAME VALUE`. A numeric attribute takes VALUE parsed as a double (nan, inf, -1,
+// 4.6e18; an integer attribute gets the value cast), a fixed-length text attribute VALUE as
+// text (cut to its length). The attribute keeps its type. Exit 0 on success. Used by
+// tests/hostile/corpus.sh to tamper with checkpoints, tests/h5compare_check.sh with formats.
 #include <hdf5.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 int main(int argc, char** argv) {
   if (argc != 4) {
@@ -21,7 +23,11 @@ int main(int argc, char** argv) {
   if (attr < 0) return 1;
   const hid_t type = H5Aget_type(attr);
   herr_t status;
-  if (H5Tget_class(type) == H5T_INTEGER) {
+  if (H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) == 0) {
+    std::string text(argv[3]);
+    text.resize(H5Tget_size(type), '\0');
+    status = H5Awrite(attr, type, text.data());
+  } else if (H5Tget_class(type) == H5T_INTEGER) {
     const std::int64_t v = std::isfinite(value) ? static_cast<std::int64_t>(value) : 0;
     status = H5Awrite(attr, H5T_NATIVE_INT64, &v);
   } else {
