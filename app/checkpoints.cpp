@@ -92,6 +92,14 @@ std::string new_series() {
 
 std::string checkpoint_dir(const Config& c) { return (std::filesystem::path(c.out_dir) / c.checkpoint.dir).string(); }
 
+std::vector<std::string> other_runs_checkpoints(const Config& c) {
+  const std::string own = c.restart_path.empty() ? "" : checkpoint_series(c.restart_path);
+  std::vector<std::string> others;
+  for (const CheckpointFile& f : list_checkpoints(checkpoint_dir(c)))
+    if (own.empty() || checkpoint_series(f.path) != own) others.push_back(f.path);
+  return others;
+}
+
 CheckpointHeader check_restart(const Config& c) {
   const CheckpointHeader h = read_checkpoint_header(c.restart_path);
   std::string why = mismatch(h, c);
@@ -203,7 +211,7 @@ std::string save_checkpoint(const Config& c, const Comm& comm, const Provenance&
       if (!image) return;
       image->finish();
       // Only now that the new one is in place; never the one this run started from.
-      prune_checkpoints(dir, c.checkpoint.keep, step, c.restart_path);
+      prune_checkpoints(dir, c.checkpoint.keep, step, c.restart_path, series);
     });
   }
   error = comm.broadcast(error);  // every rank fails together, none hangs

@@ -51,4 +51,9 @@ std::string new_series();
 // The checkpoint directory of a run: checkpoint.dir below the output directory.
 std::string checkpoint_dir(const Config& config);
 
+// The checkpoints already in the run's checkpoint directory that are not of the series the run
+// goes on (a restart's; a fresh run starts a series of its own): an earlier run's. The run's
+// checkpoints of the same steps replace them; its pruning leaves them (prune_checkpoints).
+std::vector<std::string> other_runs_checkpoints(const Config& config);
+
 }  // namespace halocline

@@ -179,6 +179,13 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
     if (!a.no_probe) hc::check_probe_cache(config.out_dir, hc::backend_name(config.backend), 0);
   });
 
+  if (hc::world_rank() == 0)
+    if (const std::string note =
+            hc::earlier_run_note(hc::other_runs_checkpoints(config), "checkpoint", "run",
+                                 "this run's checkpoints of the same steps replace them, and it prunes only its own");
+        !note.empty())
+      std::cerr << hc::one_line("halocline: note: " + note) << '\n';
+
   // Only for a run that goes on: a backend this binary cannot run is refused in one line.
   if (hc::backend_unavailable(config.backend).empty())
     for (const std::string& idle :

@@ -400,10 +400,22 @@ std::vector<CheckpointFile> list_checkpoints(const std::string& dir) {
   return found;
 }
 
-void prune_checkpoints(const std::string& dir, int keep, long newest, const std::string& spare) {
+std::string checkpoint_series(const std::string& path) {
+  try {
+    return read_checkpoint_header(path).series;
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+void prune_checkpoints(const std::string& dir, int keep, long newest, const std::string& spare,
+                       const std::string& series) {
   std::vector<CheckpointFile> found = list_checkpoints(dir);
   std::error_code ec;
-  found.erase(std::remove_if(found.begin(), found.end(), [&](const CheckpointFile& f) { return f.step > newest; }),
+  found.erase(std::remove_if(found.begin(), found.end(),
+                             [&](const CheckpointFile& f) {
+                               return f.step > newest || (!series.empty() && checkpoint_series(f.path) != series);
+                             }),
               found.end());
   // The spare is neither counted nor removed: renamed by hand to a later step, it would
   // otherwise count as the newest and have the run's own new checkpoints removed.

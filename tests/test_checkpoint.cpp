@@ -575,6 +575,38 @@ TEST(Checkpoint, PruneKeepsTheNewestAndTheSpare) {
                                       "checkpoint_abc.h5", "notes.h5"}));
 }
 
+// Two runs into one directory (the decks' default `out`): the second prunes only its own series'
+// checkpoints, never the first's (until 2026-12-06 a Kelvin-Helmholtz run's `keep` removed a
+// Sedov run's checkpoint 5); the first's are named before the second starts (main.cpp's note).
+// A restart goes on the series it restarts: its own are those, the rest another run's.
+TEST(Checkpoint, ARunPrunesOnlyItsOwnSeries) {
+  hc::test::TempDir dir("ckpt_two_runs");
+  hc::Config first = kh(dir.path());
+  first.max_steps = 8;
+  first.checkpoint.every_steps = 4;
+  first.checkpoint.keep = 5;
+  hc::run_quietly(first);
+  const std::string at4 = hc::checkpoint_path(dir.path().string(), 4),
+                    at8 = hc::checkpoint_path(dir.path().string(), 8);
+
+  hc::Config second = kh(dir.path());
+  second.physics.cfl = 0.3;  // another run, not a restart
+  second.max_steps = 9;
+  second.checkpoint.every_steps = 3;
+  second.checkpoint.keep = 1;
+  EXPECT_EQ(hc::other_runs_checkpoints(second), (std::vector<std::string>{at4, at8}));
+  const hc::RunResult again = hc::run_quietly(second);
+  EXPECT_EQ(again.checkpoints.size(), 3u);
+  EXPECT_EQ(names_in(dir.path()),
+            (std::vector<std::string>{"checkpoint_00000004.h5", "checkpoint_00000008.h5", "checkpoint_00000009.h5"}));
+  EXPECT_EQ(hc::checkpoint_series(at4), hc::checkpoint_series(at8));
+  EXPECT_NE(hc::checkpoint_series(at4), hc::checkpoint_series(hc::checkpoint_path(dir.path().string(), 9)));
+
+  hc::Config restart = kh(dir.path());
+  restart.restart_path = at4;
+  EXPECT_EQ(hc::other_runs_checkpoints(restart), std::vector<std::string>{hc::checkpoint_path(dir.path().string(), 9)});
+}
+
 // A run into a directory that holds an earlier run's later checkpoints (50 and 100 of a run of
 // 100 steps) keeps its own: a fault or a signal at step 16 saves step 16, and the message
 // names it. Pruning counted the later ones as the newest and removed the run's own at once.
