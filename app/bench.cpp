@@ -158,6 +158,14 @@ std::size_t row_count(const BenchOptions& o) {
 // no snapshots or scheduled checkpoints, and gives each run its own folder, so the deck's keys
 // for those change nothing (two rows that differ only there run the same).
 std::string what_bench_runs(Config c, const BenchOptions& o) {
+  // `auto` as the run will resolve it: a row of auto and a row of what it picks run the same.
+  std::array<int, 3> dims = {1, 1, 1};
+  try {
+    dims = choose_process_grid(c.n, c.ranks_grid, world_size());
+  } catch (const DeckError&) {  // the row cannot run on these ranks: its run will say so
+  }
+  c.kernels = choose_kernels(c, dims);
+  c.halo = resolved_halo(c.halo, world_size());
   c.max_steps = kWarmupSteps + kTracedStepsUnsampled + o.repeat * o.steps;
   c.checkpoint = CheckpointSetup{};
   c.output_interval = 0;
@@ -281,9 +289,9 @@ void check_bench_options(const BenchOptions& o) {
     const auto [it, fresh] = seen.emplace(what_bench_runs(row_config(o, values), o), row_name(o, values));
     if (!fresh)
       throw DeckError("--sweep: rows '" + it->second + "' and '" + row_name(o, values) +
-                      "' run the same configuration (a value repeated under another spelling, a key "
-                      "that another one overrides, such as grid.n under an explicit grid.nx, or a key bench "
-                      "sets itself: time.max_steps, checkpoint.*, output.*)");
+                      "' run the same configuration (a value repeated under another spelling, 'auto' beside "
+                      "what it picks here, a key that another one overrides, such as grid.n under an explicit "
+                      "grid.nx, or a key bench sets itself: time.max_steps, checkpoint.*, output.*)");
   }
 }
 

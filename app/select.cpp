@@ -229,11 +229,15 @@ RuntimeSession::~RuntimeSession() {
 // The halo strategy of the run, and which faces of this rank it exchanges: those with a
 // neighbour (another rank, or this one across a periodic boundary), unless the strategy
 // is none. Throws DeckError for a choice this run cannot make.
+HaloStrategy resolved_halo(HaloStrategy halo, int ranks) {
+  if (halo != HaloStrategy::Auto) return halo;
+  return ranks > 1 ? HaloStrategy::Overlap : HaloStrategy::None;
+}
+
 HaloSetup choose_halo(const Config& c, const Comm& comm, const Grid& g) {
   HaloSetup h;
   h.host_memory = c.memory.host_memory;
-  h.strategy = c.halo;
-  if (h.strategy == HaloStrategy::Auto) h.strategy = comm.size() > 1 ? HaloStrategy::Overlap : HaloStrategy::None;
+  h.strategy = resolved_halo(c.halo, comm.size());
   if (h.strategy == HaloStrategy::None && comm.size() > 1)
     throw DeckError("--halo none needs one rank; this run has " + std::to_string(comm.size()) +
                     " (choose sync, overlap or gpu-aware)");

@@ -33,6 +33,9 @@ KernelStrategy choose_kernels(const Config& config, const std::array<int, 3>& di
 // periodic boundary), unless the strategy is none. Throws DeckError for a choice this run
 // cannot make (none with several ranks, gpu-aware without a device-aware MPI).
 HaloSetup choose_halo(const Config& config, const Comm& comm, const Grid& grid);
+// The halo strategy `auto` stands for on `ranks` ranks (overlap on several, none on one); any
+// other strategy as it is.
+HaloStrategy resolved_halo(HaloStrategy halo, int ranks);
 
 // Initializes, for the life of the object, the runtimes of the backends built in (Kokkos
 // must be initialized before a Kokkos backend is made and finalized after the last one is

@@ -711,6 +711,10 @@ case_BenchKeyUnderTwoNames() { bench_refused "--sweep layout is given twice" --s
 case_BenchHostMemUnderTwoNames() { bench_refused "--sweep host-mem is given twice" --sweep host_mem=pinned --sweep host-mem=pageable; }
 case_BenchValueRepeated() { bench_refused "the value 'aos' is given twice" --sweep layout=aos,soa,aos; }
 case_BenchValueUnderTwoSpellings() { bench_refused "run the same configuration" --sweep physics.cfl=0.5,0.50; }
+# `auto` beside what it picks here (a new-user trial, 2026-12-06: "halo=none 1.08 x halo=auto",
+# the same run twice): one rank's halo is none; kernels, fused or split by grid and backend.
+case_BenchAutoBesideWhatItPicks() { bench_refused "'auto' beside what it picks here" --sweep halo=auto,none; }
+case_BenchKernelsAutoBesideBoth() { bench_refused "run the same configuration" --sweep kernels=split,fused,auto; }
 # Keys bench sets itself (its step count, no checkpoints, its own folders): rows that differ
 # only there ran the same and were reported as different (a speedup of noise).
 case_BenchSweepOfAKeyBenchSets() { bench_refused "a key bench sets itself" --sweep time.max_steps=1,2; }
