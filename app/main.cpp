@@ -87,11 +87,13 @@ hc::Config run_config(const RunArgs& a) {
 }
 
 // The memory choices named on the command line, for hc::choice_without_effect: prefetching
-// and the Kokkos tile. Not the host memory kind: a run's files are staged through it too.
-std::map<std::string, std::string> named_memory_choices(const RunArgs& a) {
+// and the Kokkos tile; the host memory kind only where no GPU runs (on a GPU a run's files are
+// staged through it too, so it is never without effect there).
+std::map<std::string, std::string> named_memory_choices(const RunArgs& a, const hc::Config& config) {
   std::map<std::string, std::string> named;
   for (const auto& [key, value] : {std::pair{"prefetch", &a.prefetch}, {"kokkos-tile", &a.kokkos_tile}})
     if (!value->empty()) named[key] = *value;
+  if (!a.host_mem.empty() && !hc::runs_on_gpu(config.backend)) named["host-mem"] = a.host_mem;  // no GPU: no staging
   return named;
 }
 
@@ -189,7 +191,7 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
   // Only for a run that goes on: a backend this binary cannot run is refused in one line.
   if (hc::backend_unavailable(config.backend).empty())
     for (const std::string& idle :
-         {hc::choice_without_effect(config, named_memory_choices(a)), grid_n_without_effect(a, config)})
+         {hc::choice_without_effect(config, named_memory_choices(a, config)), grid_n_without_effect(a, config)})
       if (hc::world_rank() == 0 && !idle.empty()) std::cerr << "halocline: note: " << idle << "; the run goes on\n";
 
   hc::RunOptions options;
