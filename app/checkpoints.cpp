@@ -93,10 +93,11 @@ std::string new_series() {
 std::string checkpoint_dir(const Config& c) { return (std::filesystem::path(c.out_dir) / c.checkpoint.dir).string(); }
 
 std::vector<std::string> other_runs_checkpoints(const Config& c) {
-  const std::string own = c.restart_path.empty() ? "" : checkpoint_series(c.restart_path);
+  const bool fresh = c.restart_path.empty();  // a series of its own, in no file yet
+  const std::string own = fresh ? "" : checkpoint_series(c.restart_path);
   std::vector<std::string> others;
   for (const CheckpointFile& f : list_checkpoints(checkpoint_dir(c)))
-    if (own.empty() || checkpoint_series(f.path) != own) others.push_back(f.path);
+    if (fresh || checkpoint_series(f.path) != own) others.push_back(f.path);
   return others;
 }
 
@@ -211,7 +212,7 @@ std::string save_checkpoint(const Config& c, const Comm& comm, const Provenance&
       if (!image) return;
       image->finish();
       // Only now that the new one is in place; never the one this run started from.
-      prune_checkpoints(dir, c.checkpoint.keep, step, c.restart_path, series);
+      prune_checkpoints(dir, c.checkpoint.keep, step, c.restart_path, &series);
     });
   }
   error = comm.broadcast(error);  // every rank fails together, none hangs

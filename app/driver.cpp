@@ -413,7 +413,7 @@ bool Simulation::stop() {
 // again. Every rank plans (the rates' maximum over the ranks).
 void Simulation::check_state_at_stop() {
   backend_->plan_step();
-  control_ = backend_->step_status(true);
+  control_ = backend_->planned_status();
   if (control_.failed) report_fault();
 }
 

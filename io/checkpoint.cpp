@@ -409,12 +409,12 @@ std::string checkpoint_series(const std::string& path) {
 }
 
 void prune_checkpoints(const std::string& dir, int keep, long newest, const std::string& spare,
-                       const std::string& series) {
+                       const std::string* series) {
   std::vector<CheckpointFile> found = list_checkpoints(dir);
   std::error_code ec;
   found.erase(std::remove_if(found.begin(), found.end(),
                              [&](const CheckpointFile& f) {
-                               return f.step > newest || (!series.empty() && checkpoint_series(f.path) != series);
+                               return f.step > newest || (series && checkpoint_series(f.path) != *series);
                              }),
               found.end());
   // The spare is neither counted nor removed: renamed by hand to a later step, it would

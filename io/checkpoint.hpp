@@ -130,9 +130,10 @@ std::vector<CheckpointFile> list_checkpoints(const std::string& dir);
 // compared as the same file, not by name). Later ones are another run's, left in the
 // directory by a run that went further: counted, they would have the run's own removed.
 // With `series`, only that series' checkpoints count and go: another run's in the same
-// directory (another problem, or a fresh run of the same deck) are not this run's to remove.
+// directory (another problem, or a fresh run of the same deck) are not this run's to remove
+// ("" is a series too: the checkpoints made before series were, which a restart from one goes on).
 void prune_checkpoints(const std::string& dir, int keep, long newest, const std::string& spare = "",
-                       const std::string& series = "");
+                       const std::string* series = nullptr);
 // The series a checkpoint file belongs to; "" where it names none (made before series were, or
 // not a checkpoint that can be read).
 std::string checkpoint_series(const std::string& path);

@@ -85,6 +85,12 @@ case $case in
     "$h5attr" "$work/other.h5" format "someone-else" || fail "h5attr could not change format"
     expect_refusal "h5compare: '$work/other.h5' is neither a Halocline snapshot nor a checkpoint" \
       "$work/one/snapshot_0000.h5" "$work/other.h5"
+    # Two files that say they are snapshots but hold no variables compare nothing: refused.
+    for f in fake1 fake2; do
+      cp "$work/kept/checkpoint_00000001.h5" "$work/$f.h5"
+      "$h5attr" "$work/$f.h5" format "halocline-snapshot" || fail "h5attr could not change format"
+    done
+    expect_refusal "h5compare: '$work/fake1.h5' is a snapshot without its dataset 'rho'" "$work/fake1.h5" "$work/fake2.h5"
     ;;
   *) fail "unknown case '$case'" ;;
 esac

@@ -169,8 +169,8 @@ TEST(Faults, TheLastStepIsCheckedToo) {
   EXPECT_EQ(number_after(what, "step "), step) << what;
   EXPECT_EQ(number_after(what, "the last good state (step "), step - 1) << what;
   EXPECT_TRUE(fs::exists(hc::checkpoint_path(hc::checkpoint_dir(c), step - 1))) << what;
-  for (const auto& e : fs::directory_iterator(c.out_dir))
-    EXPECT_EQ(e.path().filename().string().rfind("snapshot_0001", 0), std::string::npos)
+  for (const auto& e : fs::directory_iterator(c.out_dir))  // kh.toml's only snapshot is the final one
+    EXPECT_EQ(e.path().filename().string().rfind("snapshot_", 0), std::string::npos)
         << "a final snapshot of the broken state: " << e.path();
   c.max_steps = step - 1;  // a step earlier the run ends well
   c.out_dir = (dir.path() / "before").string();

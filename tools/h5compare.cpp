@@ -196,6 +196,15 @@ int main(int argc, char** argv) {
                  kinds[0]->name, b.path().c_str(), kinds[1]->name);
     return 2;
   }
+  // The kind's first dataset (a snapshot's rho, a checkpoint's state) in both: two files without
+  // it would compare nothing and be "identical".
+  const Item& main_data = kinds[0]->numbers.front();
+  for (const File* f : {&a, &b})
+    if (!has(f->id(), main_data.name, true)) {
+      std::fprintf(stderr, "h5compare: '%s' is a %s without its dataset '%s'\n", f->path().c_str(), kinds[0]->name,
+                   main_data.name);
+      return 2;
+    }
   std::size_t count = 0;
   std::string difference;
   for (const Item& item : kinds[0]->numbers)

@@ -129,6 +129,10 @@ class Backend {
   // exact = false a backend may answer with the status of the step before the last one
   // submitted, so that the host never waits for the step the device is running.
   virtual StepControl step_status(bool exact) = 0;
+  // The controller as the last plan_step() left it, once all work is done: what a check of the
+  // state at a stop reads, after which no step publishes a status (app/driver.cpp
+  // check_state_at_stop). Where step_status(true) is the controller itself, that.
+  virtual StepControl planned_status() { return step_status(true); }
 
   // After a numerical fault (step_status(true).failed), makes u0 the broken state, or the
   // last good one: the state it was made from, at step - 1 and time t_before (only when a

@@ -77,7 +77,8 @@ class HipBackend final : public Backend {
     // The host's view of the controller: written by the finish-step kernel straight into
     // page-locked, device-mapped host memory (two slots: one the host may read while the
     // device writes the other).
-    HIP_CHECK(hipHostMalloc(reinterpret_cast<void**>(&published_), 2 * sizeof(StepControl), hipHostMallocMapped));
+    // Two slots for the steps' status (step_status), a third for a check's plan (planned_status).
+    HIP_CHECK(hipHostMalloc(reinterpret_cast<void**>(&published_), 3 * sizeof(StepControl), hipHostMallocMapped));
     HIP_CHECK(hipHostGetDevicePointer(reinterpret_cast<void**>(&published_device_), published_, 0));
     // The host's copy of the state: the host owner's state between steps, allocated now;
     // for the device owner only once something needs the state on the host (staging()).
@@ -222,7 +223,7 @@ class HipBackend final : public Backend {
   // ---- Time-step controller -----------------------------------------------------------
   void reset_control(const StepControl& initial) override {
     HIP_CHECK(hipMemcpy(control_.get(), &initial, sizeof initial, hipMemcpyHostToDevice));
-    published_[0] = published_[1] = initial;
+    published_[0] = published_[1] = published_[2] = initial;
     rates_ready_ = false;
     submitted_ = 0;
   }
@@ -315,6 +316,15 @@ class HipBackend final : public Backend {
     const int slot = static_cast<int>((submitted_ - 2) % 2);
     HIP_CHECK(hipEventSynchronize(finished_[slot]));
     return published_[slot];
+  }
+
+  // The controller lives on the device and only finish_step publishes it: a plan at a stop,
+  // which no step follows, is published here, into the third slot.
+  StepControl planned_status() override {
+    hip::publish_control_kernel<<<1, 1, 0, compute_>>>(control(), published_device_ + 2);
+    HIP_CHECK_LAUNCH();
+    HIP_CHECK(hipStreamSynchronize(compute_));
+    return published_[2];
   }
 
   // ---- One stage ----------------------------------------------------------------------

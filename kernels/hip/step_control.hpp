@@ -63,6 +63,11 @@ static __global__ void finish_step_kernel(StepControl* control, StepControl* pub
   *published = *control;
 }
 
+// Publishes the controller as plan_step left it, into the mapped slot a check at a stop reads.
+static __global__ void publish_control_kernel(const StepControl* control, StepControl* published) {
+  *published = *control;
+}
+
 static __global__ void set_stop_kernel(StepControl* control, double t_stop, long step_limit) {
   control->t_stop = t_stop;
   control->step_limit = step_limit;
