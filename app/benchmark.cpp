@@ -237,17 +237,6 @@ std::string benchmark_option_lines(const BenchmarkOptions& o) {
 
 }  // namespace
 
-double node_gpus_per_rank(int node_ranks, int node_gpus) {
-  // A rank takes its node's GPU (node rank) % (the node's GPUs): a node drives the fewer of
-  // its ranks and its GPUs.
-  const double ranks = std::max(1, node_ranks);
-  return std::min<double>(ranks, std::max(1, node_gpus)) / ranks;
-}
-
-int gpus_driven(int node_ranks, int node_gpus) {
-  return static_cast<int>(std::lround(sum_over_ranks(node_gpus_per_rank(node_ranks, node_gpus))));
-}
-
 BenchmarkResult plan_benchmark(const BenchmarkOptions& o) {
   BenchmarkResult r;
   r.options = o;
@@ -257,6 +246,7 @@ BenchmarkResult plan_benchmark(const BenchmarkOptions& o) {
   // would not match (a crash, or a hang): refused, exit 2, naming the first that differs.
   agreed([&] { check_same_lines("benchmark options", benchmark_option_lines(o)); });
   BenchmarkSetting s;
+  std::string gpu;  // on GPUs the one this rank runs on, as the reports name it
   agreed([&] {
     r.device = describe_device(backend, 0, "benchmark");
     s.ranks = r.ranks = world_size();
@@ -265,6 +255,9 @@ BenchmarkResult plan_benchmark(const BenchmarkOptions& o) {
     s.on_gpu = r.device.kind == "gpu";
     s.node_ranks = ranks_on_this_node();
     s.node_gpus = r.device.devices_visible;
+    // A rank runs on its node's GPU (node rank) % (the GPUs it sees), as the runs choose it.
+    if (s.on_gpu)
+      gpu = device_identity(describe_device(backend, rank_on_this_node() % std::max(1, s.node_gpus), "benchmark"));
     s.with_mpi = comm_built_with_mpi();
     s.cxx_flags = build::kCxxFlags;
     s.reference_sizes = reference_sizes(run_steps(o));
@@ -278,7 +271,11 @@ BenchmarkResult plan_benchmark(const BenchmarkOptions& o) {
   });
   // Rank 0's choice for every rank: nodes with other memory would choose other sizes.
   r.size = std::stoi(broadcast_from(0, std::to_string(r.size)));
-  if (s.on_gpu) r.gpus_driven = gpus_driven(s.node_ranks, s.node_gpus);
+  // The distinct GPUs the ranks drive (a shared one counts once; ranks that each see only their
+  // own GPU still count it apart), as a run's report counts them.
+  // Gathered on a CPU too (empty names, not counted): every job takes the same collectives.
+  const std::vector<std::string> gpus = gather_over_ranks(gpu);
+  if (s.on_gpu) r.gpus_driven = devices_driven({{"devices_over_ranks", gpus}});
   agreed([&] {
     s.size = r.size;
     benchmark_config(r.size, "fp64", backend);  // a size the deck refuses is refused here

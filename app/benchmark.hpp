@@ -95,7 +95,7 @@ struct BenchmarkResult {
   double copy_Bps = 0, triad_Bps = 0;  // summed over the ranks, probed at once
   ArithmeticRates fp64, fp32;          // the same: the node's arithmetic rates
   int ranks = 1, threads_per_rank = 1;
-  int gpus_driven = 0;    // on GPUs: the distinct GPUs the ranks run on (gpus_driven())
+  int gpus_driven = 0;    // on GPUs: the distinct GPUs the ranks run on (by PCI address: app/report.hpp)
   std::string execution;  // "2 MPI ranks x 1 thread (kokkos on Serial): one MPI rank per core of 2"
   std::string backend;
   DeviceInfo device;
@@ -103,12 +103,6 @@ struct BenchmarkResult {
   std::vector<BenchmarkConfiguration> configurations;
   bool compliant() const { return broken_rules.empty(); }
 };
-
-// The distinct GPUs a job drives, given this rank's node's ranks and GPUs: a collective over
-// all ranks, each adding its share of its node's GPUs (node_gpus_per_rank). Ranks beyond a
-// node's GPUs share them, and a shared GPU counts once.
-int gpus_driven(int node_ranks, int node_gpus);
-double node_gpus_per_rank(int node_ranks, int node_gpus);
 
 // Before any work, on every rank alike: the device, the size, the rules. Refuses a request
 // that breaks a run rule (AgreedExit of a DeckError naming the first, exit code 2) unless

@@ -128,17 +128,42 @@ int world_size() {
   return size;
 }
 
-int ranks_on_this_node() {
-  int size = 1;
+namespace {
+// The size of, or this rank's number in, the ranks of its node.
+int on_this_node(bool rank) {
+  int value = rank ? 0 : 1;
 #if defined(HALOCLINE_HAVE_MPI)
   if (world_size() > 1) {
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank(), MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &size);
+    rank ? MPI_Comm_rank(node, &value) : MPI_Comm_size(node, &value);
     MPI_Comm_free(&node);
   }
 #endif
-  return size;
+  return value;
+}
+}  // namespace
+
+int ranks_on_this_node() { return on_this_node(false); }
+int rank_on_this_node() { return on_this_node(true); }
+
+std::vector<std::string> gather_over_ranks(const std::string& s) {
+#if defined(HALOCLINE_HAVE_MPI)
+  if (world_size() > 1) {
+    const int ranks = world_size();
+    int length = checked_count(s.size(), "a gathered string");
+    std::vector<int> lengths(ranks), offsets(ranks);
+    MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    int total = 0;
+    for (int r = 0; r < ranks; ++r) offsets[r] = total, total += lengths[r];
+    std::string all(total, '\0');
+    MPI_Allgatherv(s.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD);
+    std::vector<std::string> out;
+    for (int r = 0; r < ranks; ++r) out.push_back(all.substr(offsets[r], lengths[r]));
+    return out;
+  }
+#endif
+  return {s};
 }
 
 AgreedStatus agree_over_ranks(int code) {

@@ -50,6 +50,8 @@ int world_rank();
 int world_size();
 // The ranks of MPI_COMM_WORLD on this rank's node (sharing its memory); 1 without MPI.
 int ranks_on_this_node();
+// This rank's number among them (0 to ranks_on_this_node() - 1; the Comm's node_rank()).
+int rank_on_this_node();
 
 // Where a set-up step left every rank: the highest exit code any rank reported (0: all went
 // well) and the lowest rank that reported it (-1 when all went well).
@@ -66,6 +68,8 @@ AgreedStatus agree_over_ranks(int code);
 std::string broadcast_from(int root, const std::string& s);
 // The sum of every rank's `x` on every rank (a collective over all ranks).
 double sum_over_ranks(double x);
+// Every rank's `s`, in rank order, on every rank (a collective over all ranks).
+std::vector<std::string> gather_over_ranks(const std::string& s);
 
 // The ranks per direction of a run of `ranks` ranks over a domain of n cells per direction:
 // `requested` when it is not all 0 (--ranks-grid), otherwise MPI's balanced choice (most

@@ -167,17 +167,12 @@ TEST(Benchmark, ChoosesTheLargestSizeInAQuarterOfTheMemory) {
   EXPECT_EQ(hc::choose_size({32, 64, 128}, "kokkos", cpu, 1000, 1, why), 32);  // none fits: the smallest
 }
 
-// On GPUs the probe of rank 0 counts once for each GPU the ranks drive: a node of r ranks and
-// g GPUs drives min(r, g) (rank i on GPU i % g), whatever the job's other nodes. Each rank adds
-// its share; a node's ranks' shares add up to its GPUs.
-TEST(Benchmark, CountsEachGpuTheRanksDriveOnce) {
-  for (int ranks = 1; ranks <= 16; ++ranks)
-    for (int gpus = 1; gpus <= 16; ++gpus) {
-      const double node = ranks * hc::node_gpus_per_rank(ranks, gpus);
-      EXPECT_NEAR(node, std::min(ranks, gpus), 1e-9) << ranks << " ranks, " << gpus << " GPUs";
-    }
-  EXPECT_EQ(hc::node_gpus_per_rank(2, 0), 0.5);  // no GPU reported: one, shared
-  EXPECT_EQ(hc::gpus_driven(1, 8), 1);           // this test's one process: one GPU of eight
+// The collectives benchmark counts a job's GPUs with (each rank's GPU by its identity, the
+// distinct ones counted: app/report.hpp's devices_driven), in one process: itself.
+TEST(Benchmark, GathersEachRanksDeviceInRankOrder) {
+  EXPECT_EQ(hc::gather_over_ranks("node0 0000:19:00.0"), std::vector<std::string>{"node0 0000:19:00.0"});
+  EXPECT_EQ(hc::rank_on_this_node(), 0);
+  EXPECT_EQ(hc::ranks_on_this_node(), 1);
 }
 
 // The Open MPI and PMIx variables of this process's environment, as name=value lines.
