@@ -14,6 +14,7 @@
 #include "app/driver.hpp"
 #include "app/select.hpp"
 #include "app/verify.hpp"
+#include "io/deck.hpp"
 #include "layouts/layouts.hpp"
 #include "tests/test_support.hpp"
 
@@ -215,6 +216,39 @@ TEST_P(GpuOnEachBackend, TransferCountsMatchOwnerModels) {
     EXPECT_EQ(managed.transfers.get(Direction::DeviceToHost, Purpose::Step).bytes, 0u);
     EXPECT_EQ(managed.checksum, device.checksum) << "prefetch " << prefetch;
   }
+}
+
+// A run whose last step breaks the state ends in the numerical failure in every owner model:
+// the stop plans the next time step on the device, and the backend must publish that plan
+// (with the host owner no later step runs to publish it: before planned_status it ended with
+// exit 0 and a checksum of NaNs). Kelvin-Helmholtz at a CFL number far past stability.
+TEST_P(GpuOnEachBackend, ABrokenLastStepFailsInEveryOwnerModel) {
+  const fs::path dir = fs::temp_directory_path() / ("halocline_gpu_last_" + std::string(hc::backend_name(backend())));
+  auto unstable = [&](hc::Owner owner, long steps) {
+    hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/kh.toml", {"grid.nx=32", "grid.ny=32"});
+    c.backend = backend();
+    c.memory.owner = owner;
+    c.physics.cfl = 3.0;
+    c.max_steps = steps;
+    c.output_final = false;
+    c.out_dir = dir.string();
+    return c;
+  };
+  auto failing_step = [&](const hc::Config& c) -> long {
+    fs::remove_all(dir);
+    try {
+      hc::run_quietly(c);
+    } catch (const hc::NumericalError& e) {
+      const std::string what = e.what();
+      return std::strtol(what.c_str() + what.find("step ") + 5, nullptr, 10);
+    }
+    return -1;
+  };
+  const long step = failing_step(unstable(hc::Owner::Device, 400));
+  ASSERT_GT(step, 1);
+  for (hc::Owner owner : {hc::Owner::Device, hc::Owner::Host, hc::Owner::Managed})
+    EXPECT_EQ(failing_step(unstable(owner, step)), step) << hc::owner_name(owner);
+  fs::remove_all(dir);
 }
 
 // Snapshots of the device owner (packed on the device and copied slab by slab) hold the same
