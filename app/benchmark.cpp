@@ -1,7 +1,6 @@
 #include "app/benchmark.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <sstream>
 

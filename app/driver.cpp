@@ -390,8 +390,9 @@ bool Simulation::stop() {
   if (control_.failed) report_fault();
   const bool last = control_.t >= config_.t_end || control_.step >= step_limit_;
   const bool snapshot_due = outputs_.periodic() && control_.t >= outputs_.next();
-  if (last || snapshot_due || control_.step >= checkpoints_.next) check_state_at_stop();
-  if (control_.step >= checkpoints_.next) checkpoint_at_stop();
+  const bool checkpoint_due = control_.step >= checkpoints_.next;
+  if (last || snapshot_due || checkpoint_due) check_state_at_stop();
+  if (checkpoint_due) checkpoint_at_stop();
   if (snapshot_due) {
     ++outputs_.done;
     const auto start = Clock::now();

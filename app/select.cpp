@@ -226,14 +226,14 @@ RuntimeSession::~RuntimeSession() {
   finalize_comm();
 }
 
-// The halo strategy of the run, and which faces of this rank it exchanges: those with a
-// neighbour (another rank, or this one across a periodic boundary), unless the strategy
-// is none. Throws DeckError for a choice this run cannot make.
 HaloStrategy resolved_halo(HaloStrategy halo, int ranks) {
   if (halo != HaloStrategy::Auto) return halo;
   return ranks > 1 ? HaloStrategy::Overlap : HaloStrategy::None;
 }
 
+// The halo strategy of the run, and which faces of this rank it exchanges: those with a
+// neighbour (another rank, or this one across a periodic boundary), unless the strategy
+// is none. Throws DeckError for a choice this run cannot make.
 HaloSetup choose_halo(const Config& c, const Comm& comm, const Grid& g) {
   HaloSetup h;
   h.host_memory = c.memory.host_memory;

@@ -39,6 +39,15 @@ hc::Config kh(const fs::path& out) {
   return c;
 }
 
+// The same, `steps` steps long, with a checkpoint every `every` steps, the newest `keep` kept.
+hc::Config kh_checkpointed(const fs::path& out, long steps, long every, int keep) {
+  hc::Config c = kh(out);
+  c.max_steps = steps;
+  c.checkpoint.every_steps = every;
+  c.checkpoint.keep = keep;
+  return c;
+}
+
 TEST(Checkpoint, RestartIsBitwiseInEveryLayout) {
   hc::test::TempDir dir("ckpt_restart");
   hc::Config c = kh(dir.path() / "full");
@@ -357,10 +366,7 @@ TEST(Checkpoint, FormatThreeIsReadWithAnEmptySeries) {
 // checkpoints.
 TEST(Checkpoint, ARestartCarriesItsSeriesOn) {
   hc::test::TempDir dir("ckpt_series");
-  hc::Config c = kh(dir.path() / "a");
-  c.max_steps = 8;
-  c.checkpoint.every_steps = 4;
-  c.checkpoint.keep = 5;
+  hc::Config c = kh_checkpointed(dir.path() / "a", 8, 4, 5);
   const std::string first = hc::read_checkpoint_header(hc::run_quietly(c).checkpoints.front()).series;
   hc::Config other = kh(dir.path() / "b");
   other.max_steps = 4;
@@ -471,10 +477,7 @@ std::vector<std::string> names_in(const fs::path& dir) {
 // keeps the checkpoint it started from.
 TEST(Checkpoint, RestartIntoTheSameDirectory) {
   hc::test::TempDir dir("ckpt_same_dir");
-  hc::Config c = kh(dir.path());
-  c.max_steps = 16;
-  c.checkpoint.every_steps = 4;
-  c.checkpoint.keep = 5;
+  hc::Config c = kh_checkpointed(dir.path(), 16, 4, 5);
   const hc::RunResult full = hc::run_quietly(c);
   fs::remove(hc::checkpoint_path(dir.path().string(), 16));  // a run that ended at 12
   ASSERT_EQ(names_in(dir.path()),
@@ -581,19 +584,13 @@ TEST(Checkpoint, PruneKeepsTheNewestAndTheSpare) {
 // A restart goes on the series it restarts: its own are those, the rest another run's.
 TEST(Checkpoint, ARunPrunesOnlyItsOwnSeries) {
   hc::test::TempDir dir("ckpt_two_runs");
-  hc::Config first = kh(dir.path());
-  first.max_steps = 8;
-  first.checkpoint.every_steps = 4;
-  first.checkpoint.keep = 5;
+  hc::Config first = kh_checkpointed(dir.path(), 8, 4, 5);
   hc::run_quietly(first);
   const std::string at4 = hc::checkpoint_path(dir.path().string(), 4),
                     at8 = hc::checkpoint_path(dir.path().string(), 8);
 
-  hc::Config second = kh(dir.path());
+  hc::Config second = kh_checkpointed(dir.path(), 9, 3, 1);
   second.physics.cfl = 0.3;  // another run, not a restart
-  second.max_steps = 9;
-  second.checkpoint.every_steps = 3;
-  second.checkpoint.keep = 1;
   EXPECT_EQ(hc::other_runs_checkpoints(second), (std::vector<std::string>{at4, at8}));
   const hc::RunResult again = hc::run_quietly(second);
   EXPECT_EQ(again.checkpoints.size(), 3u);
@@ -612,10 +609,7 @@ TEST(Checkpoint, ARunPrunesOnlyItsOwnSeries) {
 // names it. Pruning counted the later ones as the newest and removed the run's own at once.
 TEST(Checkpoint, AnEarlierRunsLaterCheckpointsDoNotPruneThisRunsOwn) {
   hc::test::TempDir dir("ckpt_earlier_run");
-  hc::Config c = kh(dir.path());
-  c.max_steps = 8;
-  c.checkpoint.every_steps = 4;
-  c.checkpoint.keep = 5;
+  hc::Config c = kh_checkpointed(dir.path(), 8, 4, 5);
   const hc::RunResult full = hc::run_quietly(c);
   fs::rename(hc::checkpoint_path(dir.path().string(), 4), hc::checkpoint_path(dir.path().string(), 50));
   fs::rename(hc::checkpoint_path(dir.path().string(), 8), hc::checkpoint_path(dir.path().string(), 100));
