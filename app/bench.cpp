@@ -364,8 +364,8 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
           std::string source;
           const ProbeResult probe = cached_probe(o.out_dir, backend_name(c.backend), 0, source, o.provenance);
           add_probe_to_report(m.report, probe, source);
-          row.fraction_of_copy_bandwidth = m.report["fom"].value("fraction_of_copy_bandwidth", 0.0);
-          row.fraction_of_arithmetic_limit = m.report["fom"].value("fraction_of_arithmetic_limit", 0.0);
+          row.fraction_of_copy_bandwidth = measured_or_zero(m.report["fom"], "fraction_of_copy_bandwidth");
+          row.fraction_of_arithmetic_limit = measured_or_zero(m.report["fom"], "fraction_of_arithmetic_limit");
           write_report(m.report, run_dir(o, index) + "/report.json");
         }
         row.step_s = m.step_s;

@@ -20,6 +20,13 @@ namespace halocline {
 
 namespace {
 
+// Why a run's report has no figure of merit (its rates are then null).
+std::string no_step_timed() {
+  return "no step was timed (a run's first " + std::to_string(kWarmupSteps + kTracedStepsUnsampled) +
+         " steps are warm-up and traced, and the two after each output or checkpoint begin from an idle device; "
+         "run more steps, or with fewer stops)";
+}
+
 const char* const kTotalNames[5] = {"mass", "momentum_x", "momentum_y", "momentum_z", "energy"};
 
 nlohmann::json totals_json(const Totals& t) {
@@ -130,7 +137,7 @@ nlohmann::json traffic_json(const Config& c, const RunResult& r, double median_s
   const double bytes_per_step = values_per_cell * value_bytes * static_cast<double>(r.grid.ninterior);
   return {{"bytes_per_step", bytes_per_step},
           {"values_per_cell", values_per_cell},
-          {"effective_bandwidth_Bps", median_step > 0 ? bytes_per_step / median_step : 0.0},
+          {"effective_bandwidth_Bps", median_step > 0 ? nlohmann::json(bytes_per_step / median_step) : nullptr},
           {"definition", fused ? "fused kernels: 25 values per interior cell per step, over the median step time"
                                : "split kernels: (30 + 30 active directions) values per interior cell per "
                                  "step, over the median step time"}};
@@ -197,9 +204,13 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
                           {"max_rss", static_cast<double>(usage.ru_maxrss) * 1024.0}};
   j["step_time_s"] = step_time_json(r.step_times);
   const double median_step = j["step_time_s"].value("median", 0.0);
-  // The one figure of merit (docs/report.md), as bench and benchmark compute it.
-  j["fom"] = {{"cell_updates_per_s", fom_cell_updates_per_s(static_cast<double>(r.grid.ninterior), median_step)},
+  // The one figure of merit (docs/report.md), as bench and benchmark compute it: null, with the
+  // reason, where no step was timed (a 0 would read as a measured rate).
+  j["fom"] = {{"cell_updates_per_s", median_step > 0 ? nlohmann::json(fom_cell_updates_per_s(
+                                                           static_cast<double>(r.grid.ninterior), median_step))
+                                                     : nullptr},
               {"definition", kFomDefinition}};
+  if (!(median_step > 0)) j["fom"]["not_measured"] = no_step_timed();
   j["loop_cell_updates_per_s"] = r.loop_cell_updates_per_s;
   j["traffic"] = traffic_json(c, r, median_step);
   const bool active[3] = {r.grid.active(0), r.grid.active(1), r.grid.active(2)};
@@ -274,8 +285,10 @@ void add_probe_to_report(nlohmann::json& j, const ProbeResult& probe, const std:
                 {"device", probe.device_name},
                 {"source", source},
                 {"devices_counted", devices}};
-  const double effective = j["traffic"].value("effective_bandwidth_Bps", 0.0);
-  j["fom"]["fraction_of_copy_bandwidth"] = probe.copy_Bps > 0 ? effective / (n * probe.copy_Bps) : 0.0;
+  const double effective = measured_or_zero(j["traffic"], "effective_bandwidth_Bps");
+  j["fom"]["fraction_of_copy_bandwidth"] = !(effective > 0)     ? nlohmann::json(nullptr)
+                                           : probe.copy_Bps > 0 ? nlohmann::json(effective / (n * probe.copy_Bps))
+                                                                : nlohmann::json(0.0);
   j["fom"]["fraction_definition"] =
       "traffic.effective_bandwidth_Bps / (probe.copy_Bps x probe.devices_counted): the bytes this strategy's "
       "step must move through device memory, at the measured step time, against the copy bandwidth of the "
@@ -298,8 +311,10 @@ void add_arithmetic_limit(nlohmann::json& j, const ArithmeticRates& rates) {
       "from the physics on HLLC's star-region path; limit = 1 / (fma_slots / fma_per_s + div / div_per_s "
       "+ sqrt / sqrt_per_s), every add, mul, fma and compare one slot of the FMA pipe: an optimistic "
       "bound that ignores integer work, loads and latency (docs/report.md)";
-  const double fom = j["fom"].value("cell_updates_per_s", 0.0);
-  j["fom"]["fraction_of_arithmetic_limit"] = limit > 0 ? fom / limit : 0.0;
+  const double fom = measured_or_zero(j["fom"], "cell_updates_per_s");
+  j["fom"]["fraction_of_arithmetic_limit"] = !(fom > 0)  ? nlohmann::json(nullptr)
+                                             : limit > 0 ? nlohmann::json(fom / limit)
+                                                         : nlohmann::json(0.0);
 }
 
 void write_report(const nlohmann::json& report, const std::string& path, const std::string& what) {
@@ -307,6 +322,11 @@ void write_report(const nlohmann::json& report, const std::string& path, const s
   std::error_code ec;  // a directory that cannot be made is said by the write that follows
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   write_file_atomically(path, report.dump(2) + "\n", what);
+}
+
+double measured_or_zero(const nlohmann::json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
 std::string cell_rate_text(double rate) {
@@ -320,10 +340,11 @@ namespace {
 // The report's fractions of the device's ceilings, where the probe gave them.
 void print_ceilings(std::ostream& os, const nlohmann::json& report) {
   const nlohmann::json& fom = report.at("fom");
-  if (!fom.contains("fraction_of_copy_bandwidth")) return;
+  if (!fom.contains("fraction_of_copy_bandwidth") || fom.at("fraction_of_copy_bandwidth").is_null()) return;
   char text[160];
   std::snprintf(text, sizeof text, "%.3f of the copy bandwidth, %.3f of the arithmetic limit",
-                fom.at("fraction_of_copy_bandwidth").get<double>(), fom.value("fraction_of_arithmetic_limit", 0.0));
+                fom.at("fraction_of_copy_bandwidth").get<double>(),
+                measured_or_zero(fom, "fraction_of_arithmetic_limit"));
   os << text;
   const double limit =
       report.contains("arithmetic") ? report["arithmetic"].value("limit_cell_updates_per_s", 0.0) : 0.0;
@@ -353,10 +374,8 @@ void print_summary(std::ostream& os, const Config& c, const RunResult& r, const 
   if (median > 0)
     os << "FOM " << cell_rate_text(fom_cell_updates_per_s(static_cast<double>(r.grid.ninterior), median))
        << " (interior cells / median step time)\n";
-  else  // the report's fom is then 0, with step_time_s.samples 0
-    os << "FOM not measured: no step was timed (a run's first " << kWarmupSteps + kTracedStepsUnsampled
-       << " steps are warm-up and traced, and the two after each output or checkpoint begin from an idle "
-          "device; run more steps, or with fewer stops)\n";
+  else  // the report's fom is then null, with this reason and step_time_s.samples 0
+    os << "FOM not measured: " << no_step_timed() << '\n';
   print_ceilings(os, report);
   os << '\n';
   os << std::left << std::setw(26) << "phase" << std::right << std::setw(8) << "calls" << std::setw(12) << "total s"

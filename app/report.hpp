@@ -23,6 +23,9 @@ inline double fom_cell_updates_per_s(double cells, double median_step_s) {
 
 nlohmann::json make_report(const Config& config, const RunResult& result);
 
+// A rate of a report that is null where it was not measured (no step timed): 0 then.
+double measured_or_zero(const nlohmann::json& object, const char* key);
+
 // A cell-update rate in the unit it needs: "2.42 Gcell/s" on a GPU, "2.79 Mcell/s" on a
 // CPU core (whose million or so a second would read 0.00 Gcell/s), as tools/plot.py does.
 std::string cell_rate_text(double cell_updates_per_s);

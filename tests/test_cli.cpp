@@ -592,16 +592,24 @@ TEST_F(Cli, RunPrintsTheTimeOutsideTheLoop) {
 }
 
 // A run too short to time a step (the warm-up and the traced steps) says its FOM was not
-// measured, rather than "FOM 0", and its report's samples say why the fom is 0.
+// measured, rather than "FOM 0", and so does its report: the rates are null (a 0 would read as
+// a measured rate to a script that averages reports), with the reason beside them.
 TEST_F(Cli, ShortRunSaysItsFomWasNotMeasured) {
   const fs::path out = dir_ / "short";
-  const Result r =
-      run({"run", "inputs/bench.toml", "--set", "grid.n=8", "--steps", "4", "--no-probe", "--out", out.string()});
+  const Result r = run({"run", "inputs/bench.toml", "--set", "grid.n=8", "--steps", "4", "--out", out.string()});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("FOM not measured: no step was timed"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("FOM 0"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("of the copy bandwidth"), std::string::npos) << r.out;
   const nlohmann::json j = read_json(out / "report.json");
   EXPECT_EQ(j.at("step_time_s").at("samples").get<long>(), 0);
+  const nlohmann::json& fom = j.at("fom");
+  EXPECT_TRUE(fom.at("cell_updates_per_s").is_null()) << fom.dump();
+  EXPECT_TRUE(fom.at("fraction_of_copy_bandwidth").is_null()) << fom.dump();
+  EXPECT_TRUE(fom.at("fraction_of_arithmetic_limit").is_null()) << fom.dump();
+  EXPECT_NE(fom.value("not_measured", "").find("no step was timed"), std::string::npos) << fom.dump();
+  EXPECT_TRUE(j.at("traffic").at("effective_bandwidth_Bps").is_null()) << j.at("traffic").dump();
+  EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("run")), "");
   const Result longer =
       run({"run", "inputs/bench.toml", "--set", "grid.n=8", "--steps", "6", "--no-probe", "--out", out.string()});
   ASSERT_EQ(longer.code, 0) << longer.err;
