@@ -276,10 +276,30 @@ class Reader {
 
 // ---- Overrides ----------------------------------------------------------------------------
 
+// `text` with its control characters written as escapes (\n, \t, \xNN): an error names an
+// override on one line.
+std::string escaped_controls(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else
+      out += ch;
+  }
+  return out;
+}
+
 // Splices one "a.b.c=value" into the tree, creating tables on the way, and records its text
 // so that messages about the key name the override instead of a deck line.
 void apply_override(toml::table& root, const std::string& text, std::map<std::string, std::string>& origins) {
-  const std::string here = "--set " + text;
+  const std::string here = "--set " + escaped_controls(text);
   const auto eq = text.find('=');
   if (eq == std::string::npos) throw DeckError(here + ": expected key=value, e.g. --set grid.n=256");
   const std::string key = trim(text.substr(0, eq));
@@ -290,12 +310,17 @@ void apply_override(toml::table& root, const std::string& text, std::map<std::st
 
   // The value is TOML if it parses as the right-hand side of an assignment (128, 1e-3,
   // true, "text", [1, 2]); otherwise it is a bare word such as aos or periodic.
+  // A value that opens a TOML string, array or table must be one: a broken one (an unclosed
+  // quote, a newline inside "...") is refused, never taken as a word with its quotes in it.
   toml::table parsed;
   bool is_toml = false;
   try {
     parsed = toml::parse("x = " + value, std::string_view("--set"));
     is_toml = parsed.size() == 1 && parsed.contains("x");
-  } catch (const toml::parse_error&) {
+  } catch (const toml::parse_error& e) {
+    const std::string word = trim(value);
+    if (!word.empty() && std::string("\"'[{").find(word.front()) != std::string::npos)
+      throw DeckError(here + ": not a TOML value (" + std::string(e.description()) + ")");
   }
 
   toml::table* table = &root;

@@ -175,6 +175,17 @@ TEST(Deck, OverrideErrors) {
   EXPECT_HAS(m, "grid.nx");
 }
 
+// A value written as a TOML string, array or table that is not one is refused: taken as a bare
+// word it would name a directory with the quotes (and the newline) in it.
+TEST(Deck, OverrideThatOpensATomlValueMustBeOne) {
+  for (const std::string value : {"\"a\nb\"", "\"res", "'res", "[1, 2", "{a = 1"}) {
+    const std::string m = error_of(kBase, {"output.dir=" + value});  // one line: the newline escaped
+    EXPECT_HAS(m,
+               "--set output.dir=" + (value == "\"a\nb\"" ? std::string("\"a\\nb\"") : value) + ": not a TOML value (");
+  }
+  EXPECT_EQ(parse_deck(kBase, "t.toml", {"output.dir=res\"x"}).out_dir, "res\"x");  // a word may hold a quote
+}
+
 // ---- Bad input ----------------------------------------------------------------------------
 
 TEST(DeckErrors, SyntaxError) {
