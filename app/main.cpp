@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -465,6 +466,28 @@ CLI::Validator in_range(long lo, long hi = std::numeric_limits<long>::max()) {
       rule);
 }
 
+// The same for a real number, finite: CLI11's Range lets "nan" through (every comparison with
+// a NaN is false), and a NaN minimum time or spread bound then passes every rule it sets.
+CLI::Validator number_in_range(double lo, double hi) {
+  const auto text_of = [](double x) {
+    std::ostringstream os;
+    os << x;
+    return os.str();
+  };
+  const std::string rule = "in [" + text_of(lo) + ", " + text_of(hi) + "]";
+  return CLI::Validator(
+      [lo, hi, rule](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(value))
+          return "must be a number " + rule + " (got '" + text + "')";
+        if (!(value >= lo && value <= hi)) return "must be " + rule + " (got " + text + ")";
+        return "";
+      },
+      rule);
+}
+
 // Every rank's command-line outcome (`early`: -1 go on, else the exit code it ended with)
 // and command agreed: -1 when all go on with the same command, else the exit code every
 // rank ends with (a rank's own parse error was said by it; a different command is said by
@@ -581,10 +604,10 @@ CLI::App* add_benchmark_command(CLI::App& app, BenchmarkArgs& a) {
       ->check(in_range(1, 1000000));
   b->add_option("--min-time", o.min_time_s, "seconds of timed steps per configuration (run rule 4: at least 5)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(number_in_range(0.0, 1e6));
   b->add_option("--spread-warning", o.spread_warning, "warn when the repetitions' (max - min) / median is above this")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e3));
+      ->check(number_in_range(0.0, 1e3));
   b->add_option("--backend", o.backend, "kokkos | hip (default: the first built in)")
       ->check(CLI::IsMember({"kokkos", "hip"}));
   b->add_option("--out", o.out_dir, "where benchmark.json, benchmark.md and the runs' reports go")

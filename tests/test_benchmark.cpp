@@ -296,6 +296,20 @@ TEST_F(BenchmarkCommand, RefusesABrokenRuleInOneLineBeforeAnyWork) {
   }
 }
 
+// A bound that is not a finite number is refused before any work: a NaN minimum time let a
+// benchmark of one run a configuration through as "non-compliant", and a NaN spread bound
+// called a 37% spread compliant (every comparison with NaN is false).
+TEST_F(BenchmarkCommand, RefusesABoundThatIsNotAFiniteNumber) {
+  for (const std::string args : {"--min-time nan", "--min-time inf", "--spread-warning nan", "--spread-warning -inf",
+                                 "--spread-warning 1e4", "--min-time 5s"}) {
+    EXPECT_EQ(run(args + " --size 32 --non-compliant --out refused"), 2) << args;
+    EXPECT_NE(err_.find(args.substr(0, args.find(' '))), std::string::npos) << err_;
+    EXPECT_NE(err_.find("must be"), std::string::npos) << err_;
+    EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+    EXPECT_FALSE(fs::exists(dir_ / "refused")) << args;
+  }
+}
+
 // A backend this binary lacks: one line that names the command asked (it named `info`).
 TEST_F(BenchmarkCommand, RefusesABackendNotBuiltInNamingItself) {
   for (const hc::BackendKind kind : {hc::BackendKind::Kokkos, hc::BackendKind::Hip}) {
