@@ -364,8 +364,10 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
           std::string source;
           const ProbeResult probe = cached_probe(o.out_dir, backend_name(c.backend), 0, source, o.provenance);
           add_probe_to_report(m.report, probe, source);
-          row.fraction_of_copy_bandwidth = measured_or_zero(m.report["fom"], "fraction_of_copy_bandwidth");
-          row.fraction_of_arithmetic_limit = measured_or_zero(m.report["fom"], "fraction_of_arithmetic_limit");
+          // The row's fractions hold its own median (of the repetitions' medians) against these,
+          // as its FOM and bandwidth do; the report's hold the median of all its steps.
+          row.copy_Bps = probe.copy_Bps * m.report["probe"].value("devices_counted", 1);
+          row.arithmetic_limit = measured_or_zero(m.report["arithmetic"], "limit_cell_updates_per_s");
           write_report(m.report, run_dir(o, index) + "/report.json");
         }
         row.step_s = m.step_s;
@@ -398,6 +400,9 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
       row.max_s = *std::max_element(row.step_s.begin(), row.step_s.end());
       row.median_s = median_of(row.step_s);
       row.effective_Bps = row.median_s > 0 ? row.bytes_per_step / row.median_s : 0.0;
+      row.fraction_of_copy_bandwidth = row.copy_Bps > 0 ? row.effective_Bps / row.copy_Bps : 0.0;
+      row.fraction_of_arithmetic_limit =
+          row.arithmetic_limit > 0 ? fom_cell_updates_per_s(row.cells, row.median_s) / row.arithmetic_limit : 0.0;
     } else if (progress) {
       *progress << "bench: " << row.name << (row.failed.empty() ? " skipped: " + row.skipped : " FAILED: " + row.failed)
                 << '\n';
@@ -417,9 +422,11 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
     }
   }
   if (base) result.baseline = base->name, result.baseline_ran = base->ran();
-  if (result.baseline_ran)
+  if (result.baseline_ran && base->median_s > 0)
     for (BenchRow& row : result.rows)
-      if (row.ran() && row.median_s > 0) row.speedup = base->median_s / row.median_s;
+      if (row.ran() && row.median_s > 0)  // rates, not times: rows of other grid sizes compare too
+        row.speedup =
+            fom_cell_updates_per_s(row.cells, row.median_s) / fom_cell_updates_per_s(base->cells, base->median_s);
   return result;
 }
 
@@ -470,12 +477,13 @@ nlohmann::json bench_json(const BenchResult& r) {
                                            "; here the median over the repetitions of each block's median"},
             {"effective_bandwidth_Bps", "the bytes a step must move (report traffic) / median step time"},
             {"fraction_of_copy_bandwidth",
-             "the run's report's: traffic.effective_bandwidth_Bps / (the probed copy bandwidth (OUT/probe-*.json) x "
+             "effective_bandwidth_Bps / (the probed copy bandwidth (OUT/probe-*.json) x the run's report's "
              "probe.devices_counted)"},
             {"fraction_of_arithmetic_limit",
-             "the run's report's: fom.cell_updates_per_s / arithmetic.limit_cell_updates_per_s (docs/report.md)"},
+             "fom_cell_updates_per_s / the run's report's arithmetic.limit_cell_updates_per_s (docs/report.md)"},
             {"speedup",
-             "the baseline's median step time / this configuration's; null where the baseline did not run "
+             "this configuration's fom_cell_updates_per_s / the baseline's (for one grid size, the baseline's "
+             "median step time / this one's); null where the baseline did not run "
              "(then `baseline` is null); a bench with no --sweep runs one configuration, \"(the deck)\", "
              "its own baseline"},
             {"fused_shape", "with fused kernels, how the backend ran them: the run's report's config.fused_shape"},

@@ -118,9 +118,11 @@ struct BenchRow {
   double cells = 0;                                 // interior cells
   double bytes_per_step = 0;                        // the traffic a step must move (report)
   double effective_Bps = 0;                         // bytes_per_step / median step time
-  double fraction_of_copy_bandwidth = 0;            // the run's report's (the probe's copy bandwidth)
-  double fraction_of_arithmetic_limit = 0;          // the run's report's (the probe's arithmetic rates)
-  double speedup = 0;                               // baseline median / this median (no baseline: 0,
+  double copy_Bps = 0;                              // the probed copy bandwidth x the devices driven
+  double arithmetic_limit = 0;                      // the run's report's, cell-updates/s (the probe's rates)
+  double fraction_of_copy_bandwidth = 0;            // effective_Bps / copy_Bps
+  double fraction_of_arithmetic_limit = 0;          // the row's FOM / arithmetic_limit
+  double speedup = 0;                               // this FOM / the baseline's (no baseline: 0,
                                                     // null in bench.json, empty in bench.csv)
   std::string checksum;                             // of the final state
   std::map<std::string, double> phases_per_step_s;  // timed phase -> seconds per timed step

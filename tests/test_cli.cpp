@@ -805,6 +805,23 @@ TEST_F(Cli, BenchNamesTheRunFoldersOfAnEarlierLargerSweep) {
   EXPECT_EQ(read_json(out / "bench.json")["rows"].size(), 1u);
 }
 
+// A speedup is a ratio of rates: across grid sizes a ratio of step times would call the larger
+// grid slower however many more cells a second it updates.
+TEST_F(Cli, BenchSpeedupComparesRatesAcrossGridSizes) {
+  const fs::path out = dir_ / "sizes";
+  const Result r = run({"bench", "inputs/bench.toml", "--sweep", "grid.n=8,16", "--repeat", "3", "--steps", "2",
+                        "--out", out.string(), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = read_json(out / "bench.json");
+  ASSERT_EQ(j["rows"].size(), 2u);
+  const nlohmann::json &small = j["rows"][0], &large = j["rows"][1];
+  EXPECT_EQ(small["speedup"], 1.0);
+  EXPECT_DOUBLE_EQ(large["speedup"].get<double>(),
+                   large["fom_cell_updates_per_s"].get<double>() / small["fom_cell_updates_per_s"].get<double>());
+  EXPECT_NE(large["speedup"].get<double>(),
+            small["step_s"]["median"].get<double>() / large["step_s"]["median"].get<double>());
+}
+
 TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
   const fs::path out = dir_ / "bench";
   const Result r = run({"bench", "inputs/bench.toml", "--set", "grid.n=12", "--sweep", "layout=aos,soa", "--sweep",
@@ -818,7 +835,8 @@ TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
   EXPECT_EQ(j["configurations"], 8);
   EXPECT_EQ(j["complete"], true);
   int ran = 0, skipped = 0;
-  for (const auto& row : j["rows"]) {
+  for (std::size_t index = 0; index < j["rows"].size(); ++index) {
+    const nlohmann::json& row = j["rows"][index];
     const bool cpu_only = cfg_backend_default() == "kokkos";
     if (row.contains("skipped")) {
       ++skipped;
@@ -833,9 +851,20 @@ TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
     EXPECT_LE(t["median"].get<double>(), t["max"].get<double>());
     EXPECT_NEAR(row["speedup"].get<double>(),
                 j["rows"][5]["step_s"]["median"].get<double>() / t["median"].get<double>(), 1e-12);
-    // Every row carries the probe, as a run's report does: its report's fraction.
+    // Every row carries the probe, as a run's report does, and holds its own FOM and bandwidth
+    // against the probe's copy bandwidth and the report's arithmetic limit (the report's own
+    // fractions hold the median of all its steps, not of the repetitions' medians).
+    const double fom = row["fom_cell_updates_per_s"].get<double>();
+    const nlohmann::json report = read_json(out / "runs" / std::to_string(index) / "report.json");
+    const double copy = report["probe"]["copy_Bps"].get<double>() * report["probe"]["devices_counted"].get<int>();
     EXPECT_GT(row["fraction_of_copy_bandwidth"].get<double>(), 0.0) << row.dump();
+    EXPECT_DOUBLE_EQ(row["fraction_of_copy_bandwidth"].get<double>(),
+                     row["effective_bandwidth_Bps"].get<double>() / copy);
+    EXPECT_DOUBLE_EQ(row["effective_bandwidth_Bps"].get<double>(),
+                     report["traffic"]["bytes_per_step"].get<double>() / t["median"].get<double>());
     EXPECT_GT(row["fraction_of_arithmetic_limit"].get<double>(), 0.0) << row.dump();
+    EXPECT_DOUBLE_EQ(row["fraction_of_arithmetic_limit"].get<double>(),
+                     fom / report["arithmetic"]["limit_cell_updates_per_s"].get<double>());
   }
   EXPECT_EQ(ran + skipped, 8);
   EXPECT_GE(ran, 4);  // owner=device runs on every backend
@@ -852,7 +881,6 @@ TEST_F(Cli, BenchSweepRunsTheMatrixAndListsSkippedConfigurations) {
   // One run per configuration: its report has every step (4 untimed, then 3 x 5).
   const nlohmann::json report = read_json(out / "runs" / "0" / "report.json");
   EXPECT_EQ(report["steps"], 19) << report.dump();
-  EXPECT_EQ(j["rows"][0]["fraction_of_copy_bandwidth"], report["fom"]["fraction_of_copy_bandwidth"]);
   // The probe was measured once, into the bench's directory, and read back by the later runs.
   EXPECT_EQ(read_json(out / "runs" / "4" / "report.json")["probe"]["source"].get<std::string>().find(out.string()), 0u);
   EXPECT_NE(r.out.find("speedup"), std::string::npos) << r.out;
