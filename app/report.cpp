@@ -97,10 +97,12 @@ nlohmann::json halo_json(const RunResult& r, double median_step) {
       exchange = exchange || ends_with(p.name, phase);
     (exchange ? t_halo : t_compute) += p.total_s * per_step;
   }
+  // Null where no step was timed, as the report's fom (a 0 would read as measured).
+  const auto timed = [&](double seconds) { return median_step > 0 ? nlohmann::json(seconds) : nlohmann::json(); };
   nlohmann::json j = {{"strategy", halo_name(r.halo)},
-                      {"t_halo_s", t_halo},
-                      {"t_compute_s", t_compute},
-                      {"t_step_s", median_step},
+                      {"t_halo_s", timed(t_halo)},
+                      {"t_compute_s", timed(t_compute)},
+                      {"t_step_s", timed(median_step)},
                       {"definitions",
                        {{"t_halo_s",
                          "per step, the sum of the exchange phases pack, d2h, h2d, unpack (device "

@@ -609,6 +609,8 @@ TEST_F(Cli, ShortRunSaysItsFomWasNotMeasured) {
   EXPECT_TRUE(fom.at("fraction_of_arithmetic_limit").is_null()) << fom.dump();
   EXPECT_NE(fom.value("not_measured", "").find("no step was timed"), std::string::npos) << fom.dump();
   EXPECT_TRUE(j.at("traffic").at("effective_bandwidth_Bps").is_null()) << j.at("traffic").dump();
+  for (const char* key : {"t_step_s", "t_halo_s", "t_compute_s", "hidden_fraction"})
+    EXPECT_TRUE(j.at("halo").at(key).is_null()) << key << ": " << j.at("halo").dump();
   EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("run")), "");
   const Result longer =
       run({"run", "inputs/bench.toml", "--set", "grid.n=8", "--steps", "6", "--no-probe", "--out", out.string()});
