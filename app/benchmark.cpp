@@ -263,7 +263,7 @@ BenchmarkResult plan_benchmark(const BenchmarkOptions& o) {
     s.defined_sizes = reference_sizes(kWarmupSteps + kTracedStepsUnsampled + kRuleRepeat * kRuleSteps);
     const std::vector<int>& ladder = s.reference_sizes.empty() ? s.defined_sizes : s.reference_sizes;
     if (o.size > 0) {
-      r.size = o.size, r.size_reason = "given (--size)";
+      r.size = o.size, r.size_reason = "given by --size";
     } else {
       r.size = choose_size(ladder, backend, r.device, o.provenance.memory_bytes, r.ranks, r.size_reason);
     }

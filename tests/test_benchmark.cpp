@@ -344,7 +344,7 @@ nlohmann::json made_result(const std::string& host, bool compliant) {
   hc::BenchmarkResult r;
   r.provenance = hc::make_provenance({"halocline", "benchmark"});
   r.provenance.host = host;
-  r.size = 32, r.size_reason = "given (--size)";
+  r.size = 32, r.size_reason = "given by --size";
   r.copy_Bps = 1e10, r.triad_Bps = 1e10, r.probe.copy_Bps = 5e9, r.probe.array_bytes = 1 << 20;
   r.device.kind = "cpu", r.device.name = "Serial", r.verify_checks = 19;
   if (!compliant) r.broken_rules = {"run rule 4: --repeat 1 is below the 3 repetitions the rule asks"};
