@@ -253,6 +253,20 @@ void check_output_file(const std::string& path, const std::string& what, const s
   if (name.empty() || name == "." || name == "..")
     throw DeckError(what + " '" + path + "' must name a file, not a directory");
   std::error_code ec;
+  // The nearest folder above it that exists must be one: a file where a folder of the path
+  // should be would fail the write only after the work.
+  for (fs::path up = fs::path(path).parent_path(); !up.empty(); up = up.parent_path()) {
+    const fs::file_status above = fs::status(up, ec);
+    if (!fs::exists(above)) {
+      if (up == up.parent_path()) break;
+      continue;
+    }
+    if (!fs::is_directory(above))
+      throw DeckError(what + " '" + path + "' cannot be made: '" + up.string() + "' exists and is " +
+                      (fs::is_regular_file(above) ? std::string("a file") : kind_of(above)) +
+                      ", not a directory (remove it or choose another path)");
+    break;
+  }
   const fs::file_status status = fs::symlink_status(path, ec);
   if (!fs::exists(status)) return;
   if (status.type() != fs::file_type::regular)

@@ -239,6 +239,15 @@ case_ReportIsASymlink() {
   expect_refused "is a symbolic link"
 }
 case_ReportIsADevice() { ready; hc run "$inputs/sod.toml" --out o --report /dev/null; expect_refused "is a character device"; }
+# A file where a folder of the output path should be: refused before the work, not after it.
+case_ReportUnderAFile() { echo x >"$w/f"; ready; hc run "$inputs/sod.toml" --out o --report f/r.json; expect_refused "'f' exists and is a file, not a directory"; }
+case_BenchmarkRunFolderIsAFile() {
+  mkdir -p "$w/n/runs" && echo x >"$w/n/runs/fp64"
+  ready
+  hc benchmark --size 32 --non-compliant --out n
+  expect_refused "'n/runs/fp64' exists and is a file, not a directory"
+  expect_fast 5000
+}
 case_ReportIsTheDeck() { cp "$inputs/sod.toml" "$w/deck.toml"; ready; hc run deck.toml --out o --report deck.toml; expect_refused "is the run's input"; }
 case_ReportIsASnapshot() {
   hc run --no-probe "$inputs/sod.toml" --quiet --out first
