@@ -177,7 +177,7 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   if (r.kernels == KernelStrategy::Fused) j["config"]["fused_shape"] = r.fused_shape;
   j["device"] = {{"kind", r.device.kind},
                  {"name", r.device.name},
-                 {"memory_bytes", r.device.memory_bytes},
+                 {"memory_bytes", r.device.memory_bytes > 0 ? nlohmann::json(r.device.memory_bytes) : nlohmann::json()},
                  {"compute_units", r.device.compute_units},
                  {"runtime_version", r.device.runtime_version},
                  {"driver_version", r.device.driver_version}};
