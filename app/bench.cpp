@@ -176,7 +176,7 @@ std::string what_bench_runs(Config c, const BenchOptions& o) {
   return configuration_lines(c);
 }
 
-// Where configuration `index` of the sweep runs: its report, and a signal's checkpoint.
+// Where configuration `index` of the sweep runs: its report.
 std::string run_dir(const BenchOptions& o, std::size_t index) { return o.out_dir + "/runs/" + std::to_string(index); }
 
 // A configuration's name: its swept values ("layout=soa precision=fp64"); a bench with no
@@ -305,6 +305,9 @@ MeasuredRun measure_run(Config c, int repeat, long steps, const Provenance& prov
   validate(c);
   RunOptions options;
   options.write_output = false;
+  // Nothing restarts a bench or benchmark run: a signal ends it at once with nothing saved,
+  // rather than with a checkpoint (hundreds of MB at 256^3) that only fills the disk.
+  options.checkpoints = false;
   options.keep_final_state = false;
   options.provenance = provenance;
   options.progress = progress_line;
@@ -352,7 +355,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream* progress,
     try {
       Config c = row_config(o, row.values);
       c.max_steps = kWarmupSteps + kTracedStepsUnsampled + o.repeat * o.steps;
-      c.out_dir = run_dir(o, index);  // a signal's checkpoint goes here
+      c.out_dir = run_dir(o, index);  // where its report goes
       validate(c);
       row.skipped = not_applicable(c, row.values);
       if (row.skipped.empty()) {

@@ -98,7 +98,7 @@ BenchmarkConfiguration measure_configuration(const BenchmarkOptions& o, const Be
   bc.reference = reference_checksum(r.size, precision, run_steps(o));
   Config c = benchmark_config(r.size, precision, backend);
   const std::string run_dir = o.out_dir + "/runs/" + precision;
-  c.out_dir = run_dir;  // a signal's checkpoint goes here
+  c.out_dir = run_dir;  // where its report goes
   for (bool more = true; more;) {
     if (progress)  // a run at a large size takes minutes on a CPU: say what runs
       *progress << "benchmark: " << bc.name << " run " << bc.runs + 1 << ": " << run_steps(o) << " steps at " << r.size

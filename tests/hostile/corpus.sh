@@ -256,8 +256,8 @@ case_ReportIsASnapshot() {
   hc run "$inputs/sod.toml" --out o --report first/snapshot_0000.h5
   expect_refused "is not a JSON report"
 }
-case_OutIsAFile() { echo x >"$w/file"; ready; hc run "$inputs/sod.toml" --out file; expect_refused "exists and is not a directory"; }
-case_OutUnderAFile() { echo x >"$w/file"; ready; hc run "$inputs/sod.toml" --out file/sub; expect_refused "cannot create"; }
+case_OutIsAFile() { echo x >"$w/file"; ready; hc run "$inputs/sod.toml" --out file; expect_refused "'file' exists and is a file, not a directory"; }
+case_OutUnderAFile() { echo x >"$w/file"; ready; hc run "$inputs/sod.toml" --out file/sub; expect_refused "'file' exists and is a file, not a directory"; }
 case_SnapshotNameIsADirectory() {
   mkdir -p "$w/o/snapshot_0000.h5"
   ready
@@ -351,6 +351,22 @@ case_BenchmarkStoppedBySignalLeavesNoLock() {
   expect_exit 130
   # Within verification's checks, or (on a GPU, which verifies in a blink) in one of its runs,
   # where the line names the step: "interrupted by signal 2 at step 0; nothing was saved".
+  expect_err "halocline: interrupted by signal 2"
+  expect_err "; nothing was saved"
+  expect_left
+}
+# Nothing restarts a bench run: a signal ends it with nothing saved, no checkpoint left behind.
+case_BenchStoppedBySignalLeavesNoCheckpoint() {
+  small_deck
+  ready
+  (cd "$w" && exec "$bin" bench deck.toml --repeat 3 --steps 100000 --out q >"$log/out" 2>"$log/err") &
+  local bench=$!
+  wait_until "$bench" "its first configuration did not begin" grep -q "^bench: " "$log/err"
+  sleep 0.5  # into the run's steps
+  kill -INT "$bench"
+  wait "$bench"
+  code=$?
+  expect_exit 130
   expect_err "halocline: interrupted by signal 2"
   expect_err "; nothing was saved"
   expect_left
