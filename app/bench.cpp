@@ -208,7 +208,7 @@ void check_bench_runs(const BenchOptions& o) {
   for (std::size_t index = 0; index < row_count(o); ++index) {
     const Config c = row_config(o, row_values(o, index));
     backends.insert(backend_name(c.backend));
-    check_output_file(run_dir(o, index) + "/report.json", "bench run report", {o.deck});
+    check_output_file(run_dir(o, index) + "/report.json", "bench run report", {o.deck}, OutputKind::RunReport);
     check_output_names(run_dir(o, index), {o.deck});
   }
   for (const std::string& backend : backends) check_probe_cache(o.out_dir, backend, 0);

@@ -134,14 +134,15 @@ struct RunOutputs {
 
 void prepare_outputs(const hc::Config& config, long restart_step, RunOutputs& outputs) {
   const std::vector<std::string> inputs = {config.deck_path, config.restart_path};
-  hc::check_output_file(config.report_path, "report", inputs);  // before any directory is made
+  hc::check_output_file(config.report_path, "report", inputs, hc::OutputKind::RunReport);  // before any dir is made
   outputs.out.open(config.out_dir);
   auto make = [&](const std::string& dir) {
     for (const std::string& d : hc::create_writable_directory(dir)) outputs.created.push_back(d);
   };
   const std::filesystem::path report_dir = std::filesystem::path(config.report_path).parent_path();
   if (!report_dir.empty()) make(report_dir.string());
-  hc::check_output_file(config.report_path, "report", inputs);  // and after: it may be one of them
+  hc::check_output_file(config.report_path, "report", inputs,
+                        hc::OutputKind::RunReport);  // and after: it may be one of them
   // Another run's directory is never written into: the report's, nor the checkpoints' (the
   // run would prune that run's checkpoints).
   const std::string report_where = report_dir.empty() ? "." : report_dir.string();
@@ -285,7 +286,7 @@ int do_bench(const BenchArgs& a, const hc::Provenance& provenance) {
     if (a.plot) plot = plot_command();
     for (const char* name : {"bench.json", "bench.csv"})
       hc::check_output_file((out / name).string(), "bench output", {o.deck},
-                            name[6] == 'j' ? hc::OutputKind::Json : hc::OutputKind::BenchTable);
+                            name[6] == 'j' ? hc::OutputKind::BenchResults : hc::OutputKind::BenchTable);
     hc::check_bench_runs(o);
     out_dir.open(o.out_dir);
     const std::string earlier = hc::earlier_bench_runs_note(o);
@@ -335,11 +336,11 @@ int do_benchmark(BenchmarkArgs a, const hc::Provenance& provenance) {
   hc::OutputDirectory out_dir;
   hc::agreed([&] {
     if (!root) return;
-    hc::check_output_file((out / "benchmark.json").string(), "benchmark result", {});
+    hc::check_output_file((out / "benchmark.json").string(), "benchmark result", {}, hc::OutputKind::BenchmarkResult);
     hc::check_output_file((out / "benchmark.md").string(), "benchmark summary", {}, hc::OutputKind::BenchmarkSummary);
     for (const char* precision : {"fp64", "fp32"}) {  // each precision's run (app/benchmark.cpp)
       const std::filesystem::path run = out / "runs" / precision;
-      hc::check_output_file((run / "report.json").string(), "benchmark run report", {});
+      hc::check_output_file((run / "report.json").string(), "benchmark run report", {}, hc::OutputKind::RunReport);
       hc::check_output_names(run.string(), {});
     }
     out_dir.open(a.options.out_dir);
@@ -377,7 +378,7 @@ int do_probe(const ProbeArgs& a, hc::Provenance provenance) {
                         (devices == 1
                              ? std::string("one device here, 0")
                              : std::to_string(devices) + " devices here, 0 to " + std::to_string(devices - 1)));
-  if (!a.json.empty()) hc::check_output_file(a.json, "--json", {});
+  if (!a.json.empty()) hc::check_output_file(a.json, "--json", {}, hc::OutputKind::ProbeResult);
   // The probe's file goes where no run is writing now: --out is locked as a run's is (a run
   // there reads the cache, and a probe beside a run on the same device measures a shared one),
   // and --json lies in no running run's directory. Declared before `made`, so that the lock
@@ -402,7 +403,7 @@ int do_probe(const ProbeArgs& a, hc::Provenance provenance) {
   const std::filesystem::path json_dir = std::filesystem::path(a.json).parent_path();
   if (!a.json.empty()) {
     hc::check_not_in_running_output(json_dir.empty() ? "." : json_dir.string(), "--json directory", a.out);
-    hc::check_output_file(a.json, "--json", {});  // again: it may be the lock just taken
+    hc::check_output_file(a.json, "--json", {}, hc::OutputKind::ProbeResult);  // again: it may be the lock just taken
   }
   if (!json_dir.empty()) make(json_dir.string());
   const hc::ProbeResult r = hc::run_probe(a.backend, options);

@@ -13,6 +13,8 @@
 #include <iostream>
 #include <regex>
 
+#include <nlohmann/json.hpp>
+
 #include "app/failures.hpp"
 #include "app/signals.hpp"
 #include "io/deck.hpp"
@@ -218,8 +220,30 @@ OutputDirectory::~OutputDirectory() {
 }
 
 namespace {
-// Whether the file at `path` is of `kind`: its first line (leading white space skipped) is
-// what that kind's writer puts there.
+// Whether a JSON document at `path` is one that `kind`'s writer makes: an object with that
+// kind's keys (any JSON of anyone's, a schema or another command's result, is not).
+bool holds_json_kind(const std::string& path, OutputKind kind) {
+  std::error_code ec;
+  if (fs::file_size(path, ec) > (std::uintmax_t{64} << 20) || ec) return false;  // no report of ours is that large
+  std::ifstream in(path, std::ios::binary);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (!j.is_object()) return false;
+  const auto has = [&](std::initializer_list<const char*> keys) {
+    for (const char* key : keys)
+      if (!j.contains(key)) return false;
+    return true;
+  };
+  switch (kind) {
+    case OutputKind::RunReport: return has({"config", "fom", "checksum"});
+    case OutputKind::BenchResults: return has({"rows", "configurations"});
+    case OutputKind::BenchmarkResult: return has({"rules", "configurations"});
+    case OutputKind::ProbeResult: return has({"copy_Bps"});
+    default: return false;
+  }
+}
+
+// Whether the file at `path` is of `kind`: a JSON kind's keys, or the first line (leading
+// white space skipped) that a text kind's writer puts there.
 bool holds_kind(const std::string& path, OutputKind kind) {
   std::ifstream in(path, std::ios::binary);
   std::string first;
@@ -230,15 +254,17 @@ bool holds_kind(const std::string& path, OutputKind kind) {
   first += ch;
   for (int n = 0; n < 255 && in.get(ch) && ch != '\n'; ++n) first += ch;  // enough of the first line
   switch (kind) {
-    case OutputKind::Json: return first[0] == '{';
     case OutputKind::BenchTable: return first.find("status,min_step_s,median_step_s,") != std::string::npos;
     case OutputKind::BenchmarkSummary: return first.rfind("# Halocline benchmark", 0) == 0;
+    default: return first[0] == '{' && holds_json_kind(path, kind);
   }
-  return false;
 }
 const char* kind_name(OutputKind kind) {
   switch (kind) {
-    case OutputKind::Json: return "a JSON report";
+    case OutputKind::RunReport: return "a run's report";
+    case OutputKind::BenchResults: return "a bench's bench.json";
+    case OutputKind::BenchmarkResult: return "a benchmark result";
+    case OutputKind::ProbeResult: return "a probe's result";
     case OutputKind::BenchTable: return "a bench table";
     case OutputKind::BenchmarkSummary: return "a benchmark summary";
   }

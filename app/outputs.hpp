@@ -56,7 +56,10 @@ void remove_if_empty(const std::vector<std::string>& dirs);
 // The kind of file a command writes whole, and so the only kind it writes over: a file of
 // another kind is someone's data, never overwritten.
 enum class OutputKind {
-  Json,              // a JSON document (first character '{'): reports, probes, bench.json
+  RunReport,         // a run's report.json (a JSON object with "config", "fom" and "checksum")
+  BenchResults,      // bench.json ("rows" and "configurations")
+  BenchmarkResult,   // benchmark.json ("rules" and "configurations")
+  ProbeResult,       // a probe's JSON or its cache ("copy_Bps")
   BenchTable,        // bench.csv (its header names the columns status,min_step_s,...)
   BenchmarkSummary,  // benchmark.md ("# Halocline benchmark: ...")
 };
@@ -65,7 +68,7 @@ enum class OutputKind {
 // a regular file that is not a symbolic link, not one of `inputs` and of the `kind` the
 // command writes. Throws DeckError naming `what` and the path.
 void check_output_file(const std::string& path, const std::string& what, const std::vector<std::string>& inputs,
-                       OutputKind kind = OutputKind::Json);
+                       OutputKind kind);
 
 // Checks the names the run writes in `dir` (snapshots, checkpoints, their .tmp): any that
 // exists must be a regular file that is not one of `inputs` being overwritten. Throws

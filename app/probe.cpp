@@ -138,7 +138,7 @@ std::string probe_cache_name(const std::string& backend, const std::string& devi
 void check_probe_cache(const std::string& out_dir, const std::string& backend, int device) {
   if (!backend_unavailable(parse_backend(backend, "--backend")).empty()) return;  // said by the run itself
   const std::string name = probe_cache_name(backend, describe_device(backend, device, "probe").name);
-  check_output_file((std::filesystem::path(out_dir) / name).string(), "probe cache", {});
+  check_output_file((std::filesystem::path(out_dir) / name).string(), "probe cache", {}, OutputKind::ProbeResult);
 }
 
 ProbeResult cached_probe(const std::string& out_dir, const std::string& backend, int device, std::string& source,

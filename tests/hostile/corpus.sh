@@ -248,13 +248,26 @@ case_BenchmarkRunFolderIsAFile() {
   expect_refused "'n/runs/fp64' exists and is a file, not a directory"
   expect_fast 5000
 }
+# Another JSON document, anyone's or another command's result, is not a run's report to write over.
+case_ReportIsSomeonesJson() {
+  echo '{"type": "object", "required": ["fom"]}' >"$w/schema.json"
+  ready
+  hc run "$inputs/sod.toml" --out o --report schema.json
+  expect_refused "report 'schema.json' exists and is not a run's report"
+}
+case_ReportIsABenchmarkResult() {
+  echo '{"compliant": true, "rules": {}, "configurations": []}' >"$w/benchmark.json"
+  ready
+  hc run "$inputs/sod.toml" --out o --report benchmark.json
+  expect_refused "report 'benchmark.json' exists and is not a run's report"
+}
 case_ReportIsTheDeck() { cp "$inputs/sod.toml" "$w/deck.toml"; ready; hc run deck.toml --out o --report deck.toml; expect_refused "is the run's input"; }
 case_ReportIsASnapshot() {
   hc run --no-probe "$inputs/sod.toml" --quiet --out first
   expect_exit 0
   ready
   hc run "$inputs/sod.toml" --out o --report first/snapshot_0000.h5
-  expect_refused "is not a JSON report"
+  expect_refused "is not a run's report"
 }
 case_OutIsAFile() { echo x >"$w/file"; ready; hc run "$inputs/sod.toml" --out file; expect_refused "'file' exists and is a file, not a directory"; }
 case_OutUnderAFile() { echo x >"$w/file"; ready; hc run "$inputs/sod.toml" --out file/sub; expect_refused "'file' exists and is a file, not a directory"; }
@@ -318,7 +331,7 @@ case_ProbeJsonIntoALockedDirectory() {
 case_ProbeJsonIsItsOwnLock() {
   ready
   hc probe --quick --out p --json p/.halocline.lock
-  expect_refused "'p/.halocline.lock' exists and is not a JSON report"
+  expect_refused "'p/.halocline.lock' exists and is not a probe's result"
   [ ! -e "$w/p" ] || fail "the refused probe left its directory"
 }
 case_ProbeStoppedBySignalLeavesNoLock() {
@@ -419,7 +432,7 @@ case_ProbeCacheIsNotJson() {
   mkdir -p "$w/o" && echo 'precious notes' >"$w/o/$cache"
   ready
   hc run "$inputs/sod.toml" --out o --steps 4
-  expect_refused "'o/$cache' exists and is not a JSON report"
+  expect_refused "'o/$cache' exists and is not a probe's result"
 }
 case_ProbeOutCacheIsNotJson() {
   local cache
@@ -427,7 +440,7 @@ case_ProbeOutCacheIsNotJson() {
   mkdir -p "$w/p" && echo 'precious notes' >"$w/p/$cache"
   ready
   hc probe --quick --out p
-  expect_refused "'p/$cache' exists and is not a JSON report"
+  expect_refused "'p/$cache' exists and is not a probe's result"
 }
 case_BenchTableIsSomeonesCsv() {
   mkdir -p "$w/b" && echo 'precious,data' >"$w/b/bench.csv"
@@ -435,7 +448,7 @@ case_BenchTableIsSomeonesCsv() {
 }
 case_BenchRunReportIsNotJson() {
   mkdir -p "$w/b/runs/1" && echo 'precious' >"$w/b/runs/1/report.json"
-  bench_refused "bench run report 'b/runs/1/report.json' exists and is not a JSON report" --sweep layout=aos,soa
+  bench_refused "bench run report 'b/runs/1/report.json' exists and is not a run's report" --sweep layout=aos,soa
 }
 case_BenchOutputIsADirectory() {
   mkdir -p "$w/b/bench.json"
