@@ -148,9 +148,9 @@ std::vector<std::pair<std::string, std::string>> benchmark_figures(const nlohman
       {"checksum fp32", checksum_text(fp32)},
       {"probed copy bandwidth", number("%.4g GB/s", j.at("probe").at("copy_Bps").get<double>() / 1e9)},
       {"size", std::to_string(j.at("size").at("n").get<int>()) + "^3 (" + text(j.at("size").at("chosen")) + ")"},
-      {"runs x repetitions x steps", std::to_string(fp64.at("runs").get<int>()) + " x " +
-                                         text(j.at("rules").at("repeat")) + " x " + text(j.at("rules").at("steps")) +
-                                         " (fp64)"},
+      {"runs x repetitions x steps", std::to_string(fp64.at("runs").get<int>()) + " (fp64), " +
+                                         std::to_string(fp32.at("runs").get<int>()) + " (fp32) x " +
+                                         text(j.at("rules").at("repeat")) + " x " + text(j.at("rules").at("steps"))},
       {"execution", text(j.at("execution").at("description"))},
       {"CPU",
        text(p.at("cpu_model")) + ", " + text(p.at("cpu_cores")) + " cores, " + text(p.at("cpu_threads")) + " threads"},
