@@ -505,6 +505,18 @@ int agree_on_command(int early, const std::string& command) {
   return early;
 }
 
+// CLI11's "The following arguments were not expected: 32 --szie" (its list reversed, an
+// unknown option's value among it) as a user reads it: the unknown option first, as typed.
+std::string extras_text(const std::string& message, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    const std::string name = word.substr(0, word.find('='));
+    if (name.size() > 1 && name[0] == '-' && message.find(name) != std::string::npos)
+      return "unknown option '" + name + "' (--help lists the options)";
+  }
+  return message;
+}
+
 CLI::Validator non_empty() {
   return CLI::Validator([](std::string& text) { return text.empty() ? std::string("must not be empty") : ""; }, "PATH");
 }
@@ -714,6 +726,9 @@ int main(int argc, char** argv) {
     early = app.exit(e), command = "help";
   } catch (const CLI::CallForVersion& e) {
     early = app.exit(e), command = "version";
+  } catch (const CLI::ExtrasError& e) {
+    hc::print_failure(hc::ExitStatus{2, "error: ", extras_text(e.what(), argc, argv), false, hc::world_rank()});
+    early = 2;
   } catch (const CLI::ParseError& e) {
     hc::ExitStatus status{2, "error: ", e.what(), false, hc::world_rank()};
     hc::print_failure(status);

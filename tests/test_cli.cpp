@@ -164,6 +164,8 @@ const std::vector<BadCase>& bad_cases() {
       {"UnknownPrecision", {}, {"--precision", "fp16"}, {"--precision", "fp16"}},
       {"UnknownPrecisionSet", {}, {"--set", "run.precision=fp16"}, {"'run.precision'", "fp16"}},
       {"UnknownCliOption", {}, {"--bogus"}, {"--bogus"}},
+      // Named first, as typed (CLI11 listed "32 --szie": its extras reversed, the value first).
+      {"UnknownCliOptionWithValue", {}, {"--stpes", "32"}, {"unknown option '--stpes'"}},
       {"StepsNotANumber", {}, {"--steps", "abc"}, {"--steps", "abc"}},
       {"StepsZero", {}, {"--steps", "0"}, {"--steps"}},
       {"ReportDirUnwritable", {}, {"--report", "/proc/halocline/r.json"}, {"/proc/halocline"}},
