@@ -42,6 +42,15 @@ int checked_count(std::size_t n, const char* what) {
 
 void initialize_comm(int& argc, char**& argv) {
 #if defined(HALOCLINE_HAVE_MPI)
+#if defined(OPEN_MPI)
+  // Open MPI before 4.1.7 and 5.0.6 (Debian 12 has 4.1.4): OMPIO's collective writes on a local
+  // file system lock nothing while its data sieving reads, fills and writes back the gaps
+  // between a rank's pieces, so one aggregator can write stale bytes over another's: collective
+  // snapshots of 3 or 4 ranks held zeros, junk or another variable's values, with exit 0
+  // (open-mpi/ompi#12718; the fix locks the ranges written, as setting 3 asks). Read from the
+  // environment by MPI_Init; a value the user set is kept.
+  setenv("OMPI_MCA_fs_ufs_lock_algorithm", "3", 0);
+#endif
   int initialized = 0;
   MPI_Initialized(&initialized);
   // FUNNELED: only the main thread calls MPI (the host side of the halo exchange).
