@@ -326,7 +326,7 @@ void Simulation::set_up_outputs() {
   const int passed = outputs_.periodic() ? static_cast<int>(outputs_.done) + 1 : 0;
   const int found = comm_.root() && writer_ ? writer_->index_after(start_.time) : 0;
   snapshot_index_ = std::max(passed, std::stoi(comm_.broadcast(std::to_string(found))));
-  if (writer_) writer_->continue_series(snapshot_index_);
+  if (writer_) writer_->continue_series(snapshot_index_, start_.time);
 }
 
 // The controller starts at the restart point (or 0), stopping at the first output time,
@@ -609,10 +609,15 @@ void Simulation::finish() {
   r_.checksum = state_checksum(comm_, *backend_);
   r_.final = state_totals();
   if (options_.write_output && config_.output_final && last_snapshot_step_ != step) write_snapshot(step, t);
-  // Snapshots numbered after this run's last are an earlier run's in the same directory: its
-  // series file lists only this run's (the caller says so).
-  if (comm_.root() && writer_ && snapshot_index_ > 0)
-    r_.earlier_snapshots = writer_->snapshots_after(snapshot_index_ - 1);
+  // Snapshots numbered after this run's last, and those of the run it continues past its
+  // checkpoint, are an earlier run's in the same directory: its series file lists only this
+  // run's (the caller says so).
+  if (comm_.root() && writer_) {
+    r_.earlier_snapshots = writer_->later_snapshots();
+    if (snapshot_index_ > 0)
+      for (const std::string& path : writer_->snapshots_after(snapshot_index_ - 1))
+        r_.earlier_snapshots.push_back(path);
+  }
   settle_steps_past_the_stop();
   r_.step_times = samples_.times();
   r_.steps = step;

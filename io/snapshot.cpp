@@ -466,15 +466,19 @@ bool snapshot_time(const fs::path& h5_path, const std::string& series, double& t
 
 }  // namespace
 
-void SnapshotWriter::continue_series(int first_index) {
+void SnapshotWriter::continue_series(int first_index, double time) {
   h5::apply_error_printing();
   for (int index = 0; index < first_index; ++index) {
     const std::string stem = file_stem(prefix_, index);
     const fs::path h5_path = fs::path(out_dir_) / (stem + ".h5");
-    double time = 0;
-    if (!snapshot_time(h5_path, metadata_.series, time)) continue;
+    double t = 0;
+    if (!snapshot_time(h5_path, metadata_.series, t)) continue;
+    if (t > time) {
+      later_.push_back(h5_path.string());
+      continue;
+    }
     written_.push_back({h5_path.string(), (fs::path(out_dir_) / (stem + ".xmf")).string()});
-    times_.push_back(time);
+    times_.push_back(t);
   }
 }
 

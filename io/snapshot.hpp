@@ -101,9 +101,13 @@ class SnapshotWriter {
 
   // A restarted run continues the numbering at `first_index`: the snapshots before it that
   // are in the directory and of its series (SnapshotMetadata::series: the run it continues
-  // wrote them) join the series, with their times, so that <prefix>.xmf still lists them. A
-  // file that cannot be read, or of another series, is left out.
-  void continue_series(int first_index);
+  // wrote them), at or before the restart's `time`, join the series, with their times, so that
+  // <prefix>.xmf still lists them. A file that cannot be read, or of another series, is left
+  // out; so is one of a later time (the run it continues went past its checkpoint, with
+  // another output interval: this run makes that time again), which later_snapshots() names.
+  void continue_series(int first_index, double time);
+  // The snapshots continue_series() left out for their time: an earlier run's, past the restart.
+  const std::vector<std::string>& later_snapshots() const { return later_; }
   // The index after the last snapshot of its series in the directory whose time is at or before `time` (0
   // where there is none): a restart at `time` numbers its snapshots from there at least, so
   // that it writes over none of the run it continues, whose final snapshot may lie between
@@ -117,6 +121,7 @@ class SnapshotWriter {
 
  private:
   std::string out_dir_;
+  std::vector<std::string> later_;  // continue_series(): of its series, past the restart's time
   Grid grid_;
   SnapshotMetadata metadata_;
   std::string prefix_;

@@ -261,19 +261,43 @@ TEST(Snapshot, ARestartContinuesOnlyItsOwnSeries) {
 
   SnapshotWriter own(tmp.path().string(), g, metadata(false));
   EXPECT_EQ(own.index_after(0.25), 2);
-  own.continue_series(2);
+  own.continue_series(2, 0.25);
   EXPECT_EQ(own.written().size(), 2u);
+  EXPECT_TRUE(own.later_snapshots().empty());
 
   halocline::SnapshotMetadata m = metadata(false);
   m.series = "0123456789abcdef";
   SnapshotWriter other(tmp.path().string(), g, m);
   EXPECT_EQ(other.index_after(0.25), 0);
-  other.continue_series(2);
+  other.continue_series(2, 0.25);
   EXPECT_TRUE(other.written().empty());
   other.write(0, 60, 0.3, make_prim(g));
   other.write_series();
   const std::string xmf = read_text(tmp.path() / "snapshot.xmf");
   EXPECT_EQ(count_of(xmf, "GridType=\"Uniform\""), 1u) << xmf;
+}
+
+// A restart with a shorter output interval numbers its snapshots from an index that the run it
+// continues used past the checkpoint (snapshot 2 at t = 0.5 for a restart at 0.3 with an
+// interval of 0.1: its first is 3, t = 0.4): that later snapshot joins no series, and is named.
+TEST(Snapshot, ARestartLeavesOutItsRunsSnapshotsPastItsTime) {
+  TempDir tmp;
+  const Grid g = make_test_grid(4, 3, 2);
+  SnapshotWriter earlier(tmp.path().string(), g, metadata(false));
+  earlier.write(0, 0, 0.0, make_prim(g));
+  earlier.write(1, 50, 0.25, make_prim(g));
+  earlier.write(2, 100, 0.5, make_prim(g));
+
+  SnapshotWriter restarted(tmp.path().string(), g, metadata(false));
+  restarted.continue_series(3, 0.3);
+  ASSERT_EQ(restarted.written().size(), 2u);
+  EXPECT_EQ(restarted.later_snapshots(), std::vector<std::string>{(tmp.path() / "snapshot_0002.h5").string()});
+  restarted.write(3, 60, 0.4, make_prim(g));
+  restarted.write_series();
+  const std::string xmf = read_text(tmp.path() / "snapshot.xmf");
+  EXPECT_EQ(count_of(xmf, "GridType=\"Uniform\""), 3u) << xmf;
+  EXPECT_EQ(xmf.find("<Time Value=\"0.5\"/>"), std::string::npos) << xmf;
+  EXPECT_LT(xmf.find("<Time Value=\"0.25\"/>"), xmf.find("<Time Value=\"0.4\"/>")) << xmf;
 }
 
 TEST(Snapshot, RewritingAnIndexDoesNotDuplicateIt) {
