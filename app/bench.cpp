@@ -16,6 +16,7 @@
 #include "app/provenance.hpp"
 #include "app/report.hpp"
 #include "app/select.hpp"
+#include "app/signals.hpp"
 #include "io/deck.hpp"
 
 namespace halocline {
@@ -313,6 +314,9 @@ MeasuredRun measure_run(Config c, int repeat, long steps, const Provenance& prov
   options.progress = progress_line;
   const auto started = std::chrono::steady_clock::now();
   const RunResult r = run_simulation(c, options);  // the backend is freed on return
+  // Between runs a signal is recorded again (the run ended one at once): the next run's start
+  // ends the command cleanly, not in the middle of writing a report.
+  install_stop_signals();
   MeasuredRun m;
   m.run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   m.report = make_report(c, r);

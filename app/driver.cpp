@@ -611,12 +611,10 @@ void Simulation::finish() {
   if (options_.write_output && config_.output_final && last_snapshot_step_ != step) write_snapshot(step, t);
   // Snapshots numbered after this run's last, and those of the run it continues past its
   // checkpoint, are an earlier run's in the same directory: its series file lists only this
-  // run's (the caller says so).
+  // run's (the caller says so, of each apart).
   if (comm_.root() && writer_) {
-    r_.earlier_snapshots = writer_->later_snapshots();
-    if (snapshot_index_ > 0)
-      for (const std::string& path : writer_->snapshots_after(snapshot_index_ - 1))
-        r_.earlier_snapshots.push_back(path);
+    r_.snapshots_past_restart = writer_->later_snapshots();
+    if (snapshot_index_ > 0) r_.earlier_snapshots = writer_->snapshots_after(snapshot_index_ - 1);
   }
   settle_steps_past_the_stop();
   r_.step_times = samples_.times();

@@ -17,6 +17,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "app/bench.hpp"
@@ -202,10 +203,11 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
   options.provenance = provenance;
   const hc::RunResult result = hc::run_simulation(config, options);
   if (result.rank != 0) return 0;  // rank 0 has the gathered state and speaks for the run
-  if (const std::string note =
-          hc::earlier_run_note(result.earlier_snapshots, "file", "run", "the series file lists only this run's");
-      !note.empty())
-    std::cerr << hc::one_line("halocline: note: " + note) << '\n';
+  for (const std::string& note :
+       {hc::earlier_run_note(result.snapshots_past_restart, "file", "run",
+                             "it lies past the checkpoint this run restarted from, and the series file leaves it out"),
+        hc::earlier_run_note(result.earlier_snapshots, "file", "run", "the series file lists only this run's")})
+    if (!note.empty()) std::cerr << hc::one_line("halocline: note: " + note) << '\n';
   nlohmann::json report = hc::make_report(config, result);
   if (!a.no_probe) {
     // The device's own copy bandwidth, measured once and kept in the output directory,
@@ -508,10 +510,13 @@ int agree_on_command(int early, const std::string& command) {
 // CLI11's "The following arguments were not expected: 32 --szie" (its list reversed, an
 // unknown option's value among it) as a user reads it: the unknown option first, as typed.
 std::string extras_text(const std::string& message, int argc, char** argv) {
+  std::set<std::string> extras;  // the words after the colon, each cut at '=' (--name=value)
+  std::istringstream words(message.substr(message.find(':') == std::string::npos ? 0 : message.find(':') + 1));
+  for (std::string word; words >> word;) extras.insert(word.substr(0, word.find('=')));
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
     const std::string name = word.substr(0, word.find('='));
-    if (name.size() > 1 && name[0] == '-' && message.find(name) != std::string::npos)
+    if (name.size() > 1 && name[0] == '-' && extras.count(name))
       return "unknown option '" + name + "' (--help lists the options)";
   }
   return message;

@@ -235,7 +235,7 @@ bool holds_json_kind(const std::string& path, OutputKind kind) {
   };
   switch (kind) {
     case OutputKind::RunReport: return has({"config", "fom", "checksum"});
-    case OutputKind::BenchResults: return has({"rows", "configurations"});
+    case OutputKind::BenchResults: return has({"rows", "sweeps", "repeat", "steps"});  // every version's keys
     case OutputKind::BenchmarkResult: return has({"rules", "configurations"});
     case OutputKind::ProbeResult: return has({"copy_Bps"});
     default: return false;
@@ -282,14 +282,19 @@ void check_output_file(const std::string& path, const std::string& what, const s
   // The nearest folder above it that exists must be one: a file where a folder of the path
   // should be would fail the write only after the work.
   for (fs::path up = fs::path(path).parent_path(); !up.empty(); up = up.parent_path()) {
-    const fs::file_status above = fs::status(up, ec);
-    if (!fs::exists(above)) {
+    const fs::file_status entry = fs::symlink_status(up, ec);
+    const bool absent = ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory;
+    if (ec && !absent) throw DeckError(what + " '" + path + "' cannot be made: '" + up.string() + "': " + ec.message());
+    if (absent || !fs::exists(entry)) {
       if (up == up.parent_path()) break;
       continue;
     }
+    const fs::file_status above = fs::status(up, ec);
     if (!fs::is_directory(above))
       throw DeckError(what + " '" + path + "' cannot be made: '" + up.string() + "' exists and is " +
-                      (fs::is_regular_file(above) ? std::string("a file") : kind_of(above)) +
+                      (fs::is_regular_file(above) ? std::string("a file")
+                       : fs::is_symlink(entry)    ? std::string("a symbolic link to no directory")
+                                                  : kind_of(above)) +
                       ", not a directory (remove it or choose another path)");
     break;
   }

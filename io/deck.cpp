@@ -312,16 +312,19 @@ void apply_override(toml::table& root, const std::string& text, std::map<std::st
   // true, "text", [1, 2]); otherwise it is a bare word such as aos or periodic.
   // A value that opens a TOML string, array or table must be one: a broken one (an unclosed
   // quote, a newline inside "...") is refused, never taken as a word with its quotes in it.
+  // A word (aos, periodic, a path) holds no control characters.
   toml::table parsed;
   bool is_toml = false;
+  const std::string word = trim(value);
+  const bool opens_toml = !word.empty() && std::string("\"'[{").find(word.front()) != std::string::npos;
   try {
     parsed = toml::parse("x = " + value, std::string_view("--set"));
     is_toml = parsed.size() == 1 && parsed.contains("x");
   } catch (const toml::parse_error& e) {
-    const std::string word = trim(value);
-    if (!word.empty() && std::string("\"'[{").find(word.front()) != std::string::npos)
-      throw DeckError(here + ": not a TOML value (" + std::string(e.description()) + ")");
+    if (opens_toml) throw DeckError(here + ": not a TOML value (" + std::string(e.description()) + ")");
   }
+  if (!is_toml && opens_toml) throw DeckError(here + ": not one TOML value");
+  if (!is_toml && escaped_controls(word) != word) throw DeckError(here + ": a value holds no control characters");
 
   toml::table* table = &root;
   std::string prefix;

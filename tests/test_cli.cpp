@@ -166,6 +166,8 @@ const std::vector<BadCase>& bad_cases() {
       {"UnknownCliOption", {}, {"--bogus"}, {"--bogus"}},
       // Named first, as typed (CLI11 listed "32 --szie": its extras reversed, the value first).
       {"UnknownCliOptionWithValue", {}, {"--stpes", "32"}, {"unknown option '--stpes'"}},
+      // A known option that begins the unknown one is not the one named.
+      {"UnknownOptionBesideItsPrefix", {}, {"--steps", "3", "--steps-max", "4"}, {"unknown option '--steps-max'"}},
       {"StepsNotANumber", {}, {"--steps", "abc"}, {"--steps", "abc"}},
       {"StepsZero", {}, {"--steps", "0"}, {"--steps"}},
       {"ReportDirUnwritable", {}, {"--report", "/proc/halocline/r.json"}, {"/proc/halocline"}},

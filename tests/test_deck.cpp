@@ -184,6 +184,9 @@ TEST(Deck, OverrideThatOpensATomlValueMustBeOne) {
                "--set output.dir=" + (value == "\"a\nb\"" ? std::string("\"a\\nb\"") : value) + ": not a TOML value (");
   }
   EXPECT_EQ(parse_deck(kBase, "t.toml", {"output.dir=res\"x"}).out_dir, "res\"x");  // a word may hold a quote
+  // Nor two values in one, through a newline, nor a word with a control character.
+  EXPECT_HAS(error_of(kBase, {"output.dir=\"a\"\nb = 1"}), "--set output.dir=\"a\"\\nb = 1: not one TOML value");
+  EXPECT_HAS(error_of(kBase, {"output.dir=a\tb"}), "--set output.dir=a\\tb: a value holds no control characters");
 }
 
 // ---- Bad input ----------------------------------------------------------------------------

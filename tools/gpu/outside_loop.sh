@@ -75,7 +75,7 @@ for log in sorted(out.glob(prefix + "[0-9]*.log")):  # the runs, not a log of th
                 f"{total:.3f} (" + ", ".join(f"{k} {v:.3f}" for k, v in parts.items()) + ") | "
                 f"{sum(j['timers'].get(k, {}).get('total_s', 0) for k in ('output', 'checkpoint')):.3f} | "
                 f"{j['bytes_allocated'] / cells:.1f} | {j['host_bytes_peak']['max_rss'] / 1e9:.2f} | "
-                f"{j['fom']['cell_updates_per_s']:.3e} |")
+                ("-" if j['fom']['cell_updates_per_s'] is None else f"{j['fom']['cell_updates_per_s']:.3e}") + " |")
 (out / table).write_text("\n".join(rows) + "\n")
 print("\n".join(rows))
 EOF

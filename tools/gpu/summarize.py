@@ -35,13 +35,17 @@ def main(folder):
         return 1
     any_run = next(iter(runs.values()))
     dev = any_run["device"]
-    print(f"Device: {dev['name']}, {dev['memory_bytes'] / 2**30:.0f} GiB, {dev['compute_units']} SMs, "
+    memory = "?" if dev["memory_bytes"] is None else f"{dev['memory_bytes'] / 2**30:.0f}"
+    print(f"Device: {dev['name']}, {memory} GiB, {dev['compute_units']} SMs, "
           f"{dev['runtime_version']}, {dev['driver_version']}; halocline {any_run['halocline_version']}\n")
     print("| run | steps | median step ms | min | max | FOM Gcell/s | eff. BW TB/s | phases sum ms | step / phases | H2D MB/step | D2H MB/step |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, r in runs.items():
         st = r["step_time_s"]
         cells = r["config"]["grid"][0] * r["config"]["grid"][1] * r["config"]["grid"][2]
+        if "median" not in st:  # no step timed (null rates in the report)
+            print(f"| {name} | {r['steps']} | - | - | - | - | - | - | - | - | - |")
+            continue
         med = st["median"]
         phases = r["timers_sum_per_step_s"]
         h2d = r["transfers"]["h2d"]["per_step"]["bytes"] / 1e6

@@ -22,6 +22,11 @@ def step(r):
     return s["median"], s["min"], s["max"]
 
 
+def ms(seconds):
+    """Milliseconds with two decimals, or '-' where the report has none (no step timed)."""
+    return "-" if seconds is None else f"{seconds * 1e3:.2f}"
+
+
 def main(folder):
     runs = load(folder)
     if not runs:
@@ -43,7 +48,7 @@ def main(folder):
             moved = (r["transfers"]["h2d"]["per_step"]["bytes"] + r["transfers"]["d2h"]["per_step"]["bytes"]) / 1e6
             staging = "-" if r["config"]["halo"] == "none" else r["config"]["host_mem"]
             print(f"| {n}^3 | {r['config']['halo']} | {staging} | {med*1e3:.2f} ({lo*1e3:.2f}-{hi*1e3:.2f}) | "
-                  f"{med / base_med:.3f} | {h['t_halo_s']*1e3:.2f} | {h['t_compute_s']*1e3:.2f} | "
+                  f"{med / base_med:.3f} | {ms(h['t_halo_s'])} | {ms(h['t_compute_s'])} | "
                   f"{'-' if hf is None else f'{hf:.3f}'} | {moved:.1f} |")
     weak_sizes = sorted({int(k.split("_")[1][1:]) for k in runs if k.startswith("weak1_")})
     if weak_sizes:
