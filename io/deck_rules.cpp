@@ -2,6 +2,7 @@
 #include "io/deck_rules.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -28,6 +29,17 @@ void validate_rules(const Config& c, const Where& where) {
     if (!ok) fail(where(keys), "key '" + std::string(*keys.begin()) + "' " + rule + " (got " + got + ")");
   };
   auto positive = [&](double v, std::initializer_list<const char*> keys) { check(v > 0, keys, "must be > 0", num(v)); };
+  // A density or pressure is a normal number of the run's precision: a subnormal one (1e-320,
+  // or 1e-40 in fp32) or one beyond float's range in fp32 passed "> 0" and broke the first
+  // step (exit 3).
+  const bool single = c.precision == Precision::FP32;
+  const double least = single ? FLT_MIN : DBL_MIN, most = single ? FLT_MAX : DBL_MAX;
+  auto state_value = [&](double v, std::initializer_list<const char*> keys) {
+    check(v >= least && v <= most, keys,
+          std::string("must be > 0, a normal ") + (single ? "fp32" : "fp64") + " number in [" + num(least) + ", " +
+              num(most) + "]",
+          num(v));
+  };
 
   for (int d = 0; d < 3; ++d) {
     check(c.n[d] >= 1, {kSizeKeys[d], "grid.n"}, "must be >= 1", std::to_string(c.n[d]));
@@ -84,10 +96,10 @@ void validate_rules(const Config& c, const Where& where) {
 
   switch (c.problem) {
     case ProblemKind::Riemann: {
-      positive(c.riemann.left.rho, {"riemann.left.rho", "riemann.preset"});
-      positive(c.riemann.left.p, {"riemann.left.p", "riemann.preset"});
-      positive(c.riemann.right.rho, {"riemann.right.rho", "riemann.preset"});
-      positive(c.riemann.right.p, {"riemann.right.p", "riemann.preset"});
+      state_value(c.riemann.left.rho, {"riemann.left.rho", "riemann.preset"});
+      state_value(c.riemann.left.p, {"riemann.left.p", "riemann.preset"});
+      state_value(c.riemann.right.rho, {"riemann.right.rho", "riemann.preset"});
+      state_value(c.riemann.right.p, {"riemann.right.p", "riemann.preset"});
       const int d = c.riemann.direction;
       if (d < 0 || d > 2) fail(where({"riemann.direction"}), "key 'riemann.direction' must be x, y or z");
       const char* axis = d == 0 ? "x" : d == 1 ? "y" : "z";
@@ -102,8 +114,8 @@ void validate_rules(const Config& c, const Where& where) {
       break;
     }
     case ProblemKind::IsentropicVortex: {
-      positive(c.vortex.rho, {"isentropic_vortex.rho"});
-      positive(c.vortex.p, {"isentropic_vortex.p"});
+      state_value(c.vortex.rho, {"isentropic_vortex.rho"});
+      state_value(c.vortex.p, {"isentropic_vortex.p"});
       // The vortex leaves through one side and must come back through the other.
       for (int d = 0; d < 2; ++d)
         for (int s = 0; s < 2; ++s)
@@ -114,20 +126,20 @@ void validate_rules(const Config& c, const Where& where) {
       break;
     }
     case ProblemKind::Sedov:
-      positive(c.sedov.rho, {"sedov.rho"});
-      positive(c.sedov.p, {"sedov.p"});
+      state_value(c.sedov.rho, {"sedov.rho"});
+      state_value(c.sedov.p, {"sedov.p"});
       positive(c.sedov.energy, {"sedov.energy"});
       positive(c.sedov.radius_cells, {"sedov.radius_cells"});
       break;
     case ProblemKind::KelvinHelmholtz:
-      positive(c.kh.rho_inner, {"kelvin_helmholtz.rho_inner"});
-      positive(c.kh.rho_outer, {"kelvin_helmholtz.rho_outer"});
-      positive(c.kh.p, {"kelvin_helmholtz.p"});
+      state_value(c.kh.rho_inner, {"kelvin_helmholtz.rho_inner"});
+      state_value(c.kh.rho_outer, {"kelvin_helmholtz.rho_outer"});
+      state_value(c.kh.p, {"kelvin_helmholtz.p"});
       positive(c.kh.width, {"kelvin_helmholtz.width"});
       break;
     case ProblemKind::Uniform:
-      positive(c.uniform.state.rho, {"uniform.rho"});
-      positive(c.uniform.state.p, {"uniform.p"});
+      state_value(c.uniform.state.rho, {"uniform.rho"});
+      state_value(c.uniform.state.p, {"uniform.p"});
       // Below 1 so that rho * (1 +- perturbation) stays positive.
       check(c.uniform.perturbation >= 0 && c.uniform.perturbation < 1, {"uniform.perturbation"}, "must be in [0, 1)",
             num(c.uniform.perturbation));

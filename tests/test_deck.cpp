@@ -191,6 +191,18 @@ TEST(Deck, OverrideThatOpensATomlValueMustBeOne) {
 
 // ---- Bad input ----------------------------------------------------------------------------
 
+// A density or pressure must be a normal number of the run's precision: a subnormal one (or
+// one beyond float's range in fp32) passed "> 0" and broke the first step (exit 3) instead of
+// being bad input.
+TEST(DeckErrors, StateValuesAreNormalNumbersOfTheRunsPrecision) {
+  EXPECT_HAS(error_of(kBase, {"riemann.left.rho=1e-320"}), "'riemann.left.rho' must be > 0, a normal fp64 number");
+  EXPECT_HAS(error_of(kBase, {"riemann.right.p=5e-324"}), "'riemann.right.p' must be > 0, a normal fp64 number");
+  EXPECT_HAS(error_of(kBase, {"riemann.left.rho=1e-40", "run.precision=fp32"}),
+             "'riemann.left.rho' must be > 0, a normal fp32 number");
+  EXPECT_HAS(error_of(kBase, {"riemann.left.p=1e39", "run.precision=fp32"}), "(got 1e+39)");
+  EXPECT_EQ(parse_deck(kBase, "t.toml", {"riemann.left.rho=1e-40"}).riemann.left.rho, 1e-40);  // normal in fp64
+}
+
 TEST(DeckErrors, SyntaxError) {
   const std::string m = error_of(kBase + "[physics]\ngamma = = 1.4\n");
   EXPECT_HAS(m, "t.toml:11: ");
