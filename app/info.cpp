@@ -31,16 +31,15 @@ std::string sysfs_pci_name(std::string id) {
 
 nlohmann::json info_json(const DeviceInfo& d) {
   // What the runtime does not tell (a CPU's clocks and memory under Kokkos) is null, not 0.
-  const auto known = [](auto value) { return value > 0 ? nlohmann::json(value) : nlohmann::json(); };
   nlohmann::json device = {{"kind", d.kind},
                            {"name", d.name},
-                           {"memory_bytes", known(d.memory_bytes)},
+                           {"memory_bytes", positive_or_null(d.memory_bytes)},
                            {"compute_units", d.compute_units},
                            {"runtime_version", d.runtime_version},
                            {"driver_version", d.driver_version},
-                           {"clock_khz", known(d.clock_khz)},
-                           {"memory_clock_khz", known(d.memory_clock_khz)},
-                           {"memory_bus_bits", known(d.memory_bus_bits)},
+                           {"clock_khz", positive_or_null(d.clock_khz)},
+                           {"memory_clock_khz", positive_or_null(d.memory_clock_khz)},
+                           {"memory_bus_bits", positive_or_null(d.memory_bus_bits)},
                            {"cache_bytes", d.cache_bytes},
                            {"pci_bus_id", d.pci_bus_id}};
   if (!d.pci_bus_id.empty()) {

@@ -15,6 +15,13 @@ namespace halocline {
 // where there is one) and the build (compilers, flags, backends, MPI, HDF5).
 nlohmann::json info_json(const DeviceInfo& device);
 
+// A quantity that is positive where it was measured or told: itself, else null (what a runtime
+// does not tell, a rate no timed step gave: a 0 would read as a measurement).
+template <class T>
+nlohmann::json positive_or_null(T value) {
+  return value > 0 ? nlohmann::json(value) : nlohmann::json();
+}
+
 // The device and the build, and the machine and the command where `info` carries a
 // "provenance" (halocline info adds it).
 void print_info(std::ostream& os, const nlohmann::json& info);

@@ -135,15 +135,17 @@ struct RunOutputs {
 
 void prepare_outputs(const hc::Config& config, long restart_step, RunOutputs& outputs) {
   const std::vector<std::string> inputs = {config.deck_path, config.restart_path};
-  hc::check_output_file(config.report_path, "report", inputs, hc::OutputKind::RunReport);  // before any dir is made
+  const auto check_report = [&] {
+    hc::check_output_file(config.report_path, "report", inputs, hc::OutputKind::RunReport);
+  };
+  check_report();  // before any directory is made
   outputs.out.open(config.out_dir);
   auto make = [&](const std::string& dir) {
     for (const std::string& d : hc::create_writable_directory(dir)) outputs.created.push_back(d);
   };
   const std::filesystem::path report_dir = std::filesystem::path(config.report_path).parent_path();
   if (!report_dir.empty()) make(report_dir.string());
-  hc::check_output_file(config.report_path, "report", inputs,
-                        hc::OutputKind::RunReport);  // and after: it may be one of them
+  check_report();  // and after: it may be one of them
   // Another run's directory is never written into: the report's, nor the checkpoints' (the
   // run would prune that run's checkpoints).
   const std::string report_where = report_dir.empty() ? "." : report_dir.string();
@@ -481,8 +483,7 @@ CLI::Validator number_in_range(double lo, double hi) {
   return CLI::Validator(
       [lo, hi, rule](std::string& text) -> std::string {
         char* end = nullptr;
-        errno = 0;
-        const double value = std::strtod(text.c_str(), &end);
+        const double value = std::strtod(text.c_str(), &end);  // out of range: inf, said not finite
         if (text.empty() || *end != '\0' || !std::isfinite(value))
           return "must be a number " + rule + " (got '" + text + "')";
         if (!(value >= lo && value <= hi)) return "must be " + rule + " (got " + text + ")";
@@ -511,7 +512,8 @@ int agree_on_command(int early, const std::string& command) {
 // unknown option's value among it) as a user reads it: the unknown option first, as typed.
 std::string extras_text(const std::string& message, int argc, char** argv) {
   std::set<std::string> extras;  // the words after the colon, each cut at '=' (--name=value)
-  std::istringstream words(message.substr(message.find(':') == std::string::npos ? 0 : message.find(':') + 1));
+  const std::size_t colon = message.find(':');
+  std::istringstream words(colon == std::string::npos ? message : message.substr(colon + 1));
   for (std::string word; words >> word;) extras.insert(word.substr(0, word.find('=')));
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];

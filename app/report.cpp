@@ -27,6 +27,13 @@ std::string no_step_timed() {
          "run more steps, or with fewer stops)";
 }
 
+// A measured rate against its ceiling: null where the rate was not measured (no step timed),
+// 0 where the ceiling is unknown (a probe without it).
+nlohmann::json fraction_or_null(double measured, double ceiling) {
+  if (!(measured > 0)) return nullptr;
+  return ceiling > 0 ? measured / ceiling : 0.0;
+}
+
 const char* const kTotalNames[5] = {"mass", "momentum_x", "momentum_y", "momentum_z", "energy"};
 
 nlohmann::json totals_json(const Totals& t) {
@@ -139,7 +146,7 @@ nlohmann::json traffic_json(const Config& c, const RunResult& r, double median_s
   const double bytes_per_step = values_per_cell * value_bytes * static_cast<double>(r.grid.ninterior);
   return {{"bytes_per_step", bytes_per_step},
           {"values_per_cell", values_per_cell},
-          {"effective_bandwidth_Bps", median_step > 0 ? nlohmann::json(bytes_per_step / median_step) : nullptr},
+          {"effective_bandwidth_Bps", positive_or_null(median_step > 0 ? bytes_per_step / median_step : 0.0)},
           {"definition", fused ? "fused kernels: 25 values per interior cell per step, over the median step time"
                                : "split kernels: (30 + 30 active directions) values per interior cell per "
                                  "step, over the median step time"}};
@@ -177,7 +184,7 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   if (r.kernels == KernelStrategy::Fused) j["config"]["fused_shape"] = r.fused_shape;
   j["device"] = {{"kind", r.device.kind},
                  {"name", r.device.name},
-                 {"memory_bytes", r.device.memory_bytes > 0 ? nlohmann::json(r.device.memory_bytes) : nlohmann::json()},
+                 {"memory_bytes", positive_or_null(r.device.memory_bytes)},
                  {"compute_units", r.device.compute_units},
                  {"runtime_version", r.device.runtime_version},
                  {"driver_version", r.device.driver_version}};
@@ -208,9 +215,8 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   const double median_step = j["step_time_s"].value("median", 0.0);
   // The one figure of merit (docs/report.md), as bench and benchmark compute it: null, with the
   // reason, where no step was timed (a 0 would read as a measured rate).
-  j["fom"] = {{"cell_updates_per_s", median_step > 0 ? nlohmann::json(fom_cell_updates_per_s(
-                                                           static_cast<double>(r.grid.ninterior), median_step))
-                                                     : nullptr},
+  j["fom"] = {{"cell_updates_per_s",
+               positive_or_null(fom_cell_updates_per_s(static_cast<double>(r.grid.ninterior), median_step))},
               {"definition", kFomDefinition}};
   if (!(median_step > 0)) j["fom"]["not_measured"] = no_step_timed();
   j["loop_cell_updates_per_s"] = r.loop_cell_updates_per_s;
@@ -288,9 +294,7 @@ void add_probe_to_report(nlohmann::json& j, const ProbeResult& probe, const std:
                 {"source", source},
                 {"devices_counted", devices}};
   const double effective = measured_or_zero(j["traffic"], "effective_bandwidth_Bps");
-  j["fom"]["fraction_of_copy_bandwidth"] = !(effective > 0)     ? nlohmann::json(nullptr)
-                                           : probe.copy_Bps > 0 ? nlohmann::json(effective / (n * probe.copy_Bps))
-                                                                : nlohmann::json(0.0);
+  j["fom"]["fraction_of_copy_bandwidth"] = fraction_or_null(effective, n * probe.copy_Bps);
   j["fom"]["fraction_definition"] =
       "traffic.effective_bandwidth_Bps / (probe.copy_Bps x probe.devices_counted): the bytes this strategy's "
       "step must move through device memory, at the measured step time, against the copy bandwidth of the "
@@ -314,9 +318,7 @@ void add_arithmetic_limit(nlohmann::json& j, const ArithmeticRates& rates) {
       "+ sqrt / sqrt_per_s), every add, mul, fma and compare one slot of the FMA pipe: an optimistic "
       "bound that ignores integer work, loads and latency (docs/report.md)";
   const double fom = measured_or_zero(j["fom"], "cell_updates_per_s");
-  j["fom"]["fraction_of_arithmetic_limit"] = !(fom > 0)  ? nlohmann::json(nullptr)
-                                             : limit > 0 ? nlohmann::json(fom / limit)
-                                                         : nlohmann::json(0.0);
+  j["fom"]["fraction_of_arithmetic_limit"] = fraction_or_null(fom, limit);
 }
 
 void write_report(const nlohmann::json& report, const std::string& path, const std::string& what) {

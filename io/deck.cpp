@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -324,7 +325,9 @@ void apply_override(toml::table& root, const std::string& text, std::map<std::st
     if (opens_toml) throw DeckError(here + ": not a TOML value (" + std::string(e.description()) + ")");
   }
   if (!is_toml && opens_toml) throw DeckError(here + ": not one TOML value");
-  if (!is_toml && escaped_controls(word) != word) throw DeckError(here + ": a value holds no control characters");
+  if (!is_toml &&
+      std::any_of(word.begin(), word.end(), [](char ch) { return std::iscntrl(static_cast<unsigned char>(ch)); }))
+    throw DeckError(here + ": a value holds no control characters");
 
   toml::table* table = &root;
   std::string prefix;

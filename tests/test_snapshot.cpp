@@ -248,16 +248,24 @@ TEST(Snapshot, SeriesListsEverySnapshot) {
   EXPECT_FALSE(has_tmp_files(tmp.path()));
 }
 
+// The snapshots of the run a restart continues, in `dir`: at t = 0, 0.25 and 0.5 (steps 0,
+// 50 and 100).
+namespace {
+void write_an_earlier_run(const fs::path& dir, const Grid& g) {
+  SnapshotWriter earlier(dir.string(), g, metadata(false));
+  earlier.write(0, 0, 0.0, make_prim(g));
+  earlier.write(1, 50, 0.25, make_prim(g));
+  earlier.write(2, 100, 0.5, make_prim(g));
+}
+}  // namespace
+
 // A restart's writer continues the series of its own run only: the snapshots up to its time
 // whose series is its own, never another run's left in the directory (which a restart listed
 // as its past before the series existed).
 TEST(Snapshot, ARestartContinuesOnlyItsOwnSeries) {
   TempDir tmp;
   const Grid g = make_test_grid(4, 3, 2);
-  SnapshotWriter earlier(tmp.path().string(), g, metadata(false));
-  earlier.write(0, 0, 0.0, make_prim(g));
-  earlier.write(1, 50, 0.25, make_prim(g));
-  earlier.write(2, 100, 0.5, make_prim(g));
+  write_an_earlier_run(tmp.path(), g);
 
   SnapshotWriter own(tmp.path().string(), g, metadata(false));
   EXPECT_EQ(own.index_after(0.25), 2);
@@ -283,10 +291,7 @@ TEST(Snapshot, ARestartContinuesOnlyItsOwnSeries) {
 TEST(Snapshot, ARestartLeavesOutItsRunsSnapshotsPastItsTime) {
   TempDir tmp;
   const Grid g = make_test_grid(4, 3, 2);
-  SnapshotWriter earlier(tmp.path().string(), g, metadata(false));
-  earlier.write(0, 0, 0.0, make_prim(g));
-  earlier.write(1, 50, 0.25, make_prim(g));
-  earlier.write(2, 100, 0.5, make_prim(g));
+  write_an_earlier_run(tmp.path(), g);
 
   SnapshotWriter restarted(tmp.path().string(), g, metadata(false));
   restarted.continue_series(3, 0.3);
