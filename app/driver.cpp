@@ -575,9 +575,18 @@ void Simulation::report_fault() {
     where = comm_.root() ? describe_bad_cell(whole, r_.grid, config_.physics.gamma) : std::string();
   }
   where = comm_.broadcast(where);
-  std::string saved =
-      options_.checkpoints ? "there is no earlier state of this run to save" : "this run saves no checkpoints";
-  if (options_.checkpoints && control_.step > start_.step) {
+  const std::string failure = "step " + std::to_string(control_.step) + ", t = " + g6(control_.t) +
+                              ": no valid time step (" + rate_failure(control_.max_rate, control_.cfl) + "); " + where;
+  // No step of this run was made: what it was given cannot be run (a gamma, states or cells
+  // the deck's rules let through, or a checkpoint's state under this deck), so it is bad input
+  // (exit code 2, said once), not a run that broke.
+  if (control_.step == start_.step)
+    throw AgreedExit(ExitStatus{2, "error: ",
+                                (config_.restart_path.empty() ? "the deck's initial state" : "the checkpoint's state") +
+                                    std::string(" cannot be run: ") + failure,
+                                true, -1});
+  std::string saved = "this run saves no checkpoints";
+  if (options_.checkpoints) {
     backend_->select_after_fault(AfterFault::LastGood);
     const std::string good =
         "the last good state (step " + std::to_string(control_.step - 1) + ", t = " + g6(control_.t_before) + ")";
@@ -590,8 +599,7 @@ void Simulation::report_fault() {
       saved = good + " could not be saved: " + e.what();
     }
   }
-  throw NumericalError("step " + std::to_string(control_.step) + ", t = " + g6(control_.t) + ": no valid time step (" +
-                       rate_failure(control_.max_rate, control_.cfl) + "); " + where + "; " + saved);
+  throw NumericalError(failure + "; " + saved);
 }
 
 // ---- Finish ------------------------------------------------------------------------------------

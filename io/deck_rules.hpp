@@ -20,6 +20,9 @@ inline const char* const kFaceKeys[3][2] = {
 // (docs/reliability.md).
 constexpr int kMaxOutputFiles = 10000;
 
+// The largest ratio of specific heats a deck may set (an ideal gas has at most 3).
+constexpr int kMaxGamma = 10;
+
 // The shortest decimal that reads back as v.
 std::string num(double v);
 

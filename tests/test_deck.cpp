@@ -203,6 +203,16 @@ TEST(DeckErrors, StateValuesAreNormalNumbersOfTheRunsPrecision) {
   EXPECT_EQ(parse_deck(kBase, "t.toml", {"riemann.left.rho=1e-40"}).riemann.left.rho, 1e-40);  // normal in fp64
 }
 
+// A gamma of 1e308 passed "> 1" and broke step 1 (exit 3); one that fp32 rounds to 1 broke
+// step 0.
+TEST(DeckErrors, GammaIsAtMostTenAndAboveOneInTheRunsPrecision) {
+  EXPECT_HAS(error_of(kBase, {"physics.gamma=1e308"}), "key 'physics.gamma' must be in (1, 10] (got 1e+308)");
+  EXPECT_HAS(error_of(kBase, {"physics.gamma=14"}), "(got 14)");
+  EXPECT_HAS(error_of(kBase, {"physics.gamma=1.0000000001", "run.precision=fp32"}), "above 1 once rounded to fp32");
+  EXPECT_EQ(parse_deck(kBase, "t.toml", {"physics.gamma=1.0000000001"}).physics.gamma, 1.0000000001);  // fp64
+  EXPECT_EQ(parse_deck(kBase, "t.toml", {"physics.gamma=10", "run.precision=fp32"}).physics.gamma, 10);
+}
+
 TEST(DeckErrors, SyntaxError) {
   const std::string m = error_of(kBase + "[physics]\ngamma = = 1.4\n");
   EXPECT_HAS(m, "t.toml:11: ");
@@ -288,7 +298,7 @@ TEST(DeckErrors, Cfl) {
 }
 
 TEST(DeckErrors, OtherRanges) {
-  EXPECT_HAS(error_of(kBase + "[physics]\ngamma = 1\n"), "t.toml:11: key 'physics.gamma' must be > 1");
+  EXPECT_HAS(error_of(kBase + "[physics]\ngamma = 1\n"), "t.toml:11: key 'physics.gamma' must be in (1, 10]");
   EXPECT_HAS(error_of(kBase, {"time.t_end=0"}), "--set time.t_end=0: key 'time.t_end' must be > 0");
   EXPECT_HAS(error_of(kBase + "[output]\ninterval = -1\n"), "t.toml:11: key 'output.interval'");
   EXPECT_HAS(error_of(kBase, {"time.max_steps=-1"}), "key 'time.max_steps'");

@@ -622,12 +622,14 @@ case_FaultWhoseCheckpointFails() {
   expect_err "could not be saved"
   expect_one_line
 }
-# Cells so large that the CFL step reaches 1e300: a numerical failure that says so, with the
-# rate and the step at any scale (it said "max signal rate 0.000000").
+# Cells so large that the CFL step reaches 1e300: refused at step 0 as bad input (exit 2,
+# it was a numerical failure, exit 3), with the rate and the step at any scale (it said "max
+# signal rate 0.000000").
 case_DomainTooLargeForItsSpeeds() {
   ready
   hc run --no-probe "$inputs/sod.toml" --set grid.xmax=1e308 --out o
-  expect_exit 3
+  expect_exit 2
+  expect_err "error: the deck's initial state cannot be run: "
   expect_err "step 0, t = 0: no valid time step (max signal rate 1.35462e-306: a step of cfl / rate = 2.95285e+305"
   expect_err "the domain's cells are too large for its speeds"
   expect_one_line
