@@ -211,6 +211,7 @@ TEST(DeckErrors, GammaIsAtMostTenAndAboveOneInTheRunsPrecision) {
   EXPECT_HAS(error_of(kBase, {"physics.gamma=1.0000000001", "run.precision=fp32"}), "above 1 once rounded to fp32");
   EXPECT_EQ(parse_deck(kBase, "t.toml", {"physics.gamma=1.0000000001"}).physics.gamma, 1.0000000001);  // fp64
   EXPECT_EQ(parse_deck(kBase, "t.toml", {"physics.gamma=10", "run.precision=fp32"}).physics.gamma, 10);
+  EXPECT_EQ(parse_deck(kBase, "t.toml", {"physics.gamma=1.0000001", "run.precision=fp32"}).physics.gamma, 1.0000001);
 }
 
 TEST(DeckErrors, SyntaxError) {
