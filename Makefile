@@ -48,10 +48,11 @@ verify: build
 # layout x precision sweep of bench.toml with every core busy (one MPI rank per core:
 # Debian's Kokkos is Serial) on a grid whose state outgrows the last-level cache (PLOT_N:
 # from 128 up in steps of 32 until the three state arrays in fp64, 3 x (n+4)^3 x 5 x 8
-# bytes, exceed getconf's LEVEL3_CACHE_SIZE), and the timeline of the baseline's step,
+# bytes, exceed the last-level cache that tools/llc_bytes.sh and `halocline info` report),
+# and the timeline of the baseline's step,
 # into OUT/lab/plots. Open MPI wants to be told that root may run it.
 PLOT_RANKS ?= $(JOBS)
-PLOT_N ?= $(shell l3=$$(getconf LEVEL3_CACHE_SIZE 2>/dev/null); n=128; \
+PLOT_N ?= $(shell l3=$$(tools/llc_bytes.sh); n=128; \
             while [ $$((3 * (n + 4) * (n + 4) * (n + 4) * 40)) -le $${l3:-0} ]; do n=$$((n + 32)); done; echo $$n)
 MPIRUN_AS_ROOT := $(if $(filter 0,$(shell id -u)),OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
 plots: build

@@ -41,6 +41,11 @@ struct Interrupted : std::runtime_error {
         signal(signal_number),
         step(at_step),
         checkpoint(std::move(checkpoint_path)) {}
+  // A command that keeps something else (a bench's finished rows) says what, `kept`.
+  Interrupted(int signal_number, const std::string& kept)
+      : std::runtime_error("interrupted by signal " + std::to_string(signal_number) + "; " + kept),
+        signal(signal_number),
+        step(-1) {}
   int signal;
   long step;
   std::string checkpoint;

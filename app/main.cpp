@@ -296,17 +296,29 @@ int do_bench(const BenchArgs& a, const hc::Provenance& provenance) {
     const std::string earlier = hc::earlier_bench_runs_note(o);
     if (!earlier.empty()) std::cerr << hc::one_line("halocline: note: " + earlier) << '\n';
   });
-  // bench.json is rewritten after each configuration: a sweep that is stopped keeps the
-  // configurations it finished.
+  // bench.json and bench.csv are rewritten after each configuration: a sweep that is stopped
+  // keeps the configurations it finished, and its last line says so.
+  std::string kept;
   auto save = [&](const hc::BenchResult& partial) {
-    if (root) hc::write_report(hc::bench_json(partial), (out / "bench.json").string(), "bench results");
+    if (!root) return;
+    hc::write_report(hc::bench_json(partial), (out / "bench.json").string(), "bench results");
+    hc::write_file_atomically((out / "bench.csv").string(), hc::bench_csv(partial), "bench table");
+    kept = (out / "bench.json").string() + " and bench.csv keep the " + std::to_string(partial.rows.size()) +
+           " configuration(s) done";
+    hc::say_at_signal_exit(kept);
   };
-  const hc::BenchResult r = hc::run_bench(o, root && !a.quiet ? &std::cerr : nullptr, save);
+  hc::BenchResult r;
+  try {
+    r = hc::run_bench(o, root && !a.quiet ? &std::cerr : nullptr, save);
+  } catch (const hc::Interrupted& e) {
+    if (kept.empty()) throw;
+    throw hc::Interrupted(e.signal, kept);
+  }
   if (!root) return 0;
-  hc::write_report(hc::bench_json(r), (out / "bench.json").string(), "bench results");
-  hc::write_file_atomically((out / "bench.csv").string(), hc::bench_csv(r), "bench table");
+  save(r);  // a signal from here on still finds every configuration kept
   hc::print_bench(std::cout, r);
   std::cout << "bench " << (out / "bench.json").string() << ", " << (out / "bench.csv").string() << '\n';
+  std::cout.flush();  // the table before anything plot.py prints
   if (a.plot && plot_bench(plot, out, r) != 0) throw std::runtime_error("--plot: tools/plot.py failed");
   const long failed =
       std::count_if(r.rows.begin(), r.rows.end(), [](const hc::BenchRow& row) { return !row.failed.empty(); });
@@ -589,6 +601,7 @@ int do_compare(const CompareArgs& a) {
   if (a.plot.empty()) return 0;
   std::string command = plot + " --out '" + a.plot + "'";
   for (const std::string& f : a.files) command += " --compare '" + hc::benchmark_result_path(f) + "'";
+  std::cout.flush();  // the table before anything plot.py prints
   if (std::system((command + " >/dev/null").c_str()) != 0) throw std::runtime_error("--plot: tools/plot.py failed");
   std::cout << "\nplot " << (std::filesystem::path(a.plot) / "compare.png").string() << '\n';
   return 0;

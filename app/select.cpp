@@ -94,6 +94,9 @@ std::string backend_unavailable(BackendKind b) {
 // exchange; prefetching moves managed memory only; the Kokkos backend in host memory has
 // neither.
 std::string choice_without_effect(const Config& c, const std::map<std::string, std::string>& given) {
+  // A backend in host memory refuses any owner but the device's when it is made: a note that
+  // "the run goes on" just before that refusal would say the opposite of it.
+  if (!runs_on_gpu(c.backend) && c.memory.owner != Owner::Device) return "";
   const MemoryStrategy defaults;
   auto named = [&](const char* key) { return std::string(key) + "=" + given.at(key); };
   const bool host_mem = given.count("host-mem") && c.memory.host_memory != defaults.host_memory;

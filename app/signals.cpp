@@ -23,22 +23,31 @@ int exit_directory_count = 0;
 // Stored with release after the buffers, loaded with acquire by the handler (which may run on
 // another thread: MPI's or an OpenMP runtime's), so that it never reads half-written paths.
 std::atomic<int> exit_cleanup_armed{0};
+// say_at_signal_exit's words (what a command keeps, said in place of "nothing was saved"),
+// armed as the paths are.
+constexpr std::size_t kMaxExitNote = kMaxExitPath + 256;  // a path and a few words
+char exit_note[kMaxExitNote];
+std::atomic<int> exit_note_armed{0};
 static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may use only lock-free atomics");
 
-bool copy_path(char* to, const std::string& from) {
-  if (from.size() >= kMaxExitPath) return false;
+bool copy_text(char* to, std::size_t capacity, const std::string& from) {
+  if (from.size() >= capacity) return false;
   std::memcpy(to, from.c_str(), from.size() + 1);
   return true;
 }
+bool copy_path(char* to, const std::string& from) { return copy_text(to, kMaxExitPath, from); }
 
 // Before a command can act on a signal (the runtimes' start, or a command that never
 // checks): one line and the exit code 128 + N at once. Only async-signal-safe calls.
 extern "C" void end_at_once(int signal) {
-  const char* line = signal == SIGINT   ? "halocline: interrupted by signal 2; nothing was saved\n"
-                     : signal == SIGHUP ? "halocline: interrupted by signal 1; nothing was saved\n"
-                                        : "halocline: interrupted by signal 15; nothing was saved\n";
-  ssize_t ignored = write(STDERR_FILENO, line, std::strlen(line));
-  (void)ignored;
+  const char* start = signal == SIGINT   ? "halocline: interrupted by signal 2; "
+                      : signal == SIGHUP ? "halocline: interrupted by signal 1; "
+                                         : "halocline: interrupted by signal 15; ";
+  const char* kept = exit_note_armed.load(std::memory_order_acquire) ? exit_note : "nothing was saved";
+  for (const char* part : {start, kept, "\n"}) {
+    ssize_t ignored = write(STDERR_FILENO, part, std::strlen(part));
+    (void)ignored;
+  }
   if (exit_cleanup_armed.load(std::memory_order_acquire)) {  // unlink and rmdir are async-signal-safe
     if (exit_lock[0] != '\0') unlink(exit_lock);
     for (int i = exit_directory_count - 1; i >= 0; --i) rmdir(exit_directories[i]);
@@ -86,5 +95,10 @@ void remove_at_signal_exit(const std::string& lock_file, const std::vector<std::
 }
 
 void forget_at_signal_exit() { exit_cleanup_armed.store(0, std::memory_order_seq_cst); }
+
+void say_at_signal_exit(const std::string& kept) {
+  exit_note_armed.store(0, std::memory_order_seq_cst);
+  if (!kept.empty() && copy_text(exit_note, kMaxExitNote, kept)) exit_note_armed.store(1, std::memory_order_release);
+}
 
 }  // namespace halocline

@@ -32,4 +32,8 @@ int stop_signal();
 void remove_at_signal_exit(const std::string& lock_file, const std::vector<std::string>& directories);
 void forget_at_signal_exit();
 
+// What the command keeps if a signal ends it at once (bench: "bench.json and bench.csv keep
+// the 2 configurations done"), said in place of "nothing was saved"; empty: nothing again.
+void say_at_signal_exit(const std::string& kept);
+
 }  // namespace halocline

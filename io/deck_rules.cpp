@@ -2,7 +2,6 @@
 #include "io/deck_rules.hpp"
 
 #include <algorithm>
-#include <cfloat>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -29,15 +28,15 @@ void validate_rules(const Config& c, const Where& where) {
     if (!ok) fail(where(keys), "key '" + std::string(*keys.begin()) + "' " + rule + " (got " + got + ")");
   };
   auto positive = [&](double v, std::initializer_list<const char*> keys) { check(v > 0, keys, "must be > 0", num(v)); };
-  // A density or pressure is a normal number of the run's precision: a subnormal one (1e-320,
-  // or 1e-40 in fp32) or one beyond float's range in fp32 passed "> 0" and broke the first
-  // step (exit 3).
+  // A density or pressure lies in [1e-100, 1e100] (fp64) or [1e-12, 1e12] (fp32): inside the
+  // cube root of the precision's range, so that the scheme's products of them (a density
+  // times a speed squared, a pressure over a density times gamma) stay finite and normal. A
+  // subnormal one (1e-320) broke step 0, and a pressure of 1e-300 (1e-28 in fp32) step 1.
   const bool single = c.precision == Precision::FP32;
-  const double least = single ? FLT_MIN : DBL_MIN, most = single ? FLT_MAX : DBL_MAX;
+  const double least = single ? 1e-12 : 1e-100, most = single ? 1e12 : 1e100;
   auto state_value = [&](double v, std::initializer_list<const char*> keys) {
     check(v >= least && v <= most, keys,
-          std::string("must be > 0, a normal ") + (single ? "fp32" : "fp64") + " number in [" + num(least) + ", " +
-              num(most) + "]",
+          std::string("must be > 0, in [") + num(least) + ", " + num(most) + "] in " + (single ? "fp32" : "fp64"),
           num(v));
   };
 

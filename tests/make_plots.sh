@@ -18,7 +18,7 @@ if [ -z "$n" ]; then
   echo "FAIL: make plots sets no grid.n: $bench"; exit 1
 fi
 state=$((3 * (n + 4) * (n + 4) * (n + 4) * 40))
-l3=$(getconf LEVEL3_CACHE_SIZE 2>/dev/null || true)
+l3=$("$src/tools/llc_bytes.sh")
 if [ -n "$l3" ] && [ "$l3" -gt 0 ]; then
   [ "$state" -gt "$l3" ] || { echo "FAIL: grid.n=$n: a state of $state bytes fits in the $l3-byte L3"; status=1; }
 else

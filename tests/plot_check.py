@@ -11,6 +11,9 @@ CHECK is one of:
   TimelineLegendCoversNoLabel the legend of a timeline with one, two and three rows (a run
                               here; the H200's recorded sync and overlap runs) overlaps no
                               label, title or tick label
+  PhasesKeepTheirColours      every phase of the H200's recorded overlap timeline is drawn in
+                              the colour of its own part of the name (unpack was drawn in
+                              pack's orange), and pack and unpack differ
 
 Exits 0 when the check holds, 1 naming what broke, 77 (skipped) without matplotlib.
 """
@@ -123,8 +126,27 @@ def timeline_legend_covers_no_label(plot, binary, src, work):
     return failures
 
 
+def phases_keep_their_colours(plot, binary, src, work):
+    path = os.path.join(src, "tests", "data", "h200", "lab", "report_aos_fp64_device_overlap.json")
+    with open(path) as f:
+        phases = {e["phase"] for e in json.load(f)["timeline"]["events"]}
+    failures = []
+    for phase in sorted(phases):
+        # The part of the name after its stage ("stage1.unpack": "unpack") names its colour.
+        part = phase.split(".")[-1]
+        wanted = dict(plot.PHASE_COLORS).get(part)
+        if wanted and plot.color_of(phase) != wanted:
+            failures.append(f"{phase} drawn in {plot.color_of(phase)}, its part '{part}' is {wanted}")
+    if not {"stage1.pack", "stage1.unpack"} <= phases:
+        failures.append(f"the overlap timeline has no stage1.pack and stage1.unpack: {sorted(phases)}")
+    elif plot.color_of("stage1.pack") == plot.color_of("stage1.unpack"):
+        failures.append("pack and unpack share a colour")
+    return failures
+
+
 CHECKS = {"BarsScaleTheirUnits": bars_scale_their_units,
-          "TimelineLegendCoversNoLabel": timeline_legend_covers_no_label}
+          "TimelineLegendCoversNoLabel": timeline_legend_covers_no_label,
+          "PhasesKeepTheirColours": phases_keep_their_colours}
 
 
 def main():

@@ -1012,10 +1012,13 @@ TEST(CliFusedShape, SaysTileThreadsAndWhereTheStatesLive) {
 // A configuration that fails while it runs (here a numerical failure: a ratio of specific
 // heats of 1e308 is a valid deck whose sound speed overflows) is listed as failed with the
 // error; the sweep goes on with the others, writes everything, and exits 1.
+// A pressure ratio of 1e13 in fp32 (a left state of 1e-12 density and 1e12 pressure, inside
+// the deck's rules) breaks step 1: a numerical failure, where a refused deck would be a skip.
 TEST_F(Cli, BenchListsAFailedConfigurationAndGoesOn) {
   const fs::path out = dir_ / "bench_fail";
-  const Result r = run({"bench", "inputs/bench.toml", "--set", "grid.n=8", "--sweep", "physics.gamma=1.4,1e308,1.6",
-                        "--repeat", "2", "--steps", "2", "--out", out.string(), "--quiet"});
+  const Result r =
+      run({"bench", "inputs/sod.toml", "--set", "run.precision=fp32", "--set", "riemann.left.p=1e12", "--sweep",
+           "riemann.left.rho=1,1e-12,0.5", "--repeat", "2", "--steps", "2", "--out", out.string(), "--quiet"});
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find("1 configuration(s) failed"), std::string::npos) << r.err;
   const nlohmann::json j = read_json(out / "bench.json");
@@ -1025,7 +1028,7 @@ TEST_F(Cli, BenchListsAFailedConfigurationAndGoesOn) {
   EXPECT_FALSE(j["rows"][1].contains("step_s"));
   EXPECT_NE(j["rows"][1].value("failed", "").find("no valid time step"), std::string::npos) << j["rows"][1].dump();
   EXPECT_TRUE(j["rows"][2].contains("step_s")) << "the sweep went on";
-  EXPECT_NE(read_file(out / "bench.csv").find("1e308,failed,"), std::string::npos) << read_file(out / "bench.csv");
+  EXPECT_NE(read_file(out / "bench.csv").find("1e-12,failed,"), std::string::npos) << read_file(out / "bench.csv");
   EXPECT_NE(r.out.find("FAILED: "), std::string::npos) << r.out;
 }
 

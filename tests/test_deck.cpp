@@ -191,16 +191,20 @@ TEST(Deck, OverrideThatOpensATomlValueMustBeOne) {
 
 // ---- Bad input ----------------------------------------------------------------------------
 
-// A density or pressure must be a normal number of the run's precision: a subnormal one (or
-// one beyond float's range in fp32) passed "> 0" and broke the first step (exit 3) instead of
-// being bad input.
-TEST(DeckErrors, StateValuesAreNormalNumbersOfTheRunsPrecision) {
-  EXPECT_HAS(error_of(kBase, {"riemann.left.rho=1e-320"}), "'riemann.left.rho' must be > 0, a normal fp64 number");
-  EXPECT_HAS(error_of(kBase, {"riemann.right.p=5e-324"}), "'riemann.right.p' must be > 0, a normal fp64 number");
-  EXPECT_HAS(error_of(kBase, {"riemann.left.rho=1e-40", "run.precision=fp32"}),
-             "'riemann.left.rho' must be > 0, a normal fp32 number");
-  EXPECT_HAS(error_of(kBase, {"riemann.left.p=1e39", "run.precision=fp32"}), "(got 1e+39)");
-  EXPECT_EQ(parse_deck(kBase, "t.toml", {"riemann.left.rho=1e-40"}).riemann.left.rho, 1e-40);  // normal in fp64
+// A density or pressure lies within the cube root of the precision's range: a subnormal one
+// (1e-320) passed "> 0" and broke the first step, and a normal but tiny one (a pressure of
+// 1e-300, or 1e-28 in fp32) broke step 1 (exit 3) instead of being bad input.
+TEST(DeckErrors, StateValuesLieInsideTheCubeRootOfThePrecisionsRange) {
+  EXPECT_HAS(error_of(kBase, {"riemann.left.rho=1e-320"}),
+             "'riemann.left.rho' must be > 0, in [1e-100, 1e+100] in fp64");
+  EXPECT_HAS(error_of(kBase, {"riemann.right.p=1e-300"}), "'riemann.right.p' must be > 0, in [1e-100, 1e+100] in fp64");
+  EXPECT_HAS(error_of(kBase, {"riemann.right.p=1.1e100"}), "(got 1.1e+100)");
+  EXPECT_HAS(error_of(kBase, {"riemann.left.rho=1e-28", "run.precision=fp32"}),
+             "'riemann.left.rho' must be > 0, in [1e-12, 1e+12] in fp32");
+  EXPECT_HAS(error_of(kBase, {"riemann.left.p=1.1e12", "run.precision=fp32"}), "(got 1.1e+12)");
+  EXPECT_EQ(parse_deck(kBase, "t.toml", {"riemann.left.rho=1e-28"}).riemann.left.rho, 1e-28);  // inside fp64's
+  EXPECT_EQ(parse_deck(kBase, "t.toml", {"riemann.left.p=1e-100", "riemann.right.p=1e100"}).riemann.right.p, 1e100);
+  EXPECT_EQ(parse_deck(kBase, "t.toml", {"riemann.left.p=1e-12", "run.precision=fp32"}).riemann.left.p, 1e-12);
 }
 
 // A gamma of 1e308 passed "> 1" and broke step 1 (exit 3); one that fp32 rounds to 1 broke

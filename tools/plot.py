@@ -133,9 +133,11 @@ def probe_plot(probe, out):
     save(fig, out, "transfers.png")
 
 
+# The first part a phase's name contains gives its colour: "unpack" comes before "pack", which
+# it contains (unpack was drawn in pack's orange).
 PHASE_COLORS = [("interior", "tab:blue"), ("boundary", "tab:cyan"), ("reconstruct_flux", "tab:blue"),
-                ("update", "tab:purple"), ("dt_reduction", "tab:gray"), ("pack", "tab:orange"),
-                ("unpack", "tab:brown"), ("d2h", "tab:red"), ("h2d", "tab:pink"), ("mpi", "tab:olive"),
+                ("update", "tab:purple"), ("dt_reduction", "tab:gray"), ("unpack", "tab:brown"),
+                ("pack", "tab:orange"), ("d2h", "tab:red"), ("h2d", "tab:pink"), ("mpi", "tab:olive"),
                 ("ghost_fill", "tab:green"), ("state_", "black")]
 
 

@@ -171,6 +171,16 @@ case_SnapshotIntervalTiny() {
 }
 case_CheckpointKeepHuge() { ready; hc run "$inputs/sod.toml" --set checkpoint.keep=100000 --out o; expect_refused "'checkpoint.keep' must be <= 10000"; }
 
+# A choice without effect (host-mem with the managed owner) beside an owner model the backend
+# refuses: one line, the refusal (a note that "the run goes on" came first).
+case_ChoiceWithoutEffectBesideARefusedOwner() {
+  ready
+  hc run --no-probe "$inputs/bench.toml" --backend kokkos --owner managed --host-mem pageable --set grid.n=8 --out o
+  [ "$code" = 0 ] && skip "the kokkos backend runs on a GPU here: the managed owner applies"
+  expect_refused "error: "
+  expect_no_err "the run goes on"
+}
+
 # ---- Sizes and memory ------------------------------------------------------------------------
 
 case_GridOverflowsSize() {
@@ -383,6 +393,25 @@ case_BenchStoppedBySignalLeavesNoCheckpoint() {
   expect_err "halocline: interrupted by signal 2"
   expect_err "; nothing was saved"
   expect_left
+}
+# A sweep stopped in its second configuration keeps the first in bench.json and bench.csv,
+# and its line says so (bench.csv was not written, and the line said "nothing was saved").
+case_BenchStoppedBySignalKeepsWhatItFinished() {
+  ready
+  (cd "$w" && exec "$bin" bench "$inputs/bench.toml" --sweep grid.n=4,128 --repeat 1 --steps 3000 --out q \
+    >"$log/out" 2>"$log/err") &
+  local bench=$!
+  wait_until "$bench" "its second configuration did not begin" grep -q "^bench: grid.n=128" "$log/err"
+  sleep 0.5
+  kill -INT "$bench"
+  wait "$bench"
+  code=$?
+  [ "$code" = 0 ] && skip "the second configuration finished before the signal"
+  expect_exit 130
+  expect_err "halocline: interrupted by signal 2; q/bench.json and bench.csv keep the 1 configuration(s) done"
+  expect_no_err "nothing was saved"
+  grep -q '^4,ran,' "$w/q/bench.csv" || fail "bench.csv lacks grid.n=4's row"
+  grep -q '"grid.n=4"' "$w/q/bench.json" || fail "bench.json lacks grid.n=4's row"
 }
 case_StaleLockTakenOver() {
   small_deck
