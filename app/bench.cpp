@@ -313,9 +313,13 @@ MeasuredRun measure_run(Config c, int repeat, long steps, const Provenance& prov
   options.provenance = provenance;
   options.progress = progress_line;
   const auto started = std::chrono::steady_clock::now();
+  // Between runs a signal is recorded again (the run ended one at once), whether the run
+  // ended well or threw (a failed or refused row): the next run's start ends the command
+  // cleanly, not in the middle of writing a report or bench.json.
+  struct RecordSignalsAfter {
+    ~RecordSignalsAfter() { install_stop_signals(); }
+  } record_after;
   const RunResult r = run_simulation(c, options);  // the backend is freed on return
-  // Between runs a signal is recorded again (the run ended one at once): the next run's start
-  // ends the command cleanly, not in the middle of writing a report.
   install_stop_signals();
   MeasuredRun m;
   m.run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

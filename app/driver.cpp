@@ -160,6 +160,7 @@ class Simulation {
   void set_up_state();
   void set_up_outputs();
   void start_controller();
+  void write_first_snapshot();
   void write_snapshot(long step, double time);
   std::vector<double> gather_state();
   Totals state_totals();
@@ -219,6 +220,7 @@ Simulation::Simulation(const Config& config, const RunOptions& options, RunResul
   set_up_state();
   set_up_outputs();
   start_controller();
+  write_first_snapshot();
   laps_("before_loop");  // snapshot writer, the first snapshot, the warm-up exchange
   progress_ = std::make_unique<ProgressLine>(options.progress && comm_.root(), config.t_end, config.max_steps);
   loop_start_ = last_submit_ = Clock::now();
@@ -307,16 +309,13 @@ void Simulation::set_up_outputs() {
   const bool restart = !config_.restart_path.empty();
   outputs_.interval = options_.write_output ? config_.output_interval : 0.0;
   const SnapshotPart part{g_, comm_.mpi_comm(), comm_.root()};
-  // The first snapshot is agreed too: rank 0 may fail to write it after the gather that
-  // every rank took part in.
+  // The writer is agreed, as the first snapshot is (write_first_snapshot): rank 0 may fail to
+  // write it after the gather that every rank took part in.
   agreed([&] {
     if ((comm_.root() || collective_) && options_.write_output && (outputs_.periodic() || config_.output_final))
       writer_ = std::make_unique<SnapshotWriter>(config_.out_dir, r_.grid,
                                                  snapshot_metadata(config_, r_.provenance, start_.series), "snapshot",
                                                  collective_ ? &part : nullptr);
-  });
-  agreed([&] {
-    if (outputs_.periodic() && !restart) write_snapshot(0, 0.0);
   });
   while (restart && outputs_.periodic() && outputs_.next() <= start_.time) ++outputs_.done;
   if (!restart) return;
@@ -359,6 +358,15 @@ void Simulation::start_controller() {
   fill_ghosts(warmup, Slot::U0, "setup.");
   backend_->fence();
   setup_timers.resolve();
+}
+
+// A fresh run's snapshot 0, of an initial state checked first: one that cannot make its first
+// step is refused (exit code 2, report_fault) and never written (a snapshot of NaNs was left
+// beside the refusal).
+void Simulation::write_first_snapshot() {
+  if (!outputs_.periodic() || !config_.restart_path.empty()) return;
+  check_state_at_stop();
+  agreed([&] { write_snapshot(0, 0.0); });
 }
 
 // ---- The loop's steps ------------------------------------------------------------------------

@@ -298,13 +298,16 @@ int do_bench(const BenchArgs& a, const hc::Provenance& provenance) {
   });
   // bench.json and bench.csv are rewritten after each configuration: a sweep that is stopped
   // keeps the configurations it finished, and its last line says so.
+  // Every rank says the same (each ends alone at a signal that ends it at once).
   std::string kept;
   auto save = [&](const hc::BenchResult& partial) {
-    if (!root) return;
-    hc::write_report(hc::bench_json(partial), (out / "bench.json").string(), "bench results");
-    hc::write_file_atomically((out / "bench.csv").string(), hc::bench_csv(partial), "bench table");
-    kept = (out / "bench.json").string() + " and bench.csv keep the " + std::to_string(partial.rows.size()) +
-           " configuration(s) done";
+    if (root) {
+      hc::write_report(hc::bench_json(partial), (out / "bench.json").string(), "bench results");
+      hc::write_file_atomically((out / "bench.csv").string(), hc::bench_csv(partial), "bench table");
+    }
+    kept = hc::one_line((out / "bench.json").string() + " and bench.csv keep the " +
+                            std::to_string(partial.rows.size()) + " configuration(s) done",
+                        8192);
     hc::say_at_signal_exit(kept);
   };
   hc::BenchResult r;
@@ -314,8 +317,13 @@ int do_bench(const BenchArgs& a, const hc::Provenance& provenance) {
     if (kept.empty()) throw;
     throw hc::Interrupted(e.signal, kept);
   }
+  save(r);
+  // A signal recorded after the last run (while its row was written), on any rank, ends the
+  // command as one during the sweep would, on every rank.
+  hc::agreed([&] {
+    if (const int signal = hc::stop_signal()) throw hc::Interrupted(signal, kept);
+  });
   if (!root) return 0;
-  save(r);  // a signal from here on still finds every configuration kept
   hc::print_bench(std::cout, r);
   std::cout << "bench " << (out / "bench.json").string() << ", " << (out / "bench.csv").string() << '\n';
   std::cout.flush();  // the table before anything plot.py prints

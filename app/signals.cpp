@@ -23,11 +23,12 @@ int exit_directory_count = 0;
 // Stored with release after the buffers, loaded with acquire by the handler (which may run on
 // another thread: MPI's or an OpenMP runtime's), so that it never reads half-written paths.
 std::atomic<int> exit_cleanup_armed{0};
-// say_at_signal_exit's words (what a command keeps, said in place of "nothing was saved"),
-// armed as the paths are.
+// say_at_signal_exit's words (what a command keeps, said in place of "nothing was saved"):
+// two buffers, the one to read published by index (-1: none) after it is written, so that a
+// handler reading one (on another thread) never sees the other being rewritten.
 constexpr std::size_t kMaxExitNote = kMaxExitPath + 256;  // a path and a few words
-char exit_note[kMaxExitNote];
-std::atomic<int> exit_note_armed{0};
+char exit_notes[2][kMaxExitNote];
+std::atomic<int> exit_note_index{-1};
 static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may use only lock-free atomics");
 
 bool copy_text(char* to, std::size_t capacity, const std::string& from) {
@@ -43,7 +44,8 @@ extern "C" void end_at_once(int signal) {
   const char* start = signal == SIGINT   ? "halocline: interrupted by signal 2; "
                       : signal == SIGHUP ? "halocline: interrupted by signal 1; "
                                          : "halocline: interrupted by signal 15; ";
-  const char* kept = exit_note_armed.load(std::memory_order_acquire) ? exit_note : "nothing was saved";
+  const int note = exit_note_index.load(std::memory_order_acquire);
+  const char* kept = note >= 0 ? exit_notes[note] : "nothing was saved";
   for (const char* part : {start, kept, "\n"}) {
     ssize_t ignored = write(STDERR_FILENO, part, std::strlen(part));
     (void)ignored;
@@ -97,8 +99,15 @@ void remove_at_signal_exit(const std::string& lock_file, const std::vector<std::
 void forget_at_signal_exit() { exit_cleanup_armed.store(0, std::memory_order_seq_cst); }
 
 void say_at_signal_exit(const std::string& kept) {
-  exit_note_armed.store(0, std::memory_order_seq_cst);
-  if (!kept.empty() && copy_text(exit_note, kMaxExitNote, kept)) exit_note_armed.store(1, std::memory_order_release);
+  if (kept.empty()) {
+    exit_note_index.store(-1, std::memory_order_release);
+    return;
+  }
+  const int next = exit_note_index.load(std::memory_order_relaxed) == 0 ? 1 : 0;
+  // Words longer than the buffer keep their start (a path of thousands of characters).
+  const std::string text = kept.size() < kMaxExitNote ? kept : kept.substr(0, kMaxExitNote - 4) + "...";
+  copy_text(exit_notes[next], kMaxExitNote, text);
+  exit_note_index.store(next, std::memory_order_release);
 }
 
 }  // namespace halocline

@@ -67,11 +67,11 @@ void validate_rules(const Config& c, const Where& where) {
   // to the run's precision (fp32 rounds 1.0000000001 to 1: a step-0 failure). An ideal gas has
   // 1 < gamma <= 3; 10 leaves room and stops a typo (14 for 1.4) or a gamma so large that the
   // internal energy underflows (1e308: a failure at step 1, exit 3).
-  const bool above_one = single ? static_cast<float>(c.physics.gamma) > 1.0f : c.physics.gamma > 1;
-  check(above_one && c.physics.gamma <= kMaxGamma, {"physics.gamma"},
-        "must be in (1, " + std::to_string(kMaxGamma) + "]" +
-            (single ? ", and above 1 once rounded to fp32 (at least 1.0000001)" : ""),
-        num(c.physics.gamma));
+  const double gamma = c.physics.gamma;
+  check(gamma > 1 && gamma <= kMaxGamma, {"physics.gamma"}, "must be in (1, " + std::to_string(kMaxGamma) + "]",
+        num(gamma));
+  check(!single || static_cast<float>(gamma) > 1.0f, {"physics.gamma"},
+        "must stay above 1 once rounded to fp32 (1.0000001 does, 1.00000005 does not)", num(gamma));
   check(c.physics.cfl > 0 && c.physics.cfl <= 1, {"physics.cfl"}, "must be in (0, 1]", num(c.physics.cfl));
   positive(c.t_end, {"time.t_end"});
   check(c.max_steps >= 0, {"time.max_steps"}, "must be >= 0", std::to_string(c.max_steps));

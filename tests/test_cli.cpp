@@ -1009,11 +1009,11 @@ TEST(CliFusedShape, SaysTileThreadsAndWhereTheStatesLive) {
             "read with the old values, x and y faces in bodies of their own, lists in 16-byte chunks");
 }
 
-// A configuration that fails while it runs (here a numerical failure: a ratio of specific
-// heats of 1e308 is a valid deck whose sound speed overflows) is listed as failed with the
-// error; the sweep goes on with the others, writes everything, and exits 1.
-// A pressure ratio of 1e13 in fp32 (a left state of 1e-12 density and 1e12 pressure, inside
-// the deck's rules) breaks step 1: a numerical failure, where a refused deck would be a skip.
+// A configuration that fails while it runs is listed as failed with the error; the sweep goes
+// on with the others, writes everything, and exits 1. Here a numerical failure at step 1: in
+// fp32 a left state of density 1e-12 and pressure 1e12 (inside the deck's rules; a sound speed
+// of 1.2e12) against Sod's right state breaks the cell beside the interface. (A deck the rules
+// refuse, or a state that breaks before step 1, is bad input: a skipped row, not a failed one.)
 TEST_F(Cli, BenchListsAFailedConfigurationAndGoesOn) {
   const fs::path out = dir_ / "bench_fail";
   const Result r =

@@ -212,7 +212,11 @@ TEST(DeckErrors, StateValuesLieInsideTheCubeRootOfThePrecisionsRange) {
 TEST(DeckErrors, GammaIsAtMostTenAndAboveOneInTheRunsPrecision) {
   EXPECT_HAS(error_of(kBase, {"physics.gamma=1e308"}), "key 'physics.gamma' must be in (1, 10] (got 1e+308)");
   EXPECT_HAS(error_of(kBase, {"physics.gamma=14"}), "(got 14)");
-  EXPECT_HAS(error_of(kBase, {"physics.gamma=1.0000000001", "run.precision=fp32"}), "above 1 once rounded to fp32");
+  EXPECT_HAS(error_of(kBase, {"physics.gamma=1.0000000001", "run.precision=fp32"}),
+             "must stay above 1 once rounded to fp32");
+  EXPECT_HAS(error_of(kBase, {"physics.gamma=1.00000005", "run.precision=fp32"}), "(got 1.00000005)");
+  // A gamma above 10 is refused for its range, with no word of fp32's rounding.
+  EXPECT_EQ(error_of(kBase, {"physics.gamma=10.0000001", "run.precision=fp32"}).find("fp32"), std::string::npos);
   EXPECT_EQ(parse_deck(kBase, "t.toml", {"physics.gamma=1.0000000001"}).physics.gamma, 1.0000000001);  // fp64
   EXPECT_EQ(parse_deck(kBase, "t.toml", {"physics.gamma=10", "run.precision=fp32"}).physics.gamma, 10);
   EXPECT_EQ(parse_deck(kBase, "t.toml", {"physics.gamma=1.0000001", "run.precision=fp32"}).physics.gamma, 1.0000001);

@@ -664,6 +664,15 @@ case_DomainTooLargeForItsSpeeds() {
   expect_one_line
 }
 
+# An initial state that cannot make its first step (a speed that swamps the pressure) is
+# refused before snapshot 0 is written: exit 2 left a snapshot of NaNs and its series behind.
+case_UnrunnableInitialStateWritesNoSnapshot() {
+  ready
+  hc run --no-probe "$inputs/sod.toml" --set riemann.preset=custom --set riemann.left.u=1e200 \
+    --set output.interval=0.05 --out o
+  expect_refused "error: the deck's initial state cannot be run: step 0, t = 0"
+}
+
 # ---- MPI: decomposition, ranks that disagree, ranks that fail ------------------------------
 
 case_MpiThinSubdomainSteered() {
