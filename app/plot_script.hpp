@@ -11,7 +11,7 @@
 namespace halocline {
 
 struct PlotScriptPlaces {
-  std::filesystem::path from_bin_dir;   // the installed copy relative to the binary's folder
+  std::filesystem::path from_bin_dir;   // the installed copy relative to the binary's folder (or absolute)
   std::filesystem::path build_bin_dir;  // where the build tree puts the binary
   std::filesystem::path source_script;  // the source tree's tools/plot.py
 };

@@ -74,6 +74,10 @@ case $case in
     snapshot one --steps 1
     expect_refusal "usage: h5compare A.h5 B.h5 (exit 0: the same values, 1: a difference, 2: bad input)" \
       "$work/one/snapshot_0000.h5"
+    # Asked for, the usage and the version are answers: exit 0, on stdout.
+    expect 0 "usage: h5compare A.h5 B.h5" --help
+    expect 0 "usage: h5compare A.h5 B.h5" -h
+    expect 0 "h5compare (halocline) $("$bin" --version | sed -n 's/^halocline //p' | cut -d' ' -f1)" --version
     expect_refusal "h5compare: cannot read '$work/none.h5': no such file" "$work/one/snapshot_0000.h5" "$work/none.h5"
     expect_refusal "h5compare: cannot read '$work/one/snapshot_0000.xmf': not an HDF5 file" \
       "$work/one/snapshot_0000.xmf" "$work/one/snapshot_0000.h5"

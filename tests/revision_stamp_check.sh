@@ -3,7 +3,8 @@
 # git names an older commit than its files are (as the GPU machine's copy) is named by the
 # stamp's commit; an edit after the stamp, or no stamp, leaves git's answer; a stamp made with
 # uncommitted edits says the tree was modified; a stamp cut short, or with a line it cannot
-# read, leaves git's answer; a tracked file deleted does not stop stamp.sh.
+# read, leaves git's answer; a tracked file deleted does not stop stamp.sh; a tarball unpacked
+# inside another repository is "unknown", not that repository's commit.
 #   tests/revision_stamp_check.sh SOURCE_DIR [CMAKE]
 set -euo pipefail
 src=$1 cmake=${2:-cmake}
@@ -56,4 +57,11 @@ else
   echo "FAIL: stamp.sh failed with a tracked file deleted"
   status=1
 fi
+# A tarball of the files unpacked inside that repository: git there names the outer
+# repository's commit, which is not the files'.
+mkdir "$repo/unpacked"
+git -C "$repo" archive HEAD kernels | tar -x -C "$repo/unpacked"
+"$cmake" -DSOURCE_DIR="$repo/unpacked" -DOUTPUT="$work/inner.hpp" -P "$src/tools/revision.cmake"
+expect "a tarball unpacked inside another repository" "unknown false" \
+  "$(sed -nE 's/.*kCommit = "([^"]*)".*/\1/p; s/.*kTreeClean = (true|false).*/\1/p' "$work/inner.hpp" | paste -sd' ')"
 exit $status

@@ -48,6 +48,16 @@ TEST(PlotScript, AnInstalledBinaryTakesTheCopyInstalledWithIt) {
             t.dir.path() / "moved" / "share" / "halocline" / "plot.py");
 }
 
+// CMAKE_INSTALL_DATADIR given as an absolute folder: the path to plot.py is that folder's,
+// wherever the binary is (it was joined to the binary's folder, and not found).
+TEST(PlotScript, AnAbsoluteDataFolderIsTakenAsItIs) {
+  Trees t("plot_absolute");
+  const fs::path data = t.dir.path() / "elsewhere" / "halocline" / "plot.py";
+  touch(data);
+  t.places.from_bin_dir = data;
+  EXPECT_EQ(hc::find_plot_script(t.prefix / "bin" / "halocline", t.places), data);
+}
+
 TEST(PlotScript, TheBuildTreesBinaryTakesTheSourceTreesScript) {
   Trees t("plot_build");
   EXPECT_EQ(hc::find_plot_script(t.build / "bin" / "halocline", t.places), t.source / "tools" / "plot.py");

@@ -173,8 +173,18 @@ const Kind* kind_of(const File& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const char* usage = "usage: h5compare A.h5 B.h5 (exit 0: the same values, 1: a difference, 2: bad input)\n";
+  // Asked for, the usage and the version are answers (stdout, exit 0), not bad input.
+  if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    std::fputs(usage, stdout);
+    return 0;
+  }
+  if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
+    std::printf("h5compare (halocline) %s\n", HALOCLINE_VERSION);
+    return 0;
+  }
   if (argc != 3) {
-    std::fprintf(stderr, "usage: h5compare A.h5 B.h5 (exit 0: the same values, 1: a difference, 2: bad input)\n");
+    std::fputs(usage, stderr);
     return 2;
   }
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // a file that cannot be read is said in one line

@@ -1,7 +1,8 @@
 # Writes OUTPUT, a C++ header naming the git commit of SOURCE_DIR and whether its tracked
 # files differ from it, for --version and the reports' provenance. Run at every build (a
 # custom target), it rewrites the header only when that changes, so nothing else rebuilds.
-# Without git or a repository (a source tarball), the commit is "unknown".
+# Without git or a repository of its own (a source tarball, even one unpacked inside another
+# repository), the commit is "unknown".
 #   cmake -DSOURCE_DIR=... -DOUTPUT=... -P tools/revision.cmake
 #
 # With -DSTAMP=FILE (tools/gpu/stamp.sh's: "commit C", "clean true|false", "files N", then the
@@ -52,9 +53,23 @@ if(STAMP AND EXISTS "${STAMP}")
 endif()
 find_program(GIT git)
 if(GIT AND NOT stamped)
-  execute_process(COMMAND "${GIT}" -C "${SOURCE_DIR}" rev-parse --short=12 HEAD
-                  OUTPUT_VARIABLE head RESULT_VARIABLE failed OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-  if(NOT failed AND head)
+  # Only a repository whose top is SOURCE_DIR names its commit: a tarball unpacked inside
+  # another repository (a site's tree of builds) named that one's commit, and "clean".
+  execute_process(COMMAND "${GIT}" -C "${SOURCE_DIR}" rev-parse --show-toplevel
+                  OUTPUT_VARIABLE top RESULT_VARIABLE failed OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  set(own FALSE)
+  if(NOT failed AND top)
+    get_filename_component(top "${top}" REALPATH)
+    get_filename_component(source "${SOURCE_DIR}" REALPATH)
+    if(top STREQUAL source)
+      set(own TRUE)
+    endif()
+  endif()
+  if(own)
+    execute_process(COMMAND "${GIT}" -C "${SOURCE_DIR}" rev-parse --short=12 HEAD
+                    OUTPUT_VARIABLE head RESULT_VARIABLE failed OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  endif()
+  if(own AND NOT failed AND head)
     set(commit "${head}")
     execute_process(COMMAND "${GIT}" -C "${SOURCE_DIR}" status --porcelain --untracked-files=no
                     OUTPUT_VARIABLE changes RESULT_VARIABLE failed ERROR_QUIET)
