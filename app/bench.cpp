@@ -296,6 +296,20 @@ void check_bench_options(const BenchOptions& o) {
   }
 }
 
+namespace {
+
+// The run, then signals recorded again (the run ended the process at once), whether the run
+// ended well or threw (a failed or refused row): the next run's start ends the command
+// cleanly, not in the middle of writing a report or bench.json.
+RunResult run_then_record_signals(const Config& c, const RunOptions& options) {
+  struct RecordSignalsAfter {
+    ~RecordSignalsAfter() { install_stop_signals(); }
+  } record_after;
+  return run_simulation(c, options);
+}
+
+}  // namespace
+
 MeasuredRun measure_run(Config c, int repeat, long steps, const Provenance& provenance, bool progress_line) {
   // One run: the warm-up, the traced step and the one after it, then `repeat` blocks of
   // `steps` steps, each block one repetition. The set-up and the final checks (seconds at
@@ -313,14 +327,7 @@ MeasuredRun measure_run(Config c, int repeat, long steps, const Provenance& prov
   options.provenance = provenance;
   options.progress = progress_line;
   const auto started = std::chrono::steady_clock::now();
-  // Between runs a signal is recorded again (the run ended one at once), whether the run
-  // ended well or threw (a failed or refused row): the next run's start ends the command
-  // cleanly, not in the middle of writing a report or bench.json.
-  struct RecordSignalsAfter {
-    ~RecordSignalsAfter() { install_stop_signals(); }
-  } record_after;
-  const RunResult r = run_simulation(c, options);  // the backend is freed on return
-  install_stop_signals();
+  const RunResult r = run_then_record_signals(c, options);  // the backend is freed on return
   MeasuredRun m;
   m.run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   m.report = make_report(c, r);

@@ -55,10 +55,15 @@ find_program(GIT git)
 if(GIT AND NOT stamped)
   # Only a repository whose top is SOURCE_DIR names its commit: a tarball unpacked inside
   # another repository (a site's tree of builds) named that one's commit, and "clean".
-  execute_process(COMMAND "${GIT}" -C "${SOURCE_DIR}" rev-parse --show-toplevel
-                  OUTPUT_VARIABLE top RESULT_VARIABLE failed OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  # One git call (this runs at every build): the top on the first line, the commit on the next.
+  execute_process(COMMAND "${GIT}" -C "${SOURCE_DIR}" rev-parse --show-toplevel --short=12 HEAD
+                  OUTPUT_VARIABLE answer RESULT_VARIABLE failed OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  string(REPLACE "\n" ";" answer "${answer}")
+  list(LENGTH answer lines)
   set(own FALSE)
-  if(NOT failed AND top)
+  if(NOT failed AND lines EQUAL 2)
+    list(GET answer 0 top)
+    list(GET answer 1 head)
     get_filename_component(top "${top}" REALPATH)
     get_filename_component(source "${SOURCE_DIR}" REALPATH)
     if(top STREQUAL source)
@@ -66,10 +71,6 @@ if(GIT AND NOT stamped)
     endif()
   endif()
   if(own)
-    execute_process(COMMAND "${GIT}" -C "${SOURCE_DIR}" rev-parse --short=12 HEAD
-                    OUTPUT_VARIABLE head RESULT_VARIABLE failed OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-  endif()
-  if(own AND NOT failed AND head)
     set(commit "${head}")
     execute_process(COMMAND "${GIT}" -C "${SOURCE_DIR}" status --porcelain --untracked-files=no
                     OUTPUT_VARIABLE changes RESULT_VARIABLE failed ERROR_QUIET)
