@@ -352,7 +352,11 @@ void expect_same_bits(const std::string& file, std::size_t rows,
   if (shapes.empty()) return;
   for (const auto& row : bench["rows"]) {
     const auto& v = row["values"];
-    const std::string& shape = shapes.at(v["backend"].get<std::string>() + " " + v["precision"].get<std::string>());
+    // A split row names no shape.
+    const std::string shape =
+        v.value("kernels", std::string("fused")) == "split"
+            ? std::string()
+            : shapes.at(v["backend"].get<std::string>() + " " + v["precision"].get<std::string>());
     EXPECT_EQ(row.value("fused_shape", std::string()), shape) << file << ": " << row["name"];
   }
 }
@@ -559,6 +563,19 @@ TEST(Probe, RecordedH200FusedRunsMatchSplit) {
   EXPECT_EQ(rescaled_big.at("512 fp64"), hllc3_big.at("512 fp64"));
   ASSERT_EQ(rescaled_big.at("512 fp32").size(), 1u);
   EXPECT_EQ(rescaled.at("512 fp32").count(*rescaled_big.at("512 fp32").begin()), 0u) << "1024^3 gave 512^3's bits?";
+  // The twenty-eighth session's records at 555263a (docs/benchmarks.md): every change since the
+  // fourteenth kept the bits (fp32's lists in chunks and fast roots, fp64's 32-bit indices and
+  // more). 12 rows at 512^3 over the layouts, HIP fp32's rows naming its chunked lists; HIP beside
+  // Kokkos at 256^3 and 512^3, split and fused (16 SoA rows), at 256^3 the references; 1024^3
+  // fused in both precisions with the bits of the 1024^3 record above.
+  expect_same_bits("bench_555263a_512_layouts.json", 12, rescaled);
+  const std::string chunked = fixed_frames + ", lists in 16-byte chunks";
+  expect_fused_shapes("bench_555263a_512_layouts.json", chunked, shapes.at("hip fp64"));
+  shapes["hip fp32"] = chunked;
+  shapes["kokkos fp32"] = "24 x 8 columns, 256 threads a team, 4 teams per multiprocessor, column states in registers" +
+                          first + ", x and y faces in bodies of their own";
+  expect_same_bits("bench_555263a_soa_hip_kokkos.json", 16, rescaled_both, shapes);
+  expect_same_bits("bench_555263a_1024.json", 2, rescaled_big);
 }
 
 // Split against fused on small grids on the H200 (tests/data/h200/fused/small_grids_split_fused.*,
