@@ -71,7 +71,12 @@ TEST(Verification, SedovSymmetryAndShockRadius) {
   const hc::Config c = hc::sedov_config(32);
   const hc::SedovMeasure m = hc::measure_sedov(c, hc::run_quietly(c));
   EXPECT_LE(m.asymmetry, 1e-12);
-  EXPECT_NEAR(m.shock_radius / m.expected_radius, 1.0, 0.1);
+  // The half-way front of a shock smeared over a few cells lies beyond the Sedov-Taylor radius
+  // on a coarse grid, less so on finer ones (measured with this estimator: 1.080 at 32^3, 1.050
+  // at 48^3, 1.039 at 64^3). Held to 5/3's constant the blast read 0.9685 here and fell away
+  // from 1 as the grid was refined (the check until 2026-12-07).
+  EXPECT_GT(m.shock_radius / m.expected_radius, 1.0);
+  EXPECT_LT(m.shock_radius / m.expected_radius, 1.1);
   // R ~ t^(2/5): the radius at t_end / 2 against the radius at t_end.
   hc::Config half = c;
   half.t_end = c.t_end / 2;
