@@ -356,6 +356,20 @@ void print_ceilings(std::ostream& os, const nlohmann::json& report) {
   os << '\n';
 }
 
+// What the drift line can expect of the run's boundaries, from the faces of its active
+// directions only (an inactive direction's faces, outflow by default, see no flux): an outflow
+// face lets mass, momentum and energy through; a reflecting wall keeps mass and energy and
+// pushes on the gas, which changes its momentum; periodic faces keep all five.
+std::string conservation_note(const Config& c) {
+  bool open = false, walls = false;
+  for (int d = 0; d < 3; ++d)
+    for (Boundary b : c.boundary[d])
+      if (c.n[d] > 1) open = open || b == Boundary::Outflow, walls = walls || b == Boundary::Reflecting;
+  if (open) return " (outflow boundaries: not conserved)";
+  if (walls) return " (reflecting walls: mass and energy conserved, the walls change the momentum)";
+  return "";
+}
+
 }  // namespace
 
 void print_summary(std::ostream& os, const Config& c, const RunResult& r, const nlohmann::json& report) {
@@ -393,11 +407,8 @@ void print_summary(std::ostream& os, const Config& c, const RunResult& r, const 
        << std::setw(8) << share << '\n';
   }
   os << std::defaultfloat << std::setprecision(6);
-  bool open = false;  // an outflow face lets mass, momentum and energy through
-  for (const auto& faces : c.boundary)
-    for (Boundary b : faces) open = open || b == Boundary::Outflow;
-  os << "\nconservation: max relative drift " << max_relative_drift(r.initial, r.final)
-     << (open ? " (outflow boundaries: not conserved)" : "") << "\nchecksum " << r.checksum << '\n';
+  os << "\nconservation: max relative drift " << max_relative_drift(r.initial, r.final) << conservation_note(c)
+     << "\nchecksum " << r.checksum << '\n';
 }
 
 }  // namespace halocline

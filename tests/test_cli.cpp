@@ -661,6 +661,29 @@ TEST_F(Cli, RunSaysWhenAMemoryChoiceHasNoEffect) {
   }
 }
 
+// The summary's drift line says what the run's boundaries let through, from the faces of its
+// active directions: Sod (1-D) between reflecting walls keeps mass and energy (its inactive y
+// and z faces, outflow by default, see no flux); a 2-D periodic box conserves all five; an
+// outflow face lets them through.
+TEST_F(Cli, ConservationNoteReadsTheActiveFacesOnly) {
+  const auto drift_line = [&](std::vector<std::string> sets) {
+    std::vector<std::string> args = {
+        "run", sets.front(), "--steps", "4", "--no-probe", "--out", (dir_ / "drift").string()};
+    for (std::size_t i = 1; i < sets.size(); ++i) args.insert(args.end(), {"--set", sets[i]});
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    const std::size_t at = r.out.find("conservation: max relative drift");
+    return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find('\n', at) - at);
+  };
+  const std::string walls = drift_line({"inputs/sod.toml", "boundary.x_lo=reflecting", "boundary.x_hi=reflecting"});
+  EXPECT_NE(walls.find("(reflecting walls: mass and energy conserved"), std::string::npos) << walls;
+  const std::string periodic = drift_line({"inputs/vortex.toml", "grid.nx=16", "grid.ny=16"});
+  EXPECT_FALSE(periodic.empty());
+  EXPECT_EQ(periodic.find('('), std::string::npos) << periodic;
+  const std::string open = drift_line({"inputs/sod.toml"});
+  EXPECT_NE(open.find("(outflow boundaries: not conserved)"), std::string::npos) << open;
+}
+
 // grid.n on a deck that gives its sizes per direction (Sod: grid.nx = 128) changes no size:
 // the run says so (bench refuses such a sweep) and goes on; on a deck sized by grid.n it says
 // nothing.
