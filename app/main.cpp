@@ -124,6 +124,22 @@ std::string grid_n_without_effect(const RunArgs& a, const hc::Config& config) {
   return given + " changes no size: the deck gives grid.nx, grid.ny or grid.nz, which win over grid.n (set those)";
 }
 
+// A restart's state is the checkpoint's: a --set of the problem's own parameters (sedov.energy,
+// riemann.left, ...), which only make the initial state, changes nothing, and the run says so.
+std::string problem_sets_without_effect(const RunArgs& a, const hc::Config& config) {
+  if (config.restart_path.empty()) return "";
+  std::string idle;
+  int count = 0;
+  for (const std::string& set : deck_overrides(a)) {
+    const std::string key = set.substr(0, set.find('='));
+    if (!hc::is_problem_parameter(key)) continue;
+    idle += (count++ > 0 ? ", " : "") + key;
+  }
+  if (count == 0) return "";
+  return idle + (count == 1 ? " has" : " have") +
+         " no effect on a restart: the state is the checkpoint's (a problem's parameters only make its initial state)";
+}
+
 // What rank 0 makes ready before any work, and undoes if the run is refused: the output
 // directory (created, locked), the report's and the checkpoints' directories, each path
 // checked (app/outputs.hpp).
@@ -195,8 +211,8 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
 
   // Only for a run that goes on: a backend this binary cannot run is refused in one line.
   if (hc::backend_unavailable(config.backend).empty())
-    for (const std::string& idle :
-         {hc::choice_without_effect(config, named_memory_choices(a, config)), grid_n_without_effect(a, config)})
+    for (const std::string& idle : {hc::choice_without_effect(config, named_memory_choices(a, config)),
+                                    grid_n_without_effect(a, config), problem_sets_without_effect(a, config)})
       if (hc::world_rank() == 0 && !idle.empty()) std::cerr << "halocline: note: " << idle << "; the run goes on\n";
 
   hc::RunOptions options;

@@ -553,6 +553,13 @@ std::string one_line(std::string s) {
 
 // ---- Public interface -------------------------------------------------------------------
 
+bool is_problem_parameter(const std::string& key) {
+  const std::string section = key.substr(0, key.find('.'));
+  for (const auto& entry : kProblems)
+    if (entry.first == section) return key.size() > section.size();
+  return false;
+}
+
 Config parse_deck(const std::string& text, const std::string& source, const std::vector<std::string>& overrides) {
   toml::table root;
   try {

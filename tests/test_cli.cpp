@@ -684,6 +684,35 @@ TEST_F(Cli, ConservationNoteReadsTheActiveFacesOnly) {
   EXPECT_NE(open.find("(outflow boundaries: not conserved)"), std::string::npos) << open;
 }
 
+// A restart's state is the checkpoint's: a --set of the problem's own parameters changes
+// nothing, and the restart says so (the same run's checksum with and without it); a fresh run
+// takes it and says nothing.
+TEST_F(Cli, RestartSaysItsProblemParametersHaveNoEffect) {
+  const fs::path out = dir_ / "blast";
+  const std::vector<std::string> deck = {"run", "inputs/sedov.toml", "--set", "grid.n=8", "--no-probe"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = deck;
+    args.insert(args.end(), more.begin(), more.end());
+    return run(args);
+  };
+  const Result first =
+      with({"--set", "checkpoint.every_steps=2", "--set", "sedov.energy=2", "--steps", "2", "--out", out.string()});
+  ASSERT_EQ(first.code, 0) << first.err;
+  EXPECT_EQ(first.err.find("note:"), std::string::npos) << first.err;
+  const std::string checkpoint = (out / "checkpoint_00000002.h5").string();
+  const Result plain = with({"--restart", checkpoint, "--steps", "4", "--out", (dir_ / "plain").string()});
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_EQ(plain.err.find("note:"), std::string::npos) << plain.err;
+  const Result set = with({"--restart", checkpoint, "--steps", "4", "--set", "sedov.energy=5", "--set",
+                           "physics.cfl=0.4", "--out", (dir_ / "set").string()});
+  ASSERT_EQ(set.code, 0) << set.err;
+  EXPECT_NE(set.err.find("halocline: note: sedov.energy has no effect on a restart: the state is the checkpoint's"),
+            std::string::npos)
+      << set.err;
+  EXPECT_EQ(set.err.find("physics.cfl"), std::string::npos) << set.err;  // a numerics setting is taken
+  EXPECT_EQ(read_json(dir_ / "set" / "report.json")["checksum"], read_json(dir_ / "plain" / "report.json")["checksum"]);
+}
+
 // grid.n on a deck that gives its sizes per direction (Sod: grid.nx = 128) changes no size:
 // the run says so (bench refuses such a sweep) and goes on; on a deck sized by grid.n it says
 // nothing.
