@@ -5,6 +5,7 @@
 // written, 128 + N: stopped by signal N (SIGINT 130, SIGTERM 143).
 #include <unistd.h>
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <csignal>
@@ -128,15 +129,15 @@ std::string grid_n_without_effect(const RunArgs& a, const hc::Config& config) {
 // riemann.left, ...), which only make the initial state, changes nothing, and the run says so.
 std::string problem_sets_without_effect(const RunArgs& a, const hc::Config& config) {
   if (config.restart_path.empty()) return "";
-  std::string idle;
-  int count = 0;
+  std::vector<std::string> idle;  // each key once, in the order given
   for (const std::string& set : deck_overrides(a)) {
-    const std::string key = set.substr(0, set.find('='));
-    if (!hc::is_problem_parameter(key)) continue;
-    idle += (count++ > 0 ? ", " : "") + key;
+    const std::string key = hc::override_key(set);
+    if (hc::is_problem_parameter(key) && std::find(idle.begin(), idle.end(), key) == idle.end()) idle.push_back(key);
   }
-  if (count == 0) return "";
-  return idle + (count == 1 ? " has" : " have") +
+  if (idle.empty()) return "";
+  std::string keys;
+  for (const std::string& key : idle) keys += (keys.empty() ? "" : ", ") + key;
+  return keys + (idle.size() == 1 ? " has" : " have") +
          " no effect on a restart: the state is the checkpoint's (a problem's parameters only make its initial state)";
 }
 

@@ -9,11 +9,13 @@
 #include "app/provenance.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 namespace halocline {
@@ -359,15 +361,21 @@ void print_ceilings(std::ostream& os, const nlohmann::json& report) {
 // What the drift line can expect of the run's boundaries, from the faces of its active
 // directions only (an inactive direction's faces, outflow by default, see no flux): an outflow
 // face lets mass, momentum and energy through; a reflecting wall keeps mass and energy and
-// pushes on the gas, which changes its momentum; periodic faces keep all five.
-std::string conservation_note(const Config& c) {
+// pushes on the gas, which can change its momentum (the drift above then is the momentum's, so
+// the note gives mass's and energy's apart); periodic faces keep all five.
+std::string conservation_note(const Config& c, const RunResult& r) {
   bool open = false, walls = false;
   for (int d = 0; d < 3; ++d)
-    for (Boundary b : c.boundary[d])
-      if (c.n[d] > 1) open = open || b == Boundary::Outflow, walls = walls || b == Boundary::Reflecting;
+    if (r.grid.active(d))
+      for (Boundary b : c.boundary[d])
+        open = open || b == Boundary::Outflow, walls = walls || b == Boundary::Reflecting;
   if (open) return " (outflow boundaries: not conserved)";
-  if (walls) return " (reflecting walls: mass and energy conserved, the walls change the momentum)";
-  return "";
+  if (!walls) return "";
+  const auto drift = [&](int v) { return std::fabs(r.final.sum[v] - r.initial.sum[v]) / r.initial.abs_sum[v]; };
+  std::ostringstream os;
+  os << " (reflecting walls can change the momentum; mass drift " << drift(kRho) << ", energy drift " << drift(kEnergy)
+     << ")";
+  return os.str();
 }
 
 }  // namespace
@@ -407,7 +415,7 @@ void print_summary(std::ostream& os, const Config& c, const RunResult& r, const 
        << std::setw(8) << share << '\n';
   }
   os << std::defaultfloat << std::setprecision(6);
-  os << "\nconservation: max relative drift " << max_relative_drift(r.initial, r.final) << conservation_note(c)
+  os << "\nconservation: max relative drift " << max_relative_drift(r.initial, r.final) << conservation_note(c, r)
      << "\nchecksum " << r.checksum << '\n';
 }
 

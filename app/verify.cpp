@@ -135,8 +135,9 @@ SedovMeasure measure_sedov(const Config& c, const RunResult& r) {
     }
   SedovMeasure m;
   m.shock_radius = front * g.dx[0];
-  // The Sedov-Taylor constant of the run's gamma (1.0328 for 1.4; this check held the blast to
-  // 5/3's 1.1517 until 2026-12-07, which a correct solver would fail as the grid is refined).
+  // The Sedov-Taylor constant of the run's gamma (1.0328 for 1.4; until 2026-12-07 this check
+  // held the blast to 5/3's 1.1517, which read 0.9685 at 32^3 and moved away from 1 as the grid
+  // was refined).
   const double xi0 = sedov_taylor_constant(c.physics.gamma);
   m.expected_radius = xi0 * std::pow(c.sedov.energy * r.sim_time * r.sim_time / c.sedov.rho, 0.2);
   m.asymmetry = asym / rho_max;
@@ -246,8 +247,10 @@ std::vector<Check> run_verification(std::ostream& os) {
     report(os, checks,
            {"sedov", "asymmetry (mirror/permutation) / max rho", m.asymmetry, "<= 1e-12", m.asymmetry <= 1e-12});
     const double ratio = m.shock_radius / m.expected_radius;
+    // The half-way front of a shock smeared over a few cells lies beyond the exact shock on this
+    // grid (1.08; 1.04 at 64^3, docs/verification.md): a radius below the exact one is wrong.
     report(os, checks,
-           {"sedov", "shock radius / Sedov-Taylor, N=32", ratio, "0.9 .. 1.1", ratio >= 0.9 && ratio <= 1.1});
+           {"sedov", "shock radius / Sedov-Taylor, N=32", ratio, "1.0 .. 1.1", ratio > 1.0 && ratio <= 1.1});
     // Self-similarity: R ~ t^(2/5), measured between t_end / 2 and t_end.
     Config half = c;
     half.t_end = c.t_end / 2;

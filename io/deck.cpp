@@ -556,9 +556,11 @@ std::string one_line(std::string s) {
 bool is_problem_parameter(const std::string& key) {
   const std::string section = key.substr(0, key.find('.'));
   for (const auto& entry : kProblems)
-    if (entry.first == section) return key.size() > section.size();
+    if (entry.first == section) return true;
   return false;
 }
+
+std::string override_key(const std::string& set) { return trim(set.substr(0, set.find('='))); }
 
 Config parse_deck(const std::string& text, const std::string& source, const std::vector<std::string>& overrides) {
   toml::table root;

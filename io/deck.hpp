@@ -27,10 +27,13 @@ Config load_deck(const std::string& path, const std::vector<std::string>& overri
 // The same from text already in memory; `source` names it in messages.
 Config parse_deck(const std::string& text, const std::string& source, const std::vector<std::string>& overrides = {});
 
-// Whether a deck key (`section.name`, as --set writes it) is one of a problem's own parameters
-// (the sections named after the problems: riemann, isentropic_vortex, sedov, ...), which only
-// make the initial state: a restart's state is the checkpoint's instead.
+// Whether a deck key (`section.name`, or a whole section, as --set writes them) is one of a
+// problem's own parameters (the sections named after the problems: riemann, isentropic_vortex,
+// sedov, ...), which only make the initial state: a restart's state is the checkpoint's instead.
 bool is_problem_parameter(const std::string& key);
+
+// The key of one "--set key=value" as the deck reads it (spaces around it dropped).
+std::string override_key(const std::string& set);
 
 // Checks the cross-key rules (sizes, positivity, periodic pairs, ...); load_deck and
 // parse_deck call it, and the command line calls it again after its own options.

@@ -6,12 +6,13 @@
 
 namespace halocline {
 
-// xi0 for an ideal gas of ratio of specific heats `gamma` (> 1), from the self-similar
-// solution's energy integral: 1.0328 for gamma 1.4, 1.1517 for gamma 5/3 (Kamm and Timmes
-// 2007, "On Efficient Generation of Numerically Robust Sedov Solutions", LA-UR-07-2849).
-// Throws std::invalid_argument for gamma outside [kSedovGammaLow, kSedovGammaHigh], where it is
-// checked (the .cpp says why).
-constexpr double kSedovGammaLow = 1.1, kSedovGammaHigh = 6.5;
+// The gammas sedov_taylor_constant answers for: where its integration is checked (the .cpp).
+constexpr double kSedovGammaLow = 1.01, kSedovGammaHigh = 7.0;
+
+// xi0 for an ideal gas of ratio of specific heats `gamma`, from the self-similar solution's
+// energy integral: 1.0328 for gamma 1.4, 1.1517 for gamma 5/3 (Kamm and Timmes 2007, "On
+// Efficient Generation of Numerically Robust Sedov Solutions", LA-UR-07-2849). Throws
+// std::invalid_argument for gamma outside [kSedovGammaLow, kSedovGammaHigh].
 double sedov_taylor_constant(double gamma);
 
 }  // namespace halocline
