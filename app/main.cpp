@@ -466,12 +466,17 @@ int do_probe(const ProbeArgs& a, hc::Provenance provenance) {
   return 0;
 }
 
-int do_info(const std::string& backend, bool json, hc::Provenance provenance) {
-  const hc::DeviceInfo device = hc::describe_device(backend, 0, "info");
+struct InfoArgs {
+  std::string backend = hc::backend_name(hc::default_backend());  // the build's first
+  bool json = false;
+};
+
+int do_info(const InfoArgs& a, hc::Provenance provenance) {
+  const hc::DeviceInfo device = hc::describe_device(a.backend, 0, "info");
   hc::add_device(provenance, device);
   nlohmann::json info = hc::info_json(device);
   info["provenance"] = hc::provenance_json(provenance);
-  if (json)
+  if (a.json)
     std::cout << info.dump(2) << '\n';
   else
     hc::print_info(std::cout, info);
@@ -701,6 +706,62 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
   return bench;
 }
 
+CLI::App* add_probe_command(CLI::App& app, ProbeArgs& a) {
+  CLI::App* probe = app.add_subcommand("probe",
+                                       "measure the machine: copy and triad bandwidth, "
+                                       "host <-> device copies by size, launch latency");
+  probe->add_option("--backend", a.backend, "kokkos | hip (default: the first built in)")
+      ->check(CLI::IsMember({"kokkos", "hip"}));
+  probe->add_option("--device", a.device, "GPU index")->capture_default_str()->check(in_range(0, 1 << 20));
+  probe->add_option("--out", a.out, "also write it where runs into this directory find it (default: none)")
+      ->check(non_empty());
+  probe->add_option("--json", a.json, "also write the JSON here (default: none)")->check(non_empty());
+  probe->add_flag("--quick", a.quick, "copy, triad and the arithmetic rates only");
+  return probe;
+}
+
+CLI::App* add_info_command(CLI::App& app, InfoArgs& a) {
+  CLI::App* info = app.add_subcommand("info", "describe the device and the build");
+  info->add_option("--backend", a.backend, "kokkos | hip (default: the first built in)")
+      ->check(CLI::IsMember({"kokkos", "hip"}));
+  info->add_flag("--json", a.json, "as JSON");
+  return info;
+}
+
+// Parses the command line: -1 where the command goes on, else the exit code every rank of the
+// job agreed on. It ends here for --help, --version or a mistake in it (exit code 2, said by
+// the rank that made it). Every rank agrees on that, and on the command, before anything else:
+// one rank's --help, parse error or other subcommand must not leave the others waiting in MPI.
+int parse_command_line(CLI::App& app, int argc, char** argv) {
+  int early = -1;
+  std::string command = "error";
+  try {
+    // A first word that is no option and no command: CLI11 would only say that a command is
+    // required.
+    if (argc > 1 && argv[1][0] != '-' &&
+        app.get_subcommands([&](CLI::App* s) { return s->get_name() == argv[1]; }).empty())
+      throw CLI::ParseError(std::string("unknown command '") + argv[1] +
+                                "' (the commands: run, verify, bench, benchmark, compare, probe, info)",
+                            CLI::ExitCodes::ExtrasError);
+    app.parse(argc, argv);
+    for (CLI::App* sub : app.get_subcommands()) command = sub->get_name();
+  } catch (const CLI::CallForHelp& e) {
+    early = app.exit(e), command = "help";
+  } catch (const CLI::CallForAllHelp& e) {
+    early = app.exit(e), command = "help";
+  } catch (const CLI::CallForVersion& e) {
+    early = app.exit(e), command = "version";
+  } catch (const CLI::ExtrasError& e) {
+    hc::print_failure(hc::ExitStatus{2, "error: ", extras_text(e.what(), argc, argv), false, hc::world_rank()});
+    early = 2;
+  } catch (const CLI::ParseError& e) {
+    hc::ExitStatus status{2, "error: ", e.what(), false, hc::world_rank()};
+    hc::print_failure(status);
+    early = 2;
+  }
+  return agree_on_command(early, command);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -731,55 +792,11 @@ int main(int argc, char** argv) {
   CLI::App* compare = add_compare_command(app, compare_args);
 
   ProbeArgs probe_args;
-  CLI::App* probe = app.add_subcommand("probe",
-                                       "measure the machine: copy and triad bandwidth, "
-                                       "host <-> device copies by size, launch latency");
-  probe->add_option("--backend", probe_args.backend, "kokkos | hip (default: the first built in)")
-      ->check(CLI::IsMember({"kokkos", "hip"}));
-  probe->add_option("--device", probe_args.device, "GPU index")->capture_default_str()->check(in_range(0, 1 << 20));
-  probe->add_option("--out", probe_args.out, "also write it where runs into this directory find it (default: none)")
-      ->check(non_empty());
-  probe->add_option("--json", probe_args.json, "also write the JSON here (default: none)")->check(non_empty());
-  probe->add_flag("--quick", probe_args.quick, "copy, triad and the arithmetic rates only");
+  CLI::App* probe = add_probe_command(app, probe_args);
+  InfoArgs info_args;
+  CLI::App* info = add_info_command(app, info_args);
 
-  std::string info_backend = hc::backend_name(hc::default_backend());
-  bool info_json_flag = false;
-  CLI::App* info = app.add_subcommand("info", "describe the device and the build");
-  info->add_option("--backend", info_backend, "kokkos | hip (default: the first built in)")
-      ->check(CLI::IsMember({"kokkos", "hip"}));
-  info->add_flag("--json", info_json_flag, "as JSON");
-
-  // The command line ends here for --help, --version or a mistake in it (exit code 2, said
-  // by the rank that made it). Every rank of a job agrees on that, and on the command, before
-  // anything else: one rank's --help, parse error or other subcommand must not leave the
-  // others waiting in MPI.
-  int early = -1;
-  std::string command = "error";
-  try {
-    // A first word that is no option and no command: CLI11 would only say that a command is
-    // required.
-    if (argc > 1 && argv[1][0] != '-' &&
-        app.get_subcommands([&](CLI::App* s) { return s->get_name() == argv[1]; }).empty())
-      throw CLI::ParseError(std::string("unknown command '") + argv[1] +
-                                "' (the commands: run, verify, bench, benchmark, compare, probe, info)",
-                            CLI::ExitCodes::ExtrasError);
-    app.parse(argc, argv);
-    for (CLI::App* sub : app.get_subcommands()) command = sub->get_name();
-  } catch (const CLI::CallForHelp& e) {
-    early = app.exit(e), command = "help";
-  } catch (const CLI::CallForAllHelp& e) {
-    early = app.exit(e), command = "help";
-  } catch (const CLI::CallForVersion& e) {
-    early = app.exit(e), command = "version";
-  } catch (const CLI::ExtrasError& e) {
-    hc::print_failure(hc::ExitStatus{2, "error: ", extras_text(e.what(), argc, argv), false, hc::world_rank()});
-    early = 2;
-  } catch (const CLI::ParseError& e) {
-    hc::ExitStatus status{2, "error: ", e.what(), false, hc::world_rank()};
-    hc::print_failure(status);
-    early = 2;
-  }
-  const int agreed_exit = agree_on_command(early, command);
+  const int agreed_exit = parse_command_line(app, argc, argv);
   if (agreed_exit >= 0) {
     hc::finalize_comm();
     return agreed_exit;
@@ -799,7 +816,7 @@ int main(int argc, char** argv) {
       if (bench->parsed()) return do_bench(bench_args, provenance);
       if (benchmark->parsed()) return do_benchmark(benchmark_args, provenance);
       if (compare->parsed()) return do_compare(compare_args);
-      if (info->parsed()) return do_info(info_backend, info_json_flag, provenance);
+      if (info->parsed()) return do_info(info_args, provenance);
     } catch (...) {
       const hc::ExitStatus status = hc::classify(std::current_exception());
       if (status.every_rank) {
