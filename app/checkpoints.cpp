@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iomanip>
 #include <random>
+#include <sstream>
 
 #include "app/bad_cells.hpp"
 #include "app/driver.hpp"
@@ -109,6 +111,25 @@ CheckpointHeader check_restart(const Config& c) {
   return h;
 }
 
+std::vector<std::string> restart_changes(const CheckpointHeader& h, const Config& c) {
+  std::vector<std::string> changes;
+  if (h.format < 5) return changes;
+  const auto changed = [&](const char* key, const std::string& before, const std::string& now) {
+    if (before != now) changes.push_back(std::string(key) + " (" + before + " -> " + now + ")");
+  };
+  const auto number = [](double x) {  // the fewest digits that give x back
+    for (int digits = 6;; ++digits) {
+      std::ostringstream os;
+      os << std::setprecision(digits) << x;
+      if (digits >= 17 || std::strtod(os.str().c_str(), nullptr) == x) return os.str();
+    }
+  };
+  if (h.cfl != c.physics.cfl) changed("physics.cfl", number(h.cfl), number(c.physics.cfl));
+  changed("physics.limiter", h.limiter, limiter_name(c.physics.limiter));
+  changed("physics.riemann", h.riemann, riemann_name(c.physics.riemann));
+  return changes;
+}
+
 RestartPoint load_restart(const Config& c, const Comm& comm, const Grid& local, Backend& backend) {
   CheckpointHeader h;
   // Each rank reads its own block: one that cannot (a node that does not see the file)
@@ -124,7 +145,7 @@ RestartPoint load_restart(const Config& c, const Comm& comm, const Grid& local, 
       throw CheckpointError("checkpoint '" + c.restart_path + "' is corrupted: its state's checksum is " + sum +
                             ", the file says " + h.checksum);
   });
-  return RestartPoint{h.time, h.step, h.series};
+  return RestartPoint{h.time, h.step, h.series, restart_changes(h, c)};
 }
 
 namespace {
@@ -146,6 +167,9 @@ CheckpointHeader header_of(const Config& c, const Comm& comm, const std::string&
   h.ranks_grid = comm.grid().dims;
   h.deck_text = c.deck_text;
   h.series = series;
+  h.cfl = c.physics.cfl;
+  h.limiter = limiter_name(c.physics.limiter);
+  h.riemann = riemann_name(c.physics.riemann);
   h.checksum = checksum;
   return h;
 }

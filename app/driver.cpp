@@ -637,6 +637,7 @@ void Simulation::finish() {
   r_.steps = step;
   r_.first_step = start_.step;
   r_.first_time = start_.time;
+  r_.restart_changes = start_.changes;
   r_.steps_submitted = asked_;
   r_.timed_steps = asked_ - r_.timed_steps_from;
   r_.sim_time = t;

@@ -82,6 +82,7 @@ struct RunResult {
   // steps - first_step steps.
   long first_step = 0;
   double first_time = 0;
+  std::vector<std::string> restart_changes;  // the numerics a restart changed (RestartPoint::changes)
   // Steps asked of the backend in this run: steps - first_step plus, on a GPU, the one asked past each stop
   // before the host learned of it (it changes nothing, but its exchange still runs).
   long steps_submitted = 0;

@@ -192,17 +192,29 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
   hc::agreed([&] { config = run_config(a); });
   hc::agreed([&] { hc::check_same_configuration(config); });
   RunOutputs outputs;
+  std::vector<std::string> restart_changes;  // the numerics a restart changes
   hc::agreed([&] {
     hc::choose_process_grid(config.n, config.ranks_grid, hc::world_size());
     // The problem's parameters against the grid (a Sedov radius that holds no cell centre).
     if (config.restart_path.empty()) (void)hc::initial_condition_of(config, hc::grid_of(config));
     long restart_step = -1;
-    if (!config.restart_path.empty()) restart_step = hc::check_restart(config).step;
+    if (!config.restart_path.empty()) {
+      const hc::CheckpointHeader h = hc::check_restart(config);
+      restart_step = h.step;
+      restart_changes = hc::restart_changes(h, config);
+    }
     if (hc::world_rank() != 0) return;
     prepare_outputs(config, restart_step, outputs);
     if (!a.no_probe) hc::check_probe_cache(config.out_dir, hc::backend_name(config.backend), 0);
   });
 
+  if (hc::world_rank() == 0 && !restart_changes.empty()) {
+    std::string changed;
+    for (const std::string& change : restart_changes) changed += (changed.empty() ? "" : ", ") + change;
+    std::cerr << hc::one_line("halocline: note: this restart changes " + changed +
+                              " from the run it continues (the report's restarted_from.changed)")
+              << '\n';
+  }
   if (hc::world_rank() == 0)
     if (const std::string note =
             hc::earlier_run_note(hc::other_runs_checkpoints(config), "checkpoint", "run",

@@ -68,6 +68,11 @@ std::string header_fault(const CheckpointHeader& h) {
   for (const std::string& b : h.boundaries)
     if (!plain_word(b)) return "has an invalid 'boundaries' attribute";
   if (!h.series.empty() && !plain_word(h.series)) return "has an invalid 'series' attribute";
+  if (h.format >= 5) {
+    if (!std::isfinite(h.cfl) || !(h.cfl > 0)) return "has cfl " + number(h.cfl) + "; it must be finite and > 0";
+    if (!plain_word(h.limiter)) return "has an invalid 'limiter' attribute";
+    if (!plain_word(h.riemann)) return "has an invalid 'riemann' attribute";
+  }
   return "";
 }
 
@@ -102,6 +107,13 @@ std::string canonical_text(const CheckpointHeader& h) {
   t << "ranks_grid= " << h.ranks_grid[0] << ' ' << h.ranks_grid[1] << ' ' << h.ranks_grid[2] << '\n';
   text("deck", h.deck_text);
   if (h.format >= 4) text("series", h.series);
+  if (h.format >= 5) {
+    t << "cfl=";
+    bits(h.cfl);
+    t << '\n';
+    text("limiter", h.limiter);
+    text("riemann", h.riemann);
+  }
   text("checksum", h.checksum);
   return t.str();
 }
@@ -132,6 +144,11 @@ void write_header(hid_t f, const CheckpointHeader& h, const std::string& path) {
   write_attribute(f, "ranks_grid", H5T_NATIVE_INT, 3, h.ranks_grid.data(), path);
   write_text_attribute(f, "deck", h.deck_text, path);
   if (h.format >= 4) write_text_attribute(f, "series", h.series, path);
+  if (h.format >= 5) {
+    write_attribute(f, "cfl", H5T_NATIVE_DOUBLE, 0, &h.cfl, path);
+    write_text_attribute(f, "limiter", h.limiter, path);
+    write_text_attribute(f, "riemann", h.riemann, path);
+  }
   write_text_attribute(f, "checksum", h.checksum, path);
   write_text_attribute(f, "header_checksum", checkpoint_header_checksum(h), path);
 }
@@ -335,6 +352,11 @@ CheckpointHeader read_checkpoint_header(const std::string& path) {
   h.ranks_grid = read_triple<int>(f, "ranks_grid", H5T_NATIVE_INT, path);
   h.deck_text = read_string(f, "deck", path);
   if (h.format >= 4) h.series = read_string(f, "series", path);
+  if (h.format >= 5) {
+    h.cfl = read_scalar<double>(f, "cfl", H5T_NATIVE_DOUBLE, path);
+    h.limiter = read_string(f, "limiter", path);
+    h.riemann = read_string(f, "riemann", path);
+  }
   h.checksum = read_string(f, "checksum", path);
   h.header_checksum = read_string(f, "header_checksum", path);
   if (h.header_checksum != checkpoint_header_checksum(h))

@@ -23,8 +23,9 @@ namespace halocline {
 // Bumped whenever the file's contents change. 2: the problem, the domain extent and the
 // boundaries stored, and the header covered by its own checksum. 3: the state's checksum is
 // kernels/checksum.hpp's order-independent sum (it was a sequential FNV-1a). 4: the run's
-// series (below). Format 3 is still read, its series empty.
-constexpr int kCheckpointFormat = 4;
+// series (below). 5: the numerics the run took (cfl, limiter, Riemann solver), which a restart
+// may change and then names. Formats 3 and 4 are still read, without what came after them.
+constexpr int kCheckpointFormat = 5;
 constexpr int kOldestCheckpointFormat = 3;
 
 // What a checkpoint holds besides the state.
@@ -46,6 +47,10 @@ struct CheckpointHeader {
   // The series: an id a fresh run makes and its restarts carry on (16 hex digits; empty from
   // format 3), so that a restart's snapshot series lists the snapshots of its own runs only.
   std::string series;
+  // The numerics of the run that wrote it (format 5; 0 and empty before): physics.cfl, and the
+  // deck's names of physics.limiter and physics.riemann.
+  double cfl = 0;
+  std::string limiter, riemann;
   std::string checksum;         // of the state, as state_checksum()
   std::string header_checksum;  // as read; write_checkpoint computes its own
 };

@@ -208,10 +208,14 @@ struct Saved {
   }
 };
 
-TEST(Checkpoint, WritesFormatFourWithTheRunsProblemDomainBoundariesAndSeries) {
+TEST(Checkpoint, WritesFormatFiveWithTheRunsProblemDomainBoundariesSeriesAndNumerics) {
   const Saved s;
   const hc::CheckpointHeader& h = s.header;
-  EXPECT_EQ(h.format, 4);
+  EXPECT_EQ(h.format, 5);
+  const hc::Config deck = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/kh.toml");
+  EXPECT_EQ(h.cfl, deck.physics.cfl);
+  EXPECT_EQ(h.limiter, hc::limiter_name(deck.physics.limiter));
+  EXPECT_EQ(h.riemann, hc::riemann_name(deck.physics.riemann));
   EXPECT_EQ(h.series.size(), 16u);
   EXPECT_EQ(h.series.find_first_not_of("0123456789abcdef"), std::string::npos) << h.series;
   EXPECT_EQ(h.problem, "kelvin_helmholtz");
@@ -228,7 +232,7 @@ TEST(Checkpoint, HeaderIsCoveredByItsChecksum) {
   const Saved s;
   const std::string corrupted = "is corrupted: its header does not match its checksum";
   const std::int64_t step = 7;
-  const double time = s.header.time * 2, nan = std::nan(""), gamma = 1.4;
+  const double time = s.header.time * 2, nan = std::nan(""), gamma = 1.4, cfl = s.header.cfl / 2;
   const double lo[3] = {0, 0, -1}, hi[3] = {2, 1, 1};
   const int grid[3] = {40, 36, 2}, ranks[3] = {2, 1, 1};
   struct Change {
@@ -240,7 +244,8 @@ TEST(Checkpoint, HeaderIsCoveredByItsChecksum) {
   for (const Change& c : {Change{"step", H5T_NATIVE_INT64, 0, &step}, Change{"time", H5T_NATIVE_DOUBLE, 0, &time},
                           Change{"time", H5T_NATIVE_DOUBLE, 0, &nan}, Change{"gamma", H5T_NATIVE_DOUBLE, 0, &gamma},
                           Change{"lo", H5T_NATIVE_DOUBLE, 3, lo}, Change{"hi", H5T_NATIVE_DOUBLE, 3, hi},
-                          Change{"grid", H5T_NATIVE_INT, 3, grid}, Change{"ranks_grid", H5T_NATIVE_INT, 3, ranks}}) {
+                          Change{"grid", H5T_NATIVE_INT, 3, grid}, Change{"ranks_grid", H5T_NATIVE_INT, 3, ranks},
+                          Change{"cfl", H5T_NATIVE_DOUBLE, 0, &cfl}}) {
     SCOPED_TRACE(c.name);
     const fs::path p = s.copy(std::string("changed_") + c.name);
     set_attribute(p, c.name, c.type, c.count, c.value);
@@ -255,6 +260,8 @@ TEST(Checkpoint, HeaderIsCoveredByItsChecksum) {
            {"halocline_version", "0.0"},
            {"layout", "other"},
            {"backend", "other"},
+           {"limiter", "minmod"},
+           {"riemann", "rusanov"},
            {"header_checksum", "0"}}) {
     SCOPED_TRACE(name);
     const fs::path p = s.copy(std::string("changed_") + name);
@@ -314,6 +321,14 @@ TEST(Checkpoint, RefusesImpossibleValuesEvenWithAMatchingChecksum) {
     set_header_checksum(p, h);
     EXPECT_NE(refusal(p).find("has an invalid 'problem' attribute"), std::string::npos) << refusal(p);
   }
+  {
+    hc::CheckpointHeader h = s.header;
+    h.cfl = 0;
+    const fs::path p = s.copy("cfl");
+    set_attribute(p, "cfl", H5T_NATIVE_DOUBLE, 0, &h.cfl);
+    set_header_checksum(p, h);
+    EXPECT_NE(refusal(p).find("has cfl 0; it must be finite and > 0"), std::string::npos) << refusal(p);
+  }
   // And a run never starts from one: the NaN time, through the run itself.
   hc::CheckpointHeader h = s.header;
   h.time = std::nan("");
@@ -330,32 +345,43 @@ TEST(Checkpoint, RefusesImpossibleValuesEvenWithAMatchingChecksum) {
 // a version to come.
 TEST(Checkpoint, OlderFormatsAreRefused) {
   const Saved s;
-  for (const int old : {1, 2, 5}) {
+  for (const int old : {1, 2, 6}) {
     const fs::path p = s.copy("format" + std::to_string(old));
     set_attribute(p, "format_version", H5T_NATIVE_INT, 0, &old);
-    EXPECT_NE(refusal(p).find("has format version " + std::to_string(old) + "; this Halocline reads versions 3 to 4"),
+    EXPECT_NE(refusal(p).find("has format version " + std::to_string(old) + "; this Halocline reads versions 3 to 5"),
               std::string::npos)
         << refusal(p);
   }
 }
 
-// Format 3 had no series: it is still read, its series empty, and its header's checksum is the
-// one format 3 made (without the series).
-TEST(Checkpoint, FormatThreeIsReadWithAnEmptySeries) {
+// Format 3 had no series and format 4 no numerics: both are still read, without them, and
+// their headers' checksums are the ones they made (without them). A restart from either names
+// no change of numerics: it cannot tell.
+TEST(Checkpoint, FormatsThreeAndFourAreReadWithoutWhatCameAfter) {
   const Saved s;
-  const fs::path p = s.copy("format3");
-  hc::CheckpointHeader h = s.header;
-  h.format = 3;
-  h.series.clear();
-  const int three = 3;
-  set_attribute(p, "format_version", H5T_NATIVE_INT, 0, &three);
-  {
-    hc::h5::H5Handle file(H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
-    ASSERT_GE(H5Adelete(file.get(), "series"), 0);
+  for (const int format : {3, 4}) {
+    SCOPED_TRACE(format);
+    const fs::path p = s.copy("format" + std::to_string(format));
+    hc::CheckpointHeader h = s.header;
+    h.format = format;
+    if (format < 4) h.series.clear();
+    h.cfl = 0, h.limiter.clear(), h.riemann.clear();
+    set_attribute(p, "format_version", H5T_NATIVE_INT, 0, &format);
+    {
+      hc::h5::H5Handle file(H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+      for (const char* name : {"cfl", "limiter", "riemann"}) ASSERT_GE(H5Adelete(file.get(), name), 0);
+      if (format < 4) ASSERT_GE(H5Adelete(file.get(), "series"), 0);
+    }
+    set_header_checksum(p, h);
+    EXPECT_EQ(refusal(p), "accepted");
+    const hc::CheckpointHeader read = hc::read_checkpoint_header(p.string());
+    EXPECT_EQ(read.series, format < 4 ? "" : s.header.series);
+    EXPECT_EQ(read.limiter, "");
+    hc::Config other = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/kh.toml");
+    other.physics.cfl /= 2;
+    EXPECT_TRUE(hc::restart_changes(read, other).empty());
+    EXPECT_EQ(hc::restart_changes(s.header, other).size(), 1u);
   }
-  set_header_checksum(p, h);
-  EXPECT_EQ(refusal(p), "accepted");
-  EXPECT_EQ(hc::read_checkpoint_header(p.string()).series, "");
   // The series is covered by format 4's checksum.
   const fs::path q = s.copy("series");
   set_string(q, "series", "0123456789abcdef");
@@ -418,6 +444,7 @@ TEST(Checkpoint, KeepsADeckLongerThan64KiB) {
   h.precision = "fp64";
   h.layout = "soa";
   h.backend = "kokkos";
+  h.cfl = 0.4, h.limiter = "mc", h.riemann = "hllc";
   h.checksum = "0000000000000000";
   for (int line = 0; h.deck_text.size() <= 200000; ++line) h.deck_text += "# comment " + std::to_string(line) + "\n";
   const std::string path = hc::checkpoint_path(dir.path().string(), 0);

@@ -725,6 +725,35 @@ TEST_F(Cli, RestartSaysItsProblemParametersHaveNoEffect) {
       << forms.err;
 }
 
+// A restart may change the numerics (physics.cfl, limiter, riemann): it names what it changed
+// from the run it continues, in a note and in its report; one that changes none says nothing.
+TEST_F(Cli, RestartNamesTheNumericsItChanges) {
+  const fs::path out = dir_ / "numerics";
+  const std::vector<std::string> deck = {"run", "inputs/sod.toml", "--set", "grid.nx=32", "--no-probe"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = deck;
+    args.insert(args.end(), more.begin(), more.end());
+    return run(args);
+  };
+  const Result first = with({"--set", "checkpoint.every_steps=3", "--steps", "3", "--out", out.string()});
+  ASSERT_EQ(first.code, 0) << first.err;
+  const std::string checkpoint = (out / "checkpoint_00000003.h5").string();
+  const Result same = with({"--restart", checkpoint, "--steps", "5", "--out", (dir_ / "same").string()});
+  ASSERT_EQ(same.code, 0) << same.err;
+  EXPECT_EQ(same.err.find("this restart changes"), std::string::npos) << same.err;
+  EXPECT_EQ(read_json(dir_ / "same" / "report.json")["restarted_from"]["changed"], nlohmann::json::array());
+  const Result other = with({"--restart", checkpoint, "--steps", "5", "--set", "physics.cfl=0.3", "--set",
+                             "physics.riemann=rusanov", "--out", (dir_ / "other").string()});
+  ASSERT_EQ(other.code, 0) << other.err;
+  const std::string cfl =
+      "physics.cfl (" + read_json(dir_ / "same" / "report.json")["config"]["cfl"].dump() + " -> 0.3)";
+  EXPECT_NE(other.err.find("halocline: note: this restart changes " + cfl + ", physics.riemann (hllc -> rusanov)"),
+            std::string::npos)
+      << other.err;
+  const nlohmann::json changed = read_json(dir_ / "other" / "report.json")["restarted_from"]["changed"];
+  EXPECT_EQ(changed, nlohmann::json({cfl, "physics.riemann (hllc -> rusanov)"})) << changed;
+}
+
 // grid.n on a deck that gives its sizes per direction (Sod: grid.nx = 128) changes no size:
 // the run says so (bench refuses such a sweep) and goes on; on a deck sized by grid.n it says
 // nothing.

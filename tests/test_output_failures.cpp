@@ -61,6 +61,7 @@ hc::CheckpointHeader header(int n, long step) {
   h.precision = "fp64";
   h.layout = "soa";
   h.backend = "kokkos";
+  h.cfl = 0.4, h.limiter = "mc", h.riemann = "hllc";
   h.checksum = "0000000000000000";
   return h;
 }
