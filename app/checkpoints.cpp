@@ -5,14 +5,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <iomanip>
 #include <random>
-#include <sstream>
 
 #include "app/bad_cells.hpp"
 #include "app/driver.hpp"
 #include "app/failures.hpp"
 #include "io/checkpoint.hpp"
+#include "io/deck_rules.hpp"
 #include "io/output_error.hpp"
 
 namespace halocline {
@@ -111,23 +110,23 @@ CheckpointHeader check_restart(const Config& c) {
   return h;
 }
 
-std::vector<std::string> restart_changes(const CheckpointHeader& h, const Config& c) {
+std::optional<std::vector<std::string>> restart_changes(const CheckpointHeader& h, const Config& c) {
+  if (h.format < 5) return std::nullopt;
   std::vector<std::string> changes;
-  if (h.format < 5) return changes;
   const auto changed = [&](const char* key, const std::string& before, const std::string& now) {
     if (before != now) changes.push_back(std::string(key) + " (" + before + " -> " + now + ")");
   };
-  const auto number = [](double x) {  // the fewest digits that give x back
-    for (int digits = 6;; ++digits) {
-      std::ostringstream os;
-      os << std::setprecision(digits) << x;
-      if (digits >= 17 || std::strtod(os.str().c_str(), nullptr) == x) return os.str();
-    }
-  };
-  if (h.cfl != c.physics.cfl) changed("physics.cfl", number(h.cfl), number(c.physics.cfl));
+  if (h.cfl != c.physics.cfl) changed("physics.cfl", deck_detail::num(h.cfl), deck_detail::num(c.physics.cfl));
   changed("physics.limiter", h.limiter, limiter_name(c.physics.limiter));
   changed("physics.riemann", h.riemann, riemann_name(c.physics.riemann));
   return changes;
+}
+
+std::string restart_changes_note(const std::optional<std::vector<std::string>>& changes) {
+  if (!changes || changes->empty()) return "";
+  std::string changed;
+  for (const std::string& change : *changes) changed += (changed.empty() ? "" : ", ") + change;
+  return "this restart changes " + changed + " from the run it continues (the report's restarted_from.changed)";
 }
 
 RestartPoint load_restart(const Config& c, const Comm& comm, const Grid& local, Backend& backend) {

@@ -3,6 +3,7 @@
 // the ranks, the deck and the checks that a checkpoint fits the run.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,13 +20,16 @@ struct RestartPoint {
   long step = 0;
   std::string series;  // the run's (CheckpointHeader::series): the checkpoint's, or a fresh run's new one
   // The numerics this restart changes from the run it continues (restart_changes).
-  std::vector<std::string> changes;
+  std::optional<std::vector<std::string>> changes;
 };
 
 // The numerics a restart from `h` changes, each "key (before -> now)": physics.cfl,
-// physics.limiter, physics.riemann, as the checkpoint's run took them (format 5; none for an
-// older checkpoint, which does not say).
-std::vector<std::string> restart_changes(const CheckpointHeader& h, const Config& config);
+// physics.limiter, physics.riemann, as the checkpoint's run took them (format 5); nothing for
+// an older checkpoint, which does not say.
+std::optional<std::vector<std::string>> restart_changes(const CheckpointHeader& h, const Config& config);
+
+// The note of a restart that changes its numerics, or empty.
+std::string restart_changes_note(const std::optional<std::vector<std::string>>& changes);
 
 // Reads the header of `config.restart_path` and checks that it fits the deck (problem,
 // domain, boundaries, grid, gamma, precision equal; its time before time.t_end), and that

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -82,7 +83,8 @@ struct RunResult {
   // steps - first_step steps.
   long first_step = 0;
   double first_time = 0;
-  std::vector<std::string> restart_changes;  // the numerics a restart changed (RestartPoint::changes)
+  // The numerics a restart changed (RestartPoint::changes): none known from an older checkpoint.
+  std::optional<std::vector<std::string>> restart_changes;
   // Steps asked of the backend in this run: steps - first_step plus, on a GPU, the one asked past each stop
   // before the host learned of it (it changes nothing, but its exchange still runs).
   long steps_submitted = 0;

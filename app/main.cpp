@@ -192,7 +192,7 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
   hc::agreed([&] { config = run_config(a); });
   hc::agreed([&] { hc::check_same_configuration(config); });
   RunOutputs outputs;
-  std::vector<std::string> restart_changes;  // the numerics a restart changes
+  std::optional<std::vector<std::string>> restart_changes;  // the numerics a restart changes
   hc::agreed([&] {
     hc::choose_process_grid(config.n, config.ranks_grid, hc::world_size());
     // The problem's parameters against the grid (a Sedov radius that holds no cell centre).
@@ -208,13 +208,6 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
     if (!a.no_probe) hc::check_probe_cache(config.out_dir, hc::backend_name(config.backend), 0);
   });
 
-  if (hc::world_rank() == 0 && !restart_changes.empty()) {
-    std::string changed;
-    for (const std::string& change : restart_changes) changed += (changed.empty() ? "" : ", ") + change;
-    std::cerr << hc::one_line("halocline: note: this restart changes " + changed +
-                              " from the run it continues (the report's restarted_from.changed)")
-              << '\n';
-  }
   if (hc::world_rank() == 0)
     if (const std::string note =
             hc::earlier_run_note(hc::other_runs_checkpoints(config), "checkpoint", "run",
@@ -224,8 +217,9 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
 
   // Only for a run that goes on: a backend this binary cannot run is refused in one line.
   if (hc::backend_unavailable(config.backend).empty())
-    for (const std::string& idle : {hc::choice_without_effect(config, named_memory_choices(a, config)),
-                                    grid_n_without_effect(a, config), problem_sets_without_effect(a, config)})
+    for (const std::string& idle :
+         {hc::choice_without_effect(config, named_memory_choices(a, config)), grid_n_without_effect(a, config),
+          problem_sets_without_effect(a, config), hc::restart_changes_note(restart_changes)})
       if (hc::world_rank() == 0 && !idle.empty()) std::cerr << "halocline: note: " << idle << "; the run goes on\n";
 
   hc::RunOptions options;

@@ -195,8 +195,10 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   j["steps_this_run"] = r.steps - r.first_step;
   j["restarted_from"] = nullptr;
   if (!c.restart_path.empty())
-    j["restarted_from"] = {
-        {"checkpoint", c.restart_path}, {"step", r.first_step}, {"time", r.first_time}, {"changed", r.restart_changes}};
+    j["restarted_from"] = {{"checkpoint", c.restart_path},
+                           {"step", r.first_step},
+                           {"time", r.first_time},
+                           {"changed", r.restart_changes ? nlohmann::json(*r.restart_changes) : nlohmann::json()}};
   j["steps_submitted"] = r.steps_submitted;
   j["timed_steps"] = {{"count", r.timed_steps},
                       {"definition", "steps the timers cover: those submitted after the first " +

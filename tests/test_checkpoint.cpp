@@ -329,6 +329,22 @@ TEST(Checkpoint, RefusesImpossibleValuesEvenWithAMatchingChecksum) {
     set_header_checksum(p, h);
     EXPECT_NE(refusal(p).find("has cfl 0; it must be finite and > 0"), std::string::npos) << refusal(p);
   }
+  {
+    hc::CheckpointHeader h = s.header;
+    h.cfl = std::nan("");
+    const fs::path p = s.copy("cfl_nan");
+    set_attribute(p, "cfl", H5T_NATIVE_DOUBLE, 0, &h.cfl);
+    set_header_checksum(p, h);
+    EXPECT_NE(refusal(p).find("has cfl nan; it must be finite and > 0"), std::string::npos) << refusal(p);
+  }
+  for (const char* name : {"limiter", "riemann"}) {
+    hc::CheckpointHeader h = s.header;
+    (std::string(name) == "limiter" ? h.limiter : h.riemann) = "a b";
+    const fs::path p = s.copy(std::string("word_") + name);
+    set_string(p, name, "a b");
+    set_header_checksum(p, h);
+    EXPECT_NE(refusal(p).find(std::string("has an invalid '") + name + "' attribute"), std::string::npos) << refusal(p);
+  }
   // And a run never starts from one: the NaN time, through the run itself.
   hc::CheckpointHeader h = s.header;
   h.time = std::nan("");
@@ -379,13 +395,33 @@ TEST(Checkpoint, FormatsThreeAndFourAreReadWithoutWhatCameAfter) {
     EXPECT_EQ(read.limiter, "");
     hc::Config other = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/kh.toml");
     other.physics.cfl /= 2;
-    EXPECT_TRUE(hc::restart_changes(read, other).empty());
-    EXPECT_EQ(hc::restart_changes(s.header, other).size(), 1u);
+    EXPECT_FALSE(hc::restart_changes(read, other).has_value());
+    EXPECT_EQ(hc::restart_changes(s.header, other).value().size(), 1u);
   }
   // The series is covered by format 4's checksum.
   const fs::path q = s.copy("series");
   set_string(q, "series", "0123456789abcdef");
   EXPECT_NE(refusal(q).find("is corrupted: its header does not match its checksum"), std::string::npos) << refusal(q);
+}
+
+// A format 4 file written by the build before format 5 (tests/data/checkpoints/README.md): its
+// header checksum, made by that build, still verifies, and a run restarts from it; the
+// numerics it changes are unknown (the report's restarted_from.changed is null).
+TEST(Checkpoint, AFormatFourFileStillRestarts) {
+  const std::string old = std::string(HALOCLINE_SOURCE_DIR) + "/tests/data/checkpoints/format4_sod8_step2.h5";
+  const hc::CheckpointHeader h = hc::read_checkpoint_header(old);
+  EXPECT_EQ(h.format, 4);
+  EXPECT_EQ(h.step, 2);
+  EXPECT_EQ(h.header_checksum, hc::checkpoint_header_checksum(h));
+  hc::test::TempDir dir("ckpt_format4");
+  hc::Config c = hc::load_deck(std::string(HALOCLINE_SOURCE_DIR) + "/inputs/sod.toml", {"grid.nx=8"});
+  c.out_dir = dir.path().string();
+  c.restart_path = old;
+  c.max_steps = 4;
+  c.physics.cfl = 0.3;
+  const hc::RunResult r = hc::run_quietly(c);
+  EXPECT_EQ(r.steps, 4);
+  EXPECT_FALSE(r.restart_changes.has_value());
 }
 
 // A fresh run makes a new series; a restart carries its checkpoint's on, into its own

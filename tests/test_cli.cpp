@@ -747,9 +747,19 @@ TEST_F(Cli, RestartNamesTheNumericsItChanges) {
   ASSERT_EQ(other.code, 0) << other.err;
   const std::string cfl =
       "physics.cfl (" + read_json(dir_ / "same" / "report.json")["config"]["cfl"].dump() + " -> 0.3)";
-  EXPECT_NE(other.err.find("halocline: note: this restart changes " + cfl + ", physics.riemann (hllc -> rusanov)"),
+  EXPECT_NE(other.err.find("halocline: note: this restart changes " + cfl +
+                           ", physics.riemann (hllc -> rusanov) from the run it continues (the report's "
+                           "restarted_from.changed); the run goes on\n"),
             std::string::npos)
       << other.err;
+  // A restart that is refused says only why (a backend this binary lacks, or none at all).
+  const std::string missing = hc::backend_unavailable(hc::BackendKind::Hip).empty() ? "kokkos" : "hip";
+  if (!hc::backend_unavailable(missing == "hip" ? hc::BackendKind::Hip : hc::BackendKind::Kokkos).empty()) {
+    const Result refused = with({"--restart", checkpoint, "--steps", "5", "--set", "physics.cfl=0.3", "--backend",
+                                 missing, "--out", (dir_ / "refused").string()});
+    EXPECT_EQ(refused.code, 2) << refused.err;
+    EXPECT_EQ(refused.err.find("note:"), std::string::npos) << refused.err;
+  }
   const nlohmann::json changed = read_json(dir_ / "other" / "report.json")["restarted_from"]["changed"];
   EXPECT_EQ(changed, nlohmann::json({cfl, "physics.riemann (hllc -> rusanov)"})) << changed;
 }
