@@ -62,6 +62,12 @@ class Cli : public ::testing::Test {
     fs::remove_all(dir_, ec);
   }
 
+  // run() of `base` followed by `more`: one command line's fixed part and its variations.
+  Result run(std::vector<std::string> base, const std::vector<std::string>& more) {
+    base.insert(base.end(), more.begin(), more.end());
+    return run(base);
+  }
+
   // Runs `halocline args...` in the repo root; stdout and stderr go to files in dir_.
   Result run(const std::vector<std::string>& args) {
     const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
@@ -696,11 +702,7 @@ TEST_F(Cli, ConservationNoteReadsTheActiveFacesOnly) {
 TEST_F(Cli, RestartSaysItsProblemParametersHaveNoEffect) {
   const fs::path out = dir_ / "blast";
   const std::vector<std::string> deck = {"run", "inputs/sedov.toml", "--set", "grid.n=8", "--no-probe"};
-  auto with = [&](std::vector<std::string> more) {
-    std::vector<std::string> args = deck;
-    args.insert(args.end(), more.begin(), more.end());
-    return run(args);
-  };
+  auto with = [&](const std::vector<std::string>& more) { return run(deck, more); };
   const Result first =
       with({"--set", "checkpoint.every_steps=2", "--set", "sedov.energy=2", "--steps", "2", "--out", out.string()});
   ASSERT_EQ(first.code, 0) << first.err;
@@ -730,11 +732,7 @@ TEST_F(Cli, RestartSaysItsProblemParametersHaveNoEffect) {
 TEST_F(Cli, RestartNamesTheNumericsItChanges) {
   const fs::path out = dir_ / "numerics";
   const std::vector<std::string> deck = {"run", "inputs/sod.toml", "--set", "grid.nx=32", "--no-probe"};
-  auto with = [&](std::vector<std::string> more) {
-    std::vector<std::string> args = deck;
-    args.insert(args.end(), more.begin(), more.end());
-    return run(args);
-  };
+  auto with = [&](const std::vector<std::string>& more) { return run(deck, more); };
   const Result first = with({"--set", "checkpoint.every_steps=3", "--steps", "3", "--out", out.string()});
   ASSERT_EQ(first.code, 0) << first.err;
   const std::string checkpoint = (out / "checkpoint_00000003.h5").string();
