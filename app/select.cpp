@@ -202,8 +202,9 @@ void evaluate_samples(BackendKind backend, std::vector<PhysicsSample<float>>& sa
 }
 
 RuntimeSession::RuntimeSession(int& argc, char** argv) {
-  initialize_comm(argc, argv);  // MPI first: it may consume its own arguments
-  install_start_signals();      // after MPI's: a signal from here on is said in one line
+  initialize_comm(argc, argv);              // MPI first: it may consume its own arguments
+  install_start_signals();                  // after MPI's: a signal from here on is said in one line,
+  speak_at_signal_exit(world_rank() == 0);  // by rank 0 (every rank gets it)
 #if defined(HALOCLINE_HAVE_KOKKOS)
   // Kokkos sees only its own --kokkos-* options: it also reads older bare names such as
   // --device and --threads, which belong to Halocline's command line.

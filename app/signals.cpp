@@ -1,5 +1,6 @@
 #include "app/signals.hpp"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -29,6 +30,9 @@ std::atomic<int> exit_cleanup_armed{0};
 constexpr std::size_t kMaxExitNote = kMaxExitPath + 256;  // a path and a few words
 char exit_notes[2][kMaxExitNote];
 std::atomic<int> exit_note_index{-1};
+// Whether end_at_once says its line: every rank of a launcher gets the signal, and one line
+// (rank 0's) is the run's (speak_at_signal_exit).
+std::atomic<int> exit_speaks{1};
 static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may use only lock-free atomics");
 
 bool copy_text(char* to, std::size_t capacity, const std::string& from) {
@@ -46,9 +50,18 @@ extern "C" void end_at_once(int signal) {
                                          : "halocline: interrupted by signal 15; ";
   const int note = exit_note_index.load(std::memory_order_acquire);
   const char* kept = note >= 0 ? exit_notes[note] : "nothing was saved";
-  for (const char* part : {start, kept, "\n"}) {
-    ssize_t ignored = write(STDERR_FILENO, part, std::strlen(part));
-    (void)ignored;
+  if (exit_speaks.load(std::memory_order_acquire)) {
+    for (const char* part : {start, kept, "\n"}) {
+      ssize_t ignored = write(STDERR_FILENO, part, std::strlen(part));
+      (void)ignored;
+    }
+  } else {
+    // A launcher ends every rank once one has ended with an error, at once (SIGKILL): a rank
+    // that is not to speak gives rank 0 a second to say the line first, and is ended meanwhile.
+    struct timespec second {
+      1, 0
+    };
+    nanosleep(&second, nullptr);
   }
   if (exit_cleanup_armed.load(std::memory_order_acquire)) {  // unlink and rmdir are async-signal-safe
     if (exit_lock[0] != '\0') unlink(exit_lock);
@@ -95,6 +108,8 @@ void remove_at_signal_exit(const std::string& lock_file, const std::vector<std::
   }
   exit_cleanup_armed.store(1, std::memory_order_release);
 }
+
+void speak_at_signal_exit(bool speaks) { exit_speaks.store(speaks ? 1 : 0, std::memory_order_release); }
 
 void forget_at_signal_exit() { exit_cleanup_armed.store(0, std::memory_order_seq_cst); }
 

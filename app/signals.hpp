@@ -36,4 +36,10 @@ void forget_at_signal_exit();
 // the 2 configurations done"), said in place of "nothing was saved"; empty: nothing again.
 void say_at_signal_exit(const std::string& kept);
 
+// Whether this process says the line when a signal ends it at once (true until told): false
+// on the ranks of a launcher but the first, which all get the signal (mpirun passes it on),
+// so that the run's line is said once. One that does not speak waits a second before it ends,
+// so that its end does not make the launcher kill rank 0 before rank 0 has spoken.
+void speak_at_signal_exit(bool speaks);
+
 }  // namespace halocline

@@ -413,6 +413,26 @@ case_BenchStoppedBySignalKeepsWhatItFinished() {
   grep -q '^4,ran,' "$w/q/bench.csv" || fail "bench.csv lacks grid.n=4's row"
   grep -q '"grid.n=4"' "$w/q/bench.json" || fail "bench.json lacks grid.n=4's row"
 }
+# A launcher passes a signal on to every rank (mpirun, srun): the bench's line is said once, by
+# rank 0 (each rank said it before). The ranks get SIGTERM here straight, as a launcher sends it:
+# mpirun's own handling of a SIGINT may kill them before any speaks on a loaded machine.
+case_MpiBenchStoppedBySignalSaysOneLine() {
+  [ "$mpiexec" != none ] || skip "this build has no MPI"
+  ready
+  (cd "$w" && exec timeout 60 "$mpiexec" --oversubscribe -n 2 "$bin" bench "$inputs/bench.toml" --sweep grid.n=4,48 \
+    --repeat 1 --steps 3000 --out q >"$log/out" 2>"$log/err" </dev/null) &
+  local bench=$!
+  wait_until "$bench" "its second configuration did not begin" grep -q "^bench: grid.n=48" "$log/err"
+  sleep 0.5
+  pkill -TERM -P "$(pgrep -P "$bench")"  # timeout's child is the launcher, whose children are the ranks
+  wait "$bench"
+  code=$?
+  expect_exit 143
+  local lines
+  lines=$(grep -c '^halocline: interrupted by signal' "$log/err")
+  [ "$lines" = 1 ] || fail "$lines lines saying the signal, expected 1"
+  expect_err "halocline: interrupted by signal 15; q/bench.json and bench.csv keep the 1 configuration(s) done"
+}
 case_StaleLockTakenOver() {
   small_deck
   mkdir "$w/o"
