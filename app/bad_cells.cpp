@@ -3,26 +3,28 @@
 #include <cmath>
 #include <cstdio>
 
+#include "kernels/hydro.hpp"
+
 namespace halocline {
 
+// Both read a cell as the solver does (kernels/hydro.hpp's to_prim), so the cell found bad
+// and the values said of it are the solver's.
 std::size_t first_bad_cell(const double* s, std::size_t n, double gamma) {
+  const IdealGas<double> gas(gamma);
   for (std::size_t c = 0; c < n; ++c) {
-    const double rho = s[c], e = s[4 * n + c];
-    const double m2 = s[n + c] * s[n + c] + s[2 * n + c] * s[2 * n + c] + s[3 * n + c] * s[3 * n + c];
-    const double p = (gamma - 1) * (e - 0.5 * m2 / rho);
+    const Cons<double> w = cell_of(s, n, c);
     bool finite = true;
-    for (int var = 0; var < kNumVars; ++var) finite = finite && std::isfinite(s[var * n + c]);
-    if (!(finite && rho > 0 && p > 0)) return c;
+    for (int var = 0; var < kNumVars; ++var) finite = finite && std::isfinite(w.q[var]);
+    if (!(finite && w.q[0] > 0 && to_prim(w, gas).p > 0)) return c;
   }
   return n;
 }
 
 std::string describe_bad_cell(const std::vector<double>& s, const Grid& g, double gamma) {
-  const std::size_t n = g.ninterior, c = first_bad_cell(s, n, gamma);
+  const std::size_t n = g.ninterior, c = first_bad_cell(s.data(), n, gamma);
   if (c == n) return "every cell is finite with positive density and pressure, but the signal rate is not";
-  const double rho = s[c], e = s[4 * n + c];
-  const double u = s[n + c] / rho, v = s[2 * n + c] / rho, w = s[3 * n + c] / rho;
-  const double p = (gamma - 1) * (e - 0.5 * rho * (u * u + v * v + w * w));
+  const Prim<double> q = to_prim(cell_of(s.data(), n, c), IdealGas<double>(gamma));
+  const double rho = q.rho, u = q.u[0], v = q.u[1], w = q.u[2], p = q.p;
   const std::size_t i = c % g.n[0], j = c / g.n[0] % g.n[1], k = c / g.n[0] / g.n[1];
   char text[256];
   std::snprintf(text, sizeof text,

@@ -12,6 +12,7 @@
 
 #include "app/driver.hpp"
 #include "app/failures.hpp"
+#include "app/phases.hpp"
 #include "app/probe.hpp"
 #include "app/provenance.hpp"
 #include "app/report.hpp"
@@ -347,7 +348,7 @@ MeasuredRun measure_run(Config c, int repeat, long steps, const Provenance& prov
   // Where a step's time goes: each timed phase's seconds per timed step.
   if (r.timed_steps > 0)
     for (const PhaseStats& p : r.timers)
-      if (p.name != "output") m.phases_per_step_s[p.name] = p.total_s / static_cast<double>(r.timed_steps);
+      if (!phase::writes_files(p.name)) m.phases_per_step_s[p.name] = p.total_s / static_cast<double>(r.timed_steps);
   m.checksum = r.checksum;
   m.provenance = r.provenance;
   m.device = r.device;

@@ -9,6 +9,7 @@
 #include "app/driver.hpp"
 #include "base/host_parallel.hpp"
 #include "kernels/checksum.hpp"
+#include "kernels/hydro.hpp"
 #include "kernels/totals.hpp"
 
 namespace halocline {
@@ -77,18 +78,18 @@ std::vector<double> primitives(const std::vector<double>& s, std::size_t n, doub
   return p;
 }
 
+// The solver's own conversion (kernels/hydro.hpp's to_prim, in the x frame): a snapshot's
+// pressure is the one the fluxes of x faces start from, bit for bit.
 void primitives(const double* s, std::size_t n, double gamma, double* p) {
+  const IdealGas<double> gas(gamma);
   parallel_for(
       n,
       [&](std::size_t c0, std::size_t c1) {
         for (std::size_t c = c0; c < c1; ++c) {
-          const double rho = s[c];
-          const double u = s[n + c] / rho, v = s[2 * n + c] / rho, w = s[3 * n + c] / rho;
-          p[c] = rho;
-          p[n + c] = u;
-          p[2 * n + c] = v;
-          p[3 * n + c] = w;
-          p[4 * n + c] = (gamma - 1) * (s[4 * n + c] - 0.5 * rho * (u * u + v * v + w * w));
+          const Prim<double> q = to_prim(cell_of(s, n, c), gas);
+          p[c] = q.rho;
+          for (int d = 0; d < 3; ++d) p[(1 + d) * n + c] = q.u[d];
+          p[4 * n + c] = q.p;
         }
       },
       1u << 14);

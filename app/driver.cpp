@@ -1,6 +1,6 @@
-// The time loop. This file is where every timer starts and stops: each backend call of a
-// step sits inside one PhaseTimers scope, named after the phase (the stages' own in
-// app/stages.cpp):
+// The time loop. Each backend call of a step sits inside one PhaseTimers scope, named after
+// the phase (app/phases.hpp): the step's own start and stop here, the stages' in
+// app/stages.cpp:
 //   dt_reduction              max signal speed -> time step (an MPI allreduce with ranks)
 //   stageN.ghost_fill         boundary conditions (the faces without a neighbour)
 //   stageN.pack               halo exchange (faces with a neighbour): messages packed,
@@ -10,10 +10,12 @@
 //   stageN.unpack             and unpacked into the ghosts
 //   stageN.reconstruct_flux   MUSCL + Riemann fluxes of every cell (halo none/sync/gpu-aware)
 //   stageN.update             conservative update of every cell
+//   stageN.fused              fused kernels: the two above in one kernel (docs/performance.md)
 //   stageN.interior           halo overlap: fluxes + update of the cells that read no ghost,
 //                             while the exchange runs on the halo stream
 //   stageN.boundary           halo overlap: fluxes + update of the shell, once ghosts landed
-//   state_upload/_download    the host owner model's per-step copies
+//   state_upload/_download    the per-step copies of the host owner model (and of managed
+//                             memory with prefetch)
 //   output                    snapshot (device-to-host copy + HDF5/XDMF)
 //   checkpoint                the state gathered and written for a restart (host)
 // Exchange phases are timed on the halo stream's clock, the others on the compute
@@ -38,6 +40,7 @@
 #include "app/checkpoints.hpp"
 #include "app/comm.hpp"
 #include "app/failures.hpp"
+#include "app/phases.hpp"
 #include "app/problems.hpp"
 #include "app/progress.hpp"
 #include "app/provenance.hpp"
@@ -439,17 +442,17 @@ void Simulation::step() {
   }
   PhaseTimers& timers = *timers_;
   if (backend_->moves_state_each_step()) {
-    auto timer = timers.scope("state_upload");
+    auto timer = timers.scope(phase::kStateUpload);
     backend_->upload_state();
   }
   {
-    auto timer = timers.scope("dt_reduction");
+    auto timer = timers.scope(phase::kDtReduction);
     backend_->plan_step();
   }
   rk_stage(*stages_, 1);
   rk_stage(*stages_, 2);
   if (backend_->moves_state_each_step()) {
-    auto timer = timers.scope("state_download");
+    auto timer = timers.scope(phase::kStateDownload);
     backend_->download_state();
   }
   if (trace) timers.stop_trace();
@@ -482,7 +485,7 @@ void Simulation::check_the_end_is_reachable() const {
 // are not steady: the pipeline fills again, as in the first two steps. They are left out.
 void Simulation::sample_step() {
   if (asked_ == kWarmupSteps) {
-    timers_->restart({"output", "checkpoint"});  // files are timed from the start
+    timers_->restart({phase::kOutput, phase::kCheckpoint});  // files are timed from the start
     r_.timed_steps_from = asked_;
   } else if (asked_ % 256 == 0) {
     timers_->resolve();
@@ -505,7 +508,7 @@ void Simulation::settle_steps_past_the_stop() { samples_.settle(asked_, control_
 // copy of the state. Rank 0 writes the series.
 void Simulation::write_snapshot(long step, double time) {
   last_snapshot_step_ = step;
-  auto t = timers_->host_scope("output");
+  auto t = timers_->host_scope(phase::kOutput);
   std::vector<double> prim;
   auto primitives_of = [&](const StateSlab& slab) {
     const std::size_t cells = slab.block.cells();
@@ -559,7 +562,7 @@ std::vector<double> Simulation::gather_state() {
 // checkpoint that cannot be written ends the run (exit code 4), unless a signal asked for it:
 // the signal is still the news.
 void Simulation::checkpoint_at_stop() {
-  auto t = timers_->host_scope("checkpoint");
+  auto t = timers_->host_scope(phase::kCheckpoint);
   std::string path;
   try {
     path = save_checkpoint(config_, comm_, r_.provenance, start_.series, control_.step, control_.t, *backend_);

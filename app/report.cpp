@@ -6,6 +6,7 @@
 #include "app/arithmetic.hpp"
 #include "app/info.hpp"
 #include "app/outputs.hpp"
+#include "app/phases.hpp"
 #include "app/provenance.hpp"
 
 #include <algorithm>
@@ -91,20 +92,13 @@ nlohmann::json step_time_json(std::vector<double> t) {
            "two after it (begun from an idle device) excluded"}};
 }
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 // The halo exchange's share of a step and how much of it the strategy hid behind compute.
 nlohmann::json halo_json(const RunResult& r, double median_step) {
   double t_halo = 0, t_compute = 0;  // per step
   const double per_step = r.timed_steps ? 1.0 / r.timed_steps : 0.0;
   for (const PhaseStats& p : r.timers) {
-    if (p.name == "output") continue;
-    bool exchange = false;
-    for (const char* phase : {".pack", ".d2h", ".mpi", ".h2d", ".unpack"})
-      exchange = exchange || ends_with(p.name, phase);
-    (exchange ? t_halo : t_compute) += p.total_s * per_step;
+    if (phase::writes_files(p.name)) continue;
+    (phase::exchanges_halo(p.name) ? t_halo : t_compute) += p.total_s * per_step;
   }
   // Null where no step was timed, as the report's fom (a 0 would read as measured).
   const auto timed = [&](double seconds) { return median_step > 0 ? nlohmann::json(seconds) : nlohmann::json(); };
@@ -230,9 +224,9 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   const ArithmeticPath path = arithmetic_path(c.backend, r.kernels);
   j["arithmetic"] = arithmetic_json(
       cell_update_operations(path, c.physics.riemann, c.physics.limiter, active, c.precision), path, c.physics.riemann);
-  double sum = 0;  // device phases per step: what the kernels take, without gaps
+  double sum = 0;  // a step's phases: what the kernels (and MPI) take, without gaps
   for (const PhaseStats& p : r.timers)
-    if (p.name != "output") sum += r.timed_steps ? p.total_s / r.timed_steps : 0.0;
+    if (!phase::writes_files(p.name)) sum += r.timed_steps ? p.total_s / r.timed_steps : 0.0;
   j["timers_sum_per_step_s"] = sum;
   nlohmann::json timers = nlohmann::json::object();
   for (const PhaseStats& p : r.timers)

@@ -64,14 +64,6 @@ std::unique_ptr<Backend> with_layout(const Config& c, const Grid& g, const Place
 
 }  // namespace
 
-BackendKind default_backend() {
-#if defined(HALOCLINE_HAVE_KOKKOS)
-  return BackendKind::Kokkos;
-#else
-  return BackendKind::Hip;
-#endif
-}
-
 std::string backend_unavailable(BackendKind b) {
   switch (b) {
     case BackendKind::Kokkos:

@@ -1,6 +1,7 @@
 // One SSP-RK2 stage as the driver runs it: the backend calls in their order (ghosts, fluxes,
 // update; with the overlap strategy the interior first, the exchange beside it, the shell
-// after), each inside the phase timer named after it (app/driver.cpp lists the phases).
+// after), each inside the phase timer named after it (app/phases.hpp; app/driver.cpp lists
+// the phases).
 #pragma once
 
 #include <string>

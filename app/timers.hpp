@@ -1,9 +1,11 @@
 // Built-in per-phase timers.
 //
-// Every timer of a run starts and stops in one file, app/driver.cpp, around one backend
-// call each, through PhaseTimers::Scope. A scope takes two marks from the backend's
+// Every timer of a run starts and stops in app/driver.cpp (the step's own phases) or
+// app/stages.cpp (each stage's), around one backend call each, through PhaseTimers::Scope;
+// the phases' names are in app/phases.hpp. A scope takes two marks from the backend's
 // PhaseClock, one at its start and one at its end; the time between them is worked out
-// later, in resolve(), which the driver calls after the step loop (and after each snapshot).
+// later, in resolve(), which the driver calls at the end of the warm-up, every 256 steps and
+// after the step loop.
 // So a clock may record marks asynchronously (a GPU backend records device events in its
 // stream) and timing adds no synchronization inside the loop. The host clock here fences
 // the backend at each mark instead: exact for a CPU backend, where a fence is free.

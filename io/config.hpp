@@ -17,8 +17,14 @@ enum class Precision { FP64, FP32 };
 enum class BackendKind { Kokkos, Hip };
 
 // The backend a run gets when neither deck nor command line names one: the first built in
-// (Kokkos, else HIP); defined in app/select.cpp.
-BackendKind default_backend();
+// (Kokkos, else HIP; the build defines HALOCLINE_HAVE_KOKKOS for every file of the core).
+inline BackendKind default_backend() {
+#if defined(HALOCLINE_HAVE_KOKKOS)
+  return BackendKind::Kokkos;
+#else
+  return BackendKind::Hip;
+#endif
+}
 enum class ProblemKind { Riemann, IsentropicVortex, Sedov, KelvinHelmholtz, Uniform };
 
 struct PrimState {
@@ -107,7 +113,7 @@ struct Config {
   BackendKind backend = default_backend();
   MemoryStrategy memory;  // owner model, host memory kind, prefetch (GPU backends)
   HaloStrategy halo = HaloStrategy::Auto;
-  KernelStrategy kernels = KernelStrategy::Auto;  // the backend resolves auto (app/select.cpp)
+  KernelStrategy kernels = KernelStrategy::Auto;  // auto: app/select.cpp's choose_kernels decides
   std::array<int, 3> ranks_grid{0, 0, 0};         // ranks per direction; all 0: MPI chooses
   // The Kokkos backend's cells per thread block (i, j, k) on a GPU (--kokkos-tile):
   // {0, 0, 0} auto (flat on a GPU, Kokkos' own tiling on the host), {-1, -1, -1} Kokkos'

@@ -130,6 +130,15 @@ struct Cons {
   Real q[kNumVars];
 };
 
+// Cell c of a state of n cells stored variable-major (value v at s[v * n + c]): the canonical
+// order of the host's copies and of the files, in the x frame.
+template <class Real>
+HC_INLINE Cons<Real> cell_of(const Real* s, std::size_t n, std::size_t c) {
+  Cons<Real> w;
+  for (int v = 0; v < kNumVars; ++v) w.q[v] = s[v * n + c];
+  return w;
+}
+
 // Velocity component stored at conserved slot 1 + rotated(d, c): the normal (c = 0) and
 // the two transverse components for a face normal to direction d.
 // (A subtraction, not % 3: where d is only known at run time, a GPU makes a signed modulo

@@ -647,6 +647,30 @@ TEST_F(Cli, StepsAfterAStopAreNotSamples) {
   EXPECT_EQ(read_json(out / "report.json").at("step_time_s").at("samples").get<long>(), 16 - 4);
 }
 
+// A step's time in the report is its phases' without the files a run writes: checkpoints
+// (host time, every 4 steps here, each far longer than a step of 8^3) counted into t_compute_s
+// and timers_sum_per_step_s, and a halo strategy's hidden_fraction then read 1, the exchange
+// hidden behind "compute" that was the checkpoint's writing (a review, 2026-12-07).
+TEST_F(Cli, AStepsTimeLeavesOutTheFilesTheRunWrites) {
+  const fs::path out = dir_ / "files";
+  const Result r = run({"run", "inputs/bench.toml", "--set", "grid.n=8", "--set", "checkpoint.every_steps=4", "--set",
+                        "checkpoint.keep=1", "--steps", "16", "--no-probe", "--out", out.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = read_json(out / "report.json");
+  const nlohmann::json& timers = j.at("timers");
+  ASSERT_TRUE(timers.contains("checkpoint")) << timers.dump();
+  const double timed_steps = j.at("timed_steps").at("count").get<double>();
+  double steps_phases = 0, files = 0;
+  for (const auto& [name, t] : timers.items())
+    (name == "output" || name == "checkpoint" ? files : steps_phases) += t.at("total_s").get<double>();
+  ASSERT_GT(files, 0);
+  EXPECT_NEAR(j.at("timers_sum_per_step_s").get<double>(), steps_phases / timed_steps, 1e-12) << timers.dump();
+  const nlohmann::json& halo = j.at("halo");
+  EXPECT_NEAR(halo.at("t_compute_s").get<double>() + halo.at("t_halo_s").get<double>(), steps_phases / timed_steps,
+              1e-12)
+      << halo.dump();
+}
+
 // A memory choice that changes no step is said to change nothing (bench skips such rows),
 // and the run goes on. The host memory kind: on a GPU a run's files are staged through it, so
 // it is never idle there; with no GPU there is nothing to pin, and pageable is said to be idle

@@ -60,7 +60,7 @@ enum class AfterFault { Broken, LastGood };
 // The backend's two queues of work: GPU streams, or Kokkos execution-space instances.
 enum class Stream { Compute, Halo };
 
-// What the halo exchange of a run is (app/driver.cpp decides it).
+// What the halo exchange of a run is (app/select.cpp's choose_halo decides it).
 struct HaloSetup {
   HaloStrategy strategy = HaloStrategy::None;
   bool exchanged[3][2] = {{false, false}, {false, false}, {false, false}};
@@ -119,8 +119,9 @@ class Backend {
   virtual void reset_control(const StepControl& initial) = 0;
   // Moves the stop: the run will not advance past t_stop or step_limit.
   virtual void set_stop(double t_stop, long step_limit) = 0;
-  // The max signal rate over the interior of u0 (a reduction), then plan_step(): the time
-  // step, made where the state is.
+  // The time step, made where the state is: the max signal rate over the interior of u0 (a
+  // reduction, or the one the last step's fused stage 2 folded in), through the ranks' max
+  // (set_global_max), then dt.
   virtual void plan_step() = 0;
   // t += dt, step += 1 (finish_step()), publish the status for the host, and swap the
   // roles of u0 and unew (a step that did nothing carried u0 over in stage 2).
@@ -167,7 +168,7 @@ class Backend {
   // config.fused_shape; docs/report.md). Throws ResourceError where no tile fits the device.
   virtual std::string fused_shape() const = 0;
 
-  // ---- Halo exchange (kernels/halo.hpp): the device side; app/driver.cpp calls MPI -----
+  // ---- Halo exchange (kernels/halo.hpp): the device side; app/stages.cpp drives it -----
   // Set once before the first step: the strategy, which faces are exchanged, and the host
   // memory of the staging buffers. With Sync and GpuAware every call below runs in the
   // compute stream; with Overlap in a second (halo) stream, ordered by begin_halo() and

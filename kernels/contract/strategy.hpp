@@ -21,7 +21,8 @@ struct MemoryStrategy {
 };
 
 // How the ghost cells that come from a neighbour are filled: another rank's, or this
-// rank's own across a periodic boundary (the halo exchange of app/driver.cpp).
+// rank's own across a periodic boundary (the halo exchange of app/stages.cpp, through
+// app/comm.cpp's MPI calls).
 enum class HaloStrategy {
   Auto,      // none with one rank, overlap with more
   None,      // one rank only: periodic ghosts copied in place by the ghost-fill kernel
@@ -32,7 +33,7 @@ enum class HaloStrategy {
 
 // How a Runge-Kutta stage is computed (docs/performance.md).
 enum class KernelStrategy {
-  Auto,   // the backend's faster one: fused on the HIP backend, split on Kokkos
+  Auto,   // the faster one, by backend, device and grid (app/select.cpp choose_kernels)
   Split,  // a flux kernel per direction writes face fluxes to memory, an update kernel reads them
   Fused,  // one kernel per stage: each face flux is made on chip and used by both its cells
 };

@@ -1,7 +1,9 @@
 // The native HIP backend. The state lives where the owner model puts it (kernels/contract/strategy.hpp):
-//   device   the state arrays and the fluxes in device memory for the whole run; the time
-//            step is planned and used on the device; snapshots are copied on a second stream into
-//            pinned memory while the next step computes.
+//   device   the state arrays (and the split kernels' fluxes) in device memory for the whole
+//            run; the time step is planned and used on the device; a snapshot or checkpoint
+//            leaves it in slabs of whole z-planes, each packed on the device and copied into
+//            the run's host memory (pinned or pageable) while the host takes the slab before
+//            it (read_state), between steps.
 //   host     the host owns u0 between steps: every step copies it to the device and back
 //            (the naive port), in pinned or pageable host memory.
 //   managed  the state arrays and the fluxes in one kind of managed memory touched by both

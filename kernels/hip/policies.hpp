@@ -1,8 +1,8 @@
 // Launch shapes of the HIP kernels: a box of cells and the grid of thread blocks that covers
-// it, and the index of a cell in the interior-ordered scratch arrays. Every stage kernel
-// first reads the planned time step from the device-resident controller and does nothing
-// when it is 0, so a step the host asks for past a stop changes nothing (its stage 2 carries
-// u0 over into the array that becomes u0: see StageUpdate in kernels/stencil.hpp).
+// it. Every stage kernel first reads the planned time step from the device-resident
+// controller and does nothing when it is 0, so a step the host asks for past a stop changes
+// nothing (its stage 2 carries u0 over into the array that becomes u0: see StageUpdate in
+// kernels/stencil.hpp).
 #pragma once
 
 #include "base/grid.hpp"
@@ -40,12 +40,5 @@ inline Box box_of(const CellBox& cells, int d = -1, int extra = 0) {
 inline Box interior_box(const Grid& g) { return box_of(interior_cells(g)); }
 
 __device__ inline bool step_planned(const StepControl* control) { return control->dt > 0; }
-
-// Index of interior cell (i, j, k) in the interior-ordered scratch arrays.
-__device__ inline std::size_t interior_index(const Box& box, int i, int j, int k) {
-  return (static_cast<std::size_t>(k - box.lo[2]) * (box.hi[1] - box.lo[1]) + (j - box.lo[1])) *
-             (box.hi[0] - box.lo[0]) +
-         (i - box.lo[0]);
-}
 
 }  // namespace halocline::hip

@@ -13,12 +13,6 @@
 
 #include "io/deck.hpp"
 
-namespace halocline {
-// The deck reader's only link to the rest of the program: the backend a deck gets when it
-// names none (app/select.cpp in the program).
-BackendKind default_backend() { return BackendKind::Kokkos; }
-}  // namespace halocline
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);
   std::string deck = input;
