@@ -5,8 +5,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "app/diagnostics.hpp"
+
 #include "app/comm.hpp"
-#include "app/driver.hpp"
 #include "base/host_parallel.hpp"
 #include "kernels/checksum.hpp"
 #include "kernels/hydro.hpp"

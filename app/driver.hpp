@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/diagnostics.hpp"
 #include "app/timers.hpp"
 #include "base/grid.hpp"
 #include "io/config.hpp"
@@ -21,13 +22,6 @@ namespace halocline {
 // A numerical failure (a non-finite or non-positive time step): exit code 3.
 struct NumericalError : std::runtime_error {
   using std::runtime_error::runtime_error;
-};
-
-// Totals over the interior of mass, x/y/z momentum and energy (each times the cell
-// volume), and of their absolute values (the scale that relative drift is measured by).
-struct Totals {
-  std::array<double, 5> sum{};
-  std::array<double, 5> abs_sum{};
 };
 
 // SIGINT or SIGTERM ended the run after writing a checkpoint (or trying to: then
@@ -136,29 +130,5 @@ struct RunResult {
 };
 
 RunResult run_simulation(const Config& config, const RunOptions& options = {});
-
-// Totals of a canonical state of the whole grid, as kernels/totals.hpp defines them: the same
-// bits as the backends' totals of that state.
-Totals conserved_totals(const std::vector<double>& canonical, const Grid& grid);
-// The totals of fixed-point sums over the whole grid at `scale`, times the cell volume.
-Totals fixed_point_totals(FixedSums sums, const TotalsScale& scale, double cell_volume);
-
-// Largest relative drift |final - initial| / scale over the five totals, where scale is
-// the initial total of absolute values (for momentum at least sqrt(2 M E), see driver.cpp).
-double max_relative_drift(const Totals& initial, const Totals& final);
-
-// The state's checksum (kernels/checksum.hpp) of the whole canonical state (variable-major,
-// cells x fastest), as 16 hex digits: a layout- and decomposition-independent fingerprint of
-// the solution, equal to what the backends compute where the state lives.
-std::string state_checksum(const std::vector<double>& canonical);
-// The same of the state in `backend`, each rank's part made where its state lives, summed
-// over the ranks of `comm`.
-class Comm;
-std::string state_checksum(const Comm& comm, Backend& backend);
-std::string checksum_text(std::uint64_t checksum);
-
-// Primitive variables (rho, u, v, w, p), canonical order, from conserved ones.
-std::vector<double> primitives(const std::vector<double>& canonical, std::size_t ncells, double gamma);
-void primitives(const double* canonical, std::size_t ncells, double gamma, double* prim);
 
 }  // namespace halocline

@@ -44,7 +44,9 @@ struct InitialCondition {
   double rho_inner = 0, rho_outer = 0, velocity = 0, kh_p = 0, width = 1, amplitude = 0;
 };
 
-// Conserved variables of a primitive state (the host's set-up and the kernels alike).
+// Conserved variables of a primitive state (the host's set-up and the kernels alike). Not
+// kernels/hydro.hpp's to_cons, which rounds the kinetic energy with fused multiply-adds: the
+// initial states' bits are those the shipped reference checksums (inputs/) were made from.
 HC_INLINE void conserved_of(const double s[5], double gamma, double w[5]) {
   w[0] = s[0];
   w[1] = s[0] * s[1];
