@@ -518,26 +518,36 @@ void Simulation::write_snapshot(long step, double time) {
   };
   std::optional<SnapshotFile> file;
   if (collective_) {
-    file.emplace(writer_->begin(snapshot_index_++));
-    backend_->read_state([&](const StateSlab& slab) { file->write_block(slab.block, primitives_of(slab)); });
-  } else {
-    // Rank 0 takes part in the funnel even when its file could not be begun, so that no
-    // rank waits for ever; it says why afterwards.
-    std::exception_ptr failed;
-    try {
-      if (writer_) file.emplace(writer_->begin(snapshot_index_++));
-    } catch (...) {
-      failed = std::current_exception();
-    }
-    comm_.funnel(
-        [&](const Comm::BlockSink& give) {
-          backend_->read_state([&](const StateSlab& slab) { give(slab.block, primitives_of(slab)); });
-        },
-        [&](const CellBlock& block, const double* values) {
-          if (file) file->write_block(block, values);
-        });
-    if (failed) std::rethrow_exception(failed);
+    // Every rank writes its block of one file in collective calls, so a failure on any rank is
+    // every rank's (agreed here, and on each write by the snapshot's own steps): none waits in
+    // a collective call that another has left.
+    agreed([&] {
+      file.emplace(writer_->begin(snapshot_index_++));
+      backend_->read_state([&](const StateSlab& slab) { file->write_block(slab.block, primitives_of(slab)); });
+    });
+    agreed([&] {
+      const SnapshotInfo info = writer_->finish(*file, step, time);
+      writer_->write_series();
+      if (comm_.root()) r_.snapshots.push_back(info.xmf_path);
+    });
+    return;
   }
+  // Rank 0 takes part in the funnel even when its file could not be begun, so that no rank
+  // waits for ever; it says why afterwards.
+  std::exception_ptr failed;
+  try {
+    if (writer_) file.emplace(writer_->begin(snapshot_index_++));
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  comm_.funnel(
+      [&](const Comm::BlockSink& give) {
+        backend_->read_state([&](const StateSlab& slab) { give(slab.block, primitives_of(slab)); });
+      },
+      [&](const CellBlock& block, const double* values) {
+        if (file) file->write_block(block, values);
+      });
+  if (failed) std::rethrow_exception(failed);
   if (!writer_) return;  // gathered: rank 0 writes
   const SnapshotInfo info = writer_->finish(*file, step, time);
   writer_->write_series();
@@ -634,6 +644,7 @@ void Simulation::finish() {
   if (comm_.root() && writer_) {
     r_.snapshots_past_restart = writer_->later_snapshots();
     if (snapshot_index_ > 0) r_.earlier_snapshots = writer_->snapshots_after(snapshot_index_ - 1);
+    r_.snapshots_replaced = writer_->replaced_snapshots();
   }
   settle_steps_past_the_stop();
   r_.step_times = samples_.times();

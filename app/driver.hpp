@@ -121,6 +121,7 @@ struct RunResult {
   std::vector<std::string> snapshots;          // XDMF files written
   std::vector<std::string> earlier_snapshots;  // snapshot files after this run's last: an earlier run's
   std::vector<std::string> snapshots_past_restart;  // of the run a restart continues, past its checkpoint
+  std::vector<std::string> snapshots_replaced;      // the same, which this run's of the same numbers replaced
   std::vector<std::string> checkpoints;             // checkpoint files written (older ones may be pruned)
   std::size_t device_bytes = 0;
   double host_bytes_planned = 0;  // this node's host bytes by the memory plan (app/resources.hpp)

@@ -18,6 +18,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -231,6 +232,9 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
   for (const std::string& note :
        {hc::earlier_run_note(result.snapshots_past_restart, "file", "run",
                              "it lies past the checkpoint this run restarted from, and the series file leaves it out"),
+        hc::earlier_run_note(result.snapshots_replaced, "file", "run",
+                             "it lay past the checkpoint this run restarted from, and this run's snapshot of the same "
+                             "number replaced it"),
         hc::earlier_run_note(result.earlier_snapshots, "file", "run", "the series file lists only this run's")})
     if (!note.empty()) std::cerr << hc::one_line("halocline: note: " + note) << '\n';
   nlohmann::json report = hc::make_report(config, result);
@@ -540,14 +544,18 @@ CLI::Validator number_in_range(double lo, double hi) {
       rule);
 }
 
-// Every rank's command-line outcome (`early`: -1 go on, else the exit code it ended with)
-// and command agreed: -1 when all go on with the same command, else the exit code every
-// rank ends with (a rank's own parse error was said by it; a different command is said by
-// rank 0, naming the rank).
-int agree_on_command(int early, const std::string& command) {
-  const hc::AgreedStatus parsed = hc::agree_over_ranks(early > 0 ? early : 0);
-  if (parsed.code != 0) return parsed.code;
+// Every rank's command-line outcome (`early`: -1 go on, else the exit code it ended with;
+// `refused`: why the parse refused it) and command agreed: -1 when all go on with the same
+// command, else the exit code every rank ends with. Rank 0 says a refusal once (naming the
+// first refused rank where not every rank was) and a different command, naming the rank.
+int agree_on_command(int early, const std::string& command, const std::optional<hc::ExitStatus>& refused) {
   try {
+    // A command line refused on every rank is said once; on some ranks only, naming the first.
+    hc::agreed([&] {
+      if (refused) throw hc::AgreedExit(*refused);
+    });
+    const hc::AgreedStatus parsed = hc::agree_over_ranks(early > 0 ? early : 0);
+    if (parsed.code != 0) return parsed.code;
     hc::agreed([&] { hc::check_same_lines("command line", "command = " + command + "\n"); });
   } catch (const hc::AgreedExit& e) {
     if (hc::world_rank() == 0) hc::print_failure(e.status);
@@ -741,6 +749,7 @@ CLI::App* add_info_command(CLI::App& app, InfoArgs& a) {
 int parse_command_line(CLI::App& app, int argc, char** argv) {
   int early = -1;
   std::string command = "error";
+  std::optional<hc::ExitStatus> refused;  // said once the ranks agree (agree_on_command)
   try {
     // A first word that is no option and no command: CLI11 would only say that a command is
     // required.
@@ -758,14 +767,13 @@ int parse_command_line(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     early = app.exit(e), command = "version";
   } catch (const CLI::ExtrasError& e) {
-    hc::print_failure(hc::ExitStatus{2, "error: ", extras_text(e.what(), argc, argv), false, hc::world_rank()});
+    refused = hc::ExitStatus{2, "error: ", extras_text(e.what(), argc, argv), false, hc::world_rank()};
     early = 2;
   } catch (const CLI::ParseError& e) {
-    hc::ExitStatus status{2, "error: ", e.what(), false, hc::world_rank()};
-    hc::print_failure(status);
+    refused = hc::ExitStatus{2, "error: ", e.what(), false, hc::world_rank()};
     early = 2;
   }
-  return agree_on_command(early, command);
+  return agree_on_command(early, command, refused);
 }
 
 }  // namespace

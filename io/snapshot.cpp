@@ -13,6 +13,7 @@
 #include "io/output_error.hpp"
 
 #include <hdf5.h>
+#include <sys/resource.h>
 #if defined(HALOCLINE_HDF5_PARALLEL)
 #include <mpi.h>
 #endif
@@ -25,7 +26,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
@@ -121,6 +124,66 @@ std::string xdmf_document(const std::string& body) {
          body + "  </Domain>\n</Xdmf>\n";
 }
 
+// How the steps of a write that reach the disk are made: one by one as they come (a file of
+// one writer), or each agreed over the ranks of a collective write (together()).
+using StepRunner = std::function<void(const std::function<void()>&)>;
+void alone(const std::function<void()>& step) { step(); }
+
+#if defined(HALOCLINE_HDF5_PARALLEL)
+// An error text that is the operating system's (strerror's): the reason a user can act on.
+bool names_a_system_error(const std::string& reason) {
+  for (int code = 1; code < 134; ++code)
+    if (reason == std::strerror(code)) return true;
+  return false;
+}
+
+// The failure of a collective step that every rank must know: of the ranks that failed
+// (`mine` set), the first that knows the system's reason, else the first; none where every
+// rank went through.
+std::optional<std::string> agreed_failure(MPI_Comm comm, const std::optional<std::string>& mine) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  struct {
+    int grade, rank;
+  } in{!mine ? 0 : names_a_system_error(*mine) ? 2 : 1, rank}, out{};
+  MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, comm);  // the highest grade, its lowest rank
+  if (out.grade == 0) return std::nullopt;
+  std::string reason = rank == out.rank ? *mine : std::string();
+  int length = static_cast<int>(reason.size());
+  MPI_Bcast(&length, 1, MPI_INT, out.rank, comm);
+  reason.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(reason.data(), length, MPI_CHAR, out.rank, comm);
+  return reason;
+}
+#endif
+
+// The steps of a collective write of `path` that reach the disk, each agreed by every rank:
+// where one fails on some ranks (a full disk fails the ranks that write, MPI-IO's
+// aggregators), every rank throws the same failure and leaves the file together. A rank that
+// threw alone left the others waiting in the next collective call: 3 ranks hung on a full
+// disk (a multi-rank trial, 2026-12-07).
+StepRunner together(const SnapshotPart& part, const std::string& path) {
+#if defined(HALOCLINE_HDF5_PARALLEL)
+  const MPI_Comm comm = *static_cast<MPI_Comm*>(part.mpi_comm);
+  return [comm, path](const std::function<void()>& step) {
+    std::optional<std::string> mine;
+    try {
+      step();
+    } catch (const h5::Error& e) {
+      mine = e.reason();
+    } catch (const std::exception& e) {
+      mine = e.what();
+    }
+    if (const std::optional<std::string> failure = agreed_failure(comm, mine))
+      throw h5::Error("write the file", path, *failure);
+  };
+#else
+  (void)part;
+  (void)path;
+  return alone;
+#endif
+}
+
 // File access and transfer properties for a collective write: MPI-IO, collective writes.
 struct Access {
   hid_t file = H5P_DEFAULT, transfer = H5P_DEFAULT;
@@ -188,7 +251,8 @@ void write_grid_attributes(hid_t file, const Grid& g, const std::string& path) {
 // The cells' centres along each axis as the 1-D datasets x, y, z (64-bit in any precision:
 // they are few), the same values the solver's initial states use (Grid::centre). One rank
 // writes the values; under collective writes the others take part selecting none.
-void write_coordinates(hid_t file, const Grid& g, hid_t transfer, bool writes_values, const std::string& path) {
+void write_coordinates(hid_t file, const Grid& g, hid_t transfer, bool writes_values, const std::string& path,
+                       const StepRunner& step) {
   for (int d = 0; d < 3; ++d) {
     const hsize_t n = static_cast<hsize_t>(g.n[d]);
     std::vector<double> centres(n);
@@ -201,8 +265,10 @@ void write_coordinates(hid_t file, const Grid& g, hid_t transfer, bool writes_va
         H5Dclose);
     write_text_attribute(dset.get(), "description", std::string("cell centres along ") + kAxisNames[d], path);
     if (!writes_values) check(H5Sselect_none(space.get()), "select nothing", path);
-    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, space.get(), space.get(), transfer, centres.data()), "write " + what,
-          path);
+    step([&] {
+      check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, space.get(), space.get(), transfer, centres.data()),
+            "write " + what, path);
+    });
     check(dset.close(), "close " + what, path);
   }
 }
@@ -210,10 +276,10 @@ void write_coordinates(hid_t file, const Grid& g, hid_t transfer, bool writes_va
 // Everything but the variables' values and the time: the run, the grid, the coordinates and
 // the provenance. Every rank of a collective write calls it, with the same values.
 void write_description(hid_t file, const Grid& g, const SnapshotMetadata& m, hid_t transfer, bool writes_values,
-                       const std::string& path) {
+                       const std::string& path, const StepRunner& step = alone) {
   write_run_attributes(file, m, path);
   write_grid_attributes(file, g, path);
-  write_coordinates(file, g, transfer, writes_values, path);
+  write_coordinates(file, g, transfer, writes_values, path, step);
   h5::write_provenance(file, m.provenance, path);
 }
 
@@ -242,7 +308,8 @@ Datasets create_datasets(hid_t file, const Grid& g, bool single, const std::stri
 // of that block; a float file gets floats, narrowed into `narrow` on the host's threads
 // (HDF5's own conversion runs on one). `transfer`: collective writes, or H5P_DEFAULT.
 void write_variables(const Datasets& datasets, const CellBlock& block, const double* prim, bool single,
-                     std::vector<float>& narrow, hid_t transfer, const std::string& path) {
+                     std::vector<float>& narrow, hid_t transfer, const std::string& path,
+                     const StepRunner& step = alone) {
   const std::size_t cells = block.cells();
   hsize_t start[3], count[3];
   zyx_hyperslab(block, start, count);
@@ -258,9 +325,11 @@ void write_variables(const Datasets& datasets, const CellBlock& block, const dou
         for (std::size_t n = n0; n < n1; ++n) narrow[n] = static_cast<float>(values[n]);
       });
     }
-    check(H5Dwrite(dset, single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, memory.get(), space.get(), transfer,
-                   single ? static_cast<const void*>(narrow.data()) : values),
-          std::string("write dataset '") + kVarNames[v] + "'", path);
+    step([&] {
+      check(H5Dwrite(dset, single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, memory.get(), space.get(), transfer,
+                     single ? static_cast<const void*>(narrow.data()) : values),
+            std::string("write dataset '") + kVarNames[v] + "'", path);
+    });
   }
 }
 
@@ -268,19 +337,55 @@ void write_variables(const Datasets& datasets, const CellBlock& block, const dou
 // block `part.local`, from `prim`. Every dataset is closed on return, so that the file can
 // be closed for real.
 void fill_snapshot(hid_t file, const Grid& g, const SnapshotMetadata& m, long step, double time,
-                   const std::vector<double>& prim, const SnapshotPart& part, hid_t transfer, const std::string& path) {
+                   const std::vector<double>& prim, const SnapshotPart& part, hid_t transfer, const std::string& path,
+                   const StepRunner& agreed) {
   Datasets datasets = create_datasets(file, g, m.single_precision, path);
   std::vector<float> narrow;
-  write_variables(datasets, block_of(part.local), prim.data(), m.single_precision, narrow, transfer, path);
+  write_variables(datasets, block_of(part.local), prim.data(), m.single_precision, narrow, transfer, path, agreed);
   for (int v = 0; v < kNumVars; ++v)
-    check(datasets[v]->close(), std::string("close dataset '") + kVarNames[v] + "'", path);
-  write_description(file, g, m, transfer, part.root, path);
+    agreed([&] { check(datasets[v]->close(), std::string("close dataset '") + kVarNames[v] + "'", path); });
+  write_description(file, g, m, transfer, part.root, path, agreed);
   write_time_attributes(file, step, time, path);
+}
+
+// About the bytes a snapshot of grid g takes on disk: its values, the cells' centres, and
+// what its attributes and HDF5's own structures take (measured: under 40 KiB with a deck of a
+// few KiB and the provenance).
+std::uintmax_t snapshot_bytes(const Grid& g, const SnapshotMetadata& m) {
+  const std::uintmax_t values = static_cast<std::uintmax_t>(kNumVars) * g.ninterior * (m.single_precision ? 4 : 8);
+  return values + sizeof(double) * (g.n[0] + g.n[1] + g.n[2]) + 2 * m.deck_text.size() + (64u << 10);
+}
+
+// Room for a collective snapshot of `bytes` at `path`, before its first collective call: a
+// write that the disk or a file-size limit refuses fails inside HDF5's collective calls on
+// some ranks only, and leaves a file that HDF5 1.10 cannot close (the library then crashes at
+// MPI_Finalize). Rank 0 asks the file system for its free space, every rank its file-size
+// limit (ulimit -f). A quota is not seen here: a write beyond one still fails in HDF5.
+void check_room(const std::string& path, std::uintmax_t bytes, bool root) {
+  // Sizes in KiB below 10 MiB, else MiB: what is needed rounded up, what is free down.
+  const auto size = [](std::uintmax_t b, bool up) {
+    const bool kib = b < (10u << 20);
+    const unsigned shift = kib ? 10 : 20;
+    return std::to_string((b + (up ? (1u << shift) - 1 : 0)) >> shift) + (kib ? " KiB" : " MiB");
+  };
+  std::error_code ec;
+  const fs::space_info room =
+      fs::space(fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path(), ec);
+  if (root && !ec && room.available < bytes)
+    throw h5::Error("write the file", path,
+                    std::string(std::strerror(ENOSPC)) + " (the snapshot needs about " + size(bytes, true) +
+                        ", the file system has " + size(room.available, false) + " free)");
+  rlimit limit{};
+  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < bytes)
+    throw h5::Error("write the file", path,
+                    std::string(std::strerror(EFBIG)) + " (the snapshot needs about " + size(bytes, true) +
+                        ", the file-size limit, ulimit -f, is " + std::to_string(limit.rlim_cur) + " bytes)");
 }
 
 // Every rank writes its block of "<path>.tmp" through MPI-IO; rank 0 then renames it. The
 // temporary is created new (rank 0 first removes any entry of that name, a link included);
-// a failure is reported with what HDF5's error stack says, and rank 0 removes the temporary.
+// a failure is reported with what HDF5's error stack says (on every rank alike: together()),
+// and rank 0 removes the temporary.
 void write_collective(const std::string& path, const Grid& g, const SnapshotMetadata& m, long step, double time,
                       const std::vector<double>& prim, const SnapshotPart& part) {
   const std::string tmp = path + ".tmp";
@@ -293,11 +398,15 @@ void write_collective(const std::string& path, const Grid& g, const SnapshotMeta
     h5::apply_error_printing();
     errno = 0;  // check() reads it after each call (the MPI-IO driver records no errno)
     const std::unique_ptr<Access> access = collective_access(part, tmp);
-    H5Handle file(check_id(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access->file), "create file", tmp),
-                  H5Fclose);
-    fill_snapshot(file.get(), g, m, step, time, prim, part, access->transfer, tmp);
-    check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), "flush file", tmp);
-    check(file.close(), "close file", tmp);
+    const StepRunner agreed = together(part, tmp);
+    agreed([&] { check_room(tmp, snapshot_bytes(g, m), part.root); });
+    hid_t created = -1;
+    agreed([&] {
+      created = check_id(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access->file), "create file", tmp);
+    });
+    H5Handle file(created, H5Fclose);
+    fill_snapshot(file.get(), g, m, step, time, prim, part, access->transfer, tmp, agreed);
+    agreed([&] { check(file.close(), "close file", tmp); });
   } catch (...) {
     if (part.root) fs::remove(tmp, ec);
     throw;
@@ -466,6 +575,17 @@ bool snapshot_time(const fs::path& h5_path, const std::string& series, double& t
 
 }  // namespace
 
+// The number of the snapshot file `name` (<prefix>_NNNN.h5), or -1 for another name.
+static int snapshot_number(const std::string& name, const std::string& prefix) {
+  const std::string head = prefix + "_";
+  if (name.size() < head.size() + 7 || name.compare(0, head.size(), head) != 0 ||
+      name.compare(name.size() - 3, 3, ".h5") != 0)
+    return -1;
+  const std::string digits = name.substr(head.size(), name.size() - head.size() - 3);
+  if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoi(digits);
+}
+
 void SnapshotWriter::continue_series(int first_index, double time) {
   h5::apply_error_printing();
   for (int index = 0; index < first_index; ++index) {
@@ -480,17 +600,23 @@ void SnapshotWriter::continue_series(int first_index, double time) {
     written_.push_back({h5_path.string(), (fs::path(out_dir_) / (stem + ".xmf")).string()});
     times_.push_back(t);
   }
+  // Those this run numbers again: it may write over them (a note says so).
+  std::error_code ec;
+  for (fs::directory_iterator it(out_dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    const int number = snapshot_number(it->path().filename().string(), prefix_);
+    double t = 0;
+    if (number >= first_index && snapshot_time(it->path(), metadata_.series, t) && t > time)
+      beyond_.push_back({number, it->path().string(), t});
+  }
+  std::sort(beyond_.begin(), beyond_.end(), [](const Beyond& a, const Beyond& b) { return a.number < b.number; });
 }
 
-// The number of the snapshot file `name` (<prefix>_NNNN.h5), or -1 for another name.
-static int snapshot_number(const std::string& name, const std::string& prefix) {
-  const std::string head = prefix + "_";
-  if (name.size() < head.size() + 7 || name.compare(0, head.size(), head) != 0 ||
-      name.compare(name.size() - 3, 3, ".h5") != 0)
-    return -1;
-  const std::string digits = name.substr(head.size(), name.size() - head.size() - 3);
-  if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
-  return std::stoi(digits);
+std::vector<std::string> SnapshotWriter::replaced_snapshots() const {
+  std::vector<std::string> paths;
+  for (const Beyond& b : beyond_)
+    for (std::size_t i = 0; i < written_.size(); ++i)
+      if (written_[i].h5_path == b.path && times_[i] != b.time) paths.push_back(b.path);
+  return paths;
 }
 
 int SnapshotWriter::index_after(double time) const {

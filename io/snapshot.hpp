@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/grid.hpp"
@@ -108,6 +109,12 @@ class SnapshotWriter {
   void continue_series(int first_index, double time);
   // The snapshots continue_series() left out for their time: an earlier run's, past the restart.
   const std::vector<std::string>& later_snapshots() const { return later_; }
+  // Of the snapshots of its series numbered from `first_index` on, which continue_series() found
+  // past the restart's time (the run it continues went on beyond its checkpoint), those that
+  // this run's own of the same number, written since, replaced with another time's: the final
+  // snapshot of the run it continues, between two output times. (One of an output time this run
+  // makes again, the same state, is not named.)
+  std::vector<std::string> replaced_snapshots() const;
   // The index after the last snapshot of its series in the directory whose time is at or before `time` (0
   // where there is none): a restart at `time` numbers its snapshots from there at least, so
   // that it writes over none of the run it continues, whose final snapshot may lie between
@@ -122,6 +129,12 @@ class SnapshotWriter {
  private:
   std::string out_dir_;
   std::vector<std::string> later_;  // continue_series(): of its series, past the restart's time
+  struct Beyond {
+    int number;
+    std::string path;
+    double time;
+  };
+  std::vector<Beyond> beyond_;  // continue_series(): the same, from first_index on
   Grid grid_;
   SnapshotMetadata metadata_;
   std::string prefix_;

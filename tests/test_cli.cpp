@@ -391,6 +391,32 @@ TEST_F(Cli, ARunNamesTheSnapshotsAnEarlierRunLeftAfterItsLast) {
   EXPECT_NE(r.err.find("(2 files)"), std::string::npos) << r.err;
 }
 
+// A restart numbers its snapshots as the run it continues did; that run's final snapshot, past
+// the checkpoint and between two output times, took the next number, which the restart's own
+// snapshot of the next output time then replaced without a word (a multi-rank trial,
+// 2026-12-07; on one rank alike). It is named now.
+TEST_F(Cli, ARestartNamesTheSnapshotItsOwnReplaced) {
+  const std::string out = (dir_ / "replaced").string();
+  const std::vector<std::string> common = {"--no-probe", "--quiet",
+                                           "--set",      "grid.nx=30",
+                                           "--set",      "grid.ny=7",
+                                           "--set",      "output.interval=0.01",
+                                           "--set",      "checkpoint.every_steps=7",
+                                           "--set",      "checkpoint.keep=1",
+                                           "--out",      out};
+  Result r = run({"run", "inputs/kh.toml", "--steps", "20"}, common);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const fs::path last = fs::path(out) / "snapshot_0007.h5";
+  ASSERT_TRUE(fs::exists(last));  // the final snapshot, at step 20, between t = 0.06 and 0.07
+  r = run({"run", "inputs/kh.toml", "--steps", "40", "--restart", out + "/checkpoint_00000014.h5"}, common);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("halocline: note: " + last.string() +
+                       " is from an earlier run in this directory: it lay past the checkpoint this run restarted "
+                       "from, and this run's snapshot of the same number replaced it"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(Cli, SodRunWritesReportAndSnapshot) {
   const Result v = run({"--version"});
   ASSERT_EQ(v.code, 0);

@@ -635,6 +635,32 @@ case_FileSizeLimitDuringSnapshot() {
   ! ls "$w"/o/*.tmp >/dev/null 2>&1 || fail "a .tmp is left"
   [ ! -e "$w/o/snapshot_0000.h5" ] || fail "a partial snapshot is under its final name"
 }
+# Three ranks writing one snapshot together (collective HDF5, where the build has it): a full disk
+# hung them all, each rank in another collective call of HDF5's (a multi-rank trial, 2026-12-07).
+case_MpiFullDiskDuringCollectiveSnapshot() {
+  [ "$mpiexec" != none ] || skip "this build has no MPI"
+  mkdir "$w/full"
+  ready
+  in_small_disk 200k full "$mpiexec" --oversubscribe -n 3 "$bin" run --no-probe "$inputs/kh.toml" --set grid.nx=32 \
+    --set grid.ny=16 --steps 40 --set output.interval=0.001 --out full/o
+  expect_exit 4
+  expect_err "full/o/snapshot_"
+  expect_err "No space left on device"
+  expect_one_line mpi
+  expect_left
+}
+# The limit leaves room for Open MPI's shared-memory segments (which a smaller one stops at
+# MPI_Init) and none for the first snapshot of 96^3 cells (34 MiB).
+case_MpiFileSizeLimitDuringCollectiveSnapshot() {
+  [ "$mpiexec" != none ] || skip "this build has no MPI"
+  ready
+  PMIX_MCA_gds=hash run sh -c 'ulimit -f 40000 && exec "$0" --oversubscribe -n 3 "$1" run --no-probe "$2" \
+    --set grid.n=96 --steps 1 --out o' "$mpiexec" "$bin" "$inputs/sedov.toml"
+  expect_exit 4
+  expect_err "File too large"
+  expect_one_line mpi
+  expect_left
+}
 case_SignalWhoseCheckpointFails() {
   small_deck
   sed -i 's/^n = 12/n = 24/' "$w/deck.toml"
@@ -760,6 +786,15 @@ case_MpiBadDeckSaidOnce() {
   ready
   mpi 3 "$bin" run "$inputs/sod.toml" --set physics.cfl=7 --out o
   expect_refused "'physics.cfl' must be in (0, 1]" mpi
+  expect_no_err "rank "
+  expect_fast
+}
+# A command-line mistake that the parser itself refuses on every rank: each rank said it, two
+# of them often on one line (a multi-rank trial, 2026-12-07).
+case_MpiCommandLineMistakeSaidOnce() {
+  ready
+  mpi 4 "$bin" run "$inputs/sod.toml" --steps 0 --out o
+  expect_refused "error: --steps: must be >= 1 (got 0)" mpi
   expect_no_err "rank "
   expect_fast
 }
