@@ -33,18 +33,12 @@ std::vector<std::string> split(const std::string& text, char sep) {
 }
 
 // Why this build cannot run configuration `c` as asked, beyond what the deck's own checks
-// and the backend's construction say; empty when it can.
+// say, or why it would measure nothing new; empty when it can. (What the backend itself cannot
+// do, such as an owner model the Kokkos backend on the host has not, it says when it is made:
+// the row is skipped with its words.)
 std::string not_applicable(const Config& c, const std::map<std::string, std::string>& values) {
   const std::string why = backend_unavailable(c.backend);
   if (!why.empty()) return why;
-  if (c.backend == BackendKind::Kokkos && !runs_on_gpu(c.backend)) {
-    // On a host execution space the Kokkos backend's memory is the host's: there is no other
-    // owner, and the host memory kind and prefetching change nothing.
-    if (c.memory.owner != Owner::Device)
-      return std::string("owner=") + owner_name(c.memory.owner) +
-             ": the kokkos backend runs in host memory here (a CPU execution space): only the "
-             "device owner model applies";
-  }
   return choice_without_effect(c, values);
 }
 
@@ -54,33 +48,6 @@ double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-bool apply_strategy_key(Config& c, const std::string& key, const std::string& value, const std::string& where) {
-  const std::string option = where.empty() ? "--" + key : where;
-  if (key == "layout")
-    c.layout = parse_layout(value, option);
-  else if (key == "precision")
-    c.precision = parse_precision(value, option);
-  else if (key == "backend")
-    c.backend = parse_backend(value, option);
-  else if (key == "owner")
-    c.memory.owner = parse_owner(value, option);
-  else if (key == "host-mem")
-    c.memory.host_memory = parse_host_memory(value, option);
-  else if (key == "halo")
-    c.halo = parse_halo(value, option);
-  else if (key == "kernels")
-    c.kernels = parse_kernels(value, option);
-  else if (key == "kokkos-tile")
-    c.kokkos_tile = parse_kokkos_tile(value, option);
-  else if (key == "prefetch") {
-    if (value != "on" && value != "off") throw DeckError(option + " must be on or off, not '" + value + "'");
-    c.memory.prefetch = value == "on";
-  } else {
-    return false;
-  }
-  return true;
 }
 
 std::string canonical_key(const std::string& key) {

@@ -37,13 +37,6 @@ struct BenchOptions {
   bool progress_line = false;  // each run's progress line (step, ETA) on stderr: rank 0 on a terminal
 };
 
-// Sets a choice the command line makes outside the deck (layout, precision, backend, owner,
-// host-mem, prefetch, halo, kokkos-tile: the value as `halocline run --KEY VALUE` takes it). False when
-// `key` is not one of them; DeckError (exit code 2) for a value it does not know, naming
-// `where` (the option or sweep that gave it; default --KEY).
-bool apply_strategy_key(Config& config, const std::string& key, const std::string& value,
-                        const std::string& where = "");
-
 // The one name of a swept key: the deck's run.layout is the command line's layout,
 // run.host_mem and host_mem are host-mem, and so on; other keys are their own names.
 std::string canonical_key(const std::string& key);

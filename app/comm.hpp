@@ -29,8 +29,9 @@ struct ProcessGrid {
   int neighbour[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
 };
 
-// Initializes MPI (where built in) for the life of the process; finalized by
-// finalize_comm(). Both are called by app/select.cpp's RuntimeSession.
+// Initializes MPI (where built in) for the life of the process (a second call does nothing:
+// main starts it before it reads the command line, app/select.cpp's RuntimeSession for any
+// other caller); finalized by finalize_comm(), RuntimeSession's.
 void initialize_comm(int& argc, char**& argv);
 void finalize_comm();
 // Whether an MPI launcher (mpirun, mpiexec, srun) started this process as one of several

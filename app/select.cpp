@@ -1,7 +1,10 @@
-// Run-time choices -> compile-time types. Every kernel is a template on the precision
-// (double or float) and the layout (AoS, SoA, AoSoA); this file is the only code that maps
-// the command line's --backend, --layout and --precision onto them, the owner model
-// (--owner, --host-mem, --prefetch) onto the GPU backend, and --halo onto the exchange.
+// Run-time choices -> compile-time types, in one place. Every kernel is a template on the
+// precision (double or float) and the layout (AoS, SoA, AoSoA); this file is the only code that
+// reads the strategy keys (apply_strategy_key: the command line's --backend, --layout,
+// --precision, --owner, --host-mem, --prefetch, --halo, --kernels, as the deck's run.* keys and
+// bench's sweeps give them), resolves `auto` (choose_halo, choose_kernels) and maps the
+// choices onto a backend (make_backend): the layout and precision onto its template, the owner
+// model onto its memory, the halo strategy onto its exchange.
 #include "app/select.hpp"
 
 #include <stdexcept>
@@ -63,6 +66,33 @@ std::unique_ptr<Backend> with_layout(const Config& c, const Grid& g, const Place
 }
 
 }  // namespace
+
+bool apply_strategy_key(Config& c, const std::string& key, const std::string& value, const std::string& where) {
+  const std::string option = where.empty() ? "--" + key : where;
+  if (key == "layout")
+    c.layout = parse_layout(value, option);
+  else if (key == "precision")
+    c.precision = parse_precision(value, option);
+  else if (key == "backend")
+    c.backend = parse_backend(value, option);
+  else if (key == "owner")
+    c.memory.owner = parse_owner(value, option);
+  else if (key == "host-mem")
+    c.memory.host_memory = parse_host_memory(value, option);
+  else if (key == "halo")
+    c.halo = parse_halo(value, option);
+  else if (key == "kernels")
+    c.kernels = parse_kernels(value, option);
+  else if (key == "kokkos-tile")
+    c.kokkos_tile = parse_kokkos_tile(value, option);
+  else if (key == "prefetch") {
+    if (value != "on" && value != "off") throw DeckError(option + " must be on or off, not '" + value + "'");
+    c.memory.prefetch = value == "on";
+  } else {
+    return false;
+  }
+  return true;
+}
 
 std::string backend_unavailable(BackendKind b) {
   switch (b) {
@@ -194,7 +224,7 @@ void evaluate_samples(BackendKind backend, std::vector<PhysicsSample<float>>& sa
 }
 
 RuntimeSession::RuntimeSession(int& argc, char** argv) {
-  initialize_comm(argc, argv);              // MPI first: it may consume its own arguments
+  initialize_comm(argc, argv);              // MPI first (under main, started already: nothing then)
   install_start_signals();                  // after MPI's: a signal from here on is said in one line,
   speak_at_signal_exit(world_rank() == 0);  // by rank 0 (every rank gets it)
 #if defined(HALOCLINE_HAVE_KOKKOS)

@@ -16,6 +16,14 @@
 
 namespace halocline {
 
+// Sets the choice of a strategy key (layout, precision, backend, owner, host-mem, prefetch, halo,
+// kernels, kokkos-tile) to `value` as `halocline run --KEY VALUE`, a bench sweep or benchmark
+// gives it (the deck's run.* keys name the same choices). False when `key` is not one of them;
+// DeckError (exit code 2) for a value it does not know, naming `where` (the option or sweep that
+// gave it; default --KEY). The choices then become a backend in make_backend (below).
+bool apply_strategy_key(Config& config, const std::string& key, const std::string& value,
+                        const std::string& where = "");
+
 // The backend of `config` for this rank's subdomain `grid`, with boundary `faces` (the
 // exchanged ones marked) on GPU `device` (GPU backends), with the kernels of
 // choose_kernels(config, dims) for the ranks per direction `dims`. Throws DeckError (exit
