@@ -8,7 +8,7 @@
 namespace halocline {
 
 // Both read a cell as the solver does (kernels/hydro.hpp's to_prim), so the cell found bad
-// and the values said of it are the solver's.
+// and the values said of it are the fp64 solver's (an fp32 run's state is read as doubles).
 std::size_t first_bad_cell(const double* s, std::size_t n, double gamma) {
   const IdealGas<double> gas(gamma);
   for (std::size_t c = 0; c < n; ++c) {

@@ -328,7 +328,8 @@ void Simulation::set_up_outputs() {
   const int passed = outputs_.periodic() ? static_cast<int>(outputs_.done) + 1 : 0;
   const int found = comm_.root() && writer_ ? writer_->index_after(start_.time) : 0;
   snapshot_index_ = std::max(passed, std::stoi(comm_.broadcast(std::to_string(found))));
-  if (writer_) writer_->continue_series(snapshot_index_, start_.time);
+  // Rank 0's alone: it writes the series and says what a restart left out or replaced.
+  if (writer_ && comm_.root()) writer_->continue_series(snapshot_index_, start_.time);
 }
 
 // The controller starts at the restart point (or 0), stopping at the first output time,

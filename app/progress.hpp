@@ -1,6 +1,7 @@
 // The progress line of a long run on a terminal: step, simulation time, share done and the
 // time left, rewritten in place at most twice a second on stderr. Only when stderr is a
-// terminal and the run is not --quiet (app/main.cpp decides); nothing otherwise.
+// terminal and the run is not --quiet (app/command_run.cpp and app/command_bench.cpp decide);
+// nothing otherwise.
 #pragma once
 
 #include <algorithm>

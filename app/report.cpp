@@ -111,8 +111,8 @@ nlohmann::json halo_json(const RunResult& r, double median_step) {
                          "per step, the sum of the exchange phases pack, d2h, h2d, unpack (device "
                          "events on the stream they run in) and mpi (host wall time), both stages"},
                         {"t_compute_s",
-                         "per step, the sum of every other timed phase but output (device events "
-                         "on the compute stream)"},
+                         "per step, the sum of every other timed phase but output and checkpoint "
+                         "(device events on the compute stream)"},
                         {"t_step_s", "median step time (step_time_s), warm-up excluded like the timers"},
                         {"hidden_fraction",
                          "(t_compute + t_halo - t_step) / t_halo, clipped to [0, 1]: the part "

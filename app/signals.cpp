@@ -1,6 +1,5 @@
 #include "app/signals.hpp"
 
-#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -58,10 +57,7 @@ extern "C" void end_at_once(int signal) {
   } else {
     // A launcher ends every rank once one has ended with an error, at once (SIGKILL): a rank
     // that is not to speak gives rank 0 a second to say the line first, and is ended meanwhile.
-    struct timespec second {
-      1, 0
-    };
-    nanosleep(&second, nullptr);
+    sleep(1);  // async-signal-safe (nanosleep is not on POSIX's list)
   }
   if (exit_cleanup_armed.load(std::memory_order_acquire)) {  // unlink and rmdir are async-signal-safe
     if (exit_lock[0] != '\0') unlink(exit_lock);

@@ -39,7 +39,9 @@ void say_at_signal_exit(const std::string& kept);
 // Whether this process says the line when a signal ends it at once (true until told): false
 // on the ranks of a launcher but the first, which all get the signal (mpirun passes it on),
 // so that the run's line is said once. One that does not speak waits a second before it ends,
-// so that its end does not make the launcher kill rank 0 before rank 0 has spoken.
+// so that its end does not make the launcher kill rank 0 before rank 0 has spoken. (A signal
+// that reaches only other ranks, or reaches rank 0 while it only records signals and the others
+// end at once, is then said by none: the launcher's own lines say which rank ended.)
 void speak_at_signal_exit(bool speaks);
 
 }  // namespace halocline

@@ -167,12 +167,15 @@ StepRunner together(const SnapshotPart& part, const std::string& path) {
   const MPI_Comm comm = *static_cast<MPI_Comm*>(part.mpi_comm);
   return [comm, path](const std::function<void()>& step) {
     std::optional<std::string> mine;
+    errno = 0;  // the agreement's MPI calls may leave one that a failed step would then report
     try {
       step();
     } catch (const h5::Error& e) {
       mine = e.reason();
     } catch (const std::exception& e) {
       mine = e.what();
+    } catch (...) {
+      mine = "an unknown exception";
     }
     if (const std::optional<std::string> failure = agreed_failure(comm, mine))
       throw h5::Error("write the file", path, *failure);
@@ -259,17 +262,20 @@ void write_coordinates(hid_t file, const Grid& g, hid_t transfer, bool writes_va
     for (int i = 0; i < g.n[d]; ++i) centres[i] = g.centre(d, i);
     const std::string what = std::string("dataset '") + kAxisNames[d] + "'";
     H5Handle space(check_id(H5Screate_simple(1, &n, nullptr), "create dataspace", path), H5Sclose);
-    H5Handle dset(
-        check_id(H5Dcreate2(file, kAxisNames[d], H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                 "create " + what, path),
-        H5Dclose);
-    write_text_attribute(dset.get(), "description", std::string("cell centres along ") + kAxisNames[d], path);
+    std::unique_ptr<H5Handle> dset;
+    step([&] {
+      dset = std::make_unique<H5Handle>(check_id(H5Dcreate2(file, kAxisNames[d], H5T_NATIVE_DOUBLE, space.get(),
+                                                            H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                                                 "create " + what, path),
+                                        H5Dclose);
+      write_text_attribute(dset->get(), "description", std::string("cell centres along ") + kAxisNames[d], path);
+    });
     if (!writes_values) check(H5Sselect_none(space.get()), "select nothing", path);
     step([&] {
-      check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, space.get(), space.get(), transfer, centres.data()),
+      check(H5Dwrite(dset->get(), H5T_NATIVE_DOUBLE, space.get(), space.get(), transfer, centres.data()),
             "write " + what, path);
     });
-    check(dset.close(), "close " + what, path);
+    step([&] { check(dset->close(), "close " + what, path); });
   }
 }
 
@@ -277,10 +283,12 @@ void write_coordinates(hid_t file, const Grid& g, hid_t transfer, bool writes_va
 // the provenance. Every rank of a collective write calls it, with the same values.
 void write_description(hid_t file, const Grid& g, const SnapshotMetadata& m, hid_t transfer, bool writes_values,
                        const std::string& path, const StepRunner& step = alone) {
-  write_run_attributes(file, m, path);
-  write_grid_attributes(file, g, path);
+  step([&] {
+    write_run_attributes(file, m, path);
+    write_grid_attributes(file, g, path);
+  });
   write_coordinates(file, g, transfer, writes_values, path, step);
-  h5::write_provenance(file, m.provenance, path);
+  step([&] { h5::write_provenance(file, m.provenance, path); });
 }
 
 // A snapshot's five datasets, open.
@@ -339,13 +347,14 @@ void write_variables(const Datasets& datasets, const CellBlock& block, const dou
 void fill_snapshot(hid_t file, const Grid& g, const SnapshotMetadata& m, long step, double time,
                    const std::vector<double>& prim, const SnapshotPart& part, hid_t transfer, const std::string& path,
                    const StepRunner& agreed) {
-  Datasets datasets = create_datasets(file, g, m.single_precision, path);
+  Datasets datasets;
+  agreed([&] { datasets = create_datasets(file, g, m.single_precision, path); });
   std::vector<float> narrow;
   write_variables(datasets, block_of(part.local), prim.data(), m.single_precision, narrow, transfer, path, agreed);
   for (int v = 0; v < kNumVars; ++v)
     agreed([&] { check(datasets[v]->close(), std::string("close dataset '") + kVarNames[v] + "'", path); });
   write_description(file, g, m, transfer, part.root, path, agreed);
-  write_time_attributes(file, step, time, path);
+  agreed([&] { write_time_attributes(file, step, time, path); });
 }
 
 // About the bytes a snapshot of grid g takes on disk: its values, the cells' centres, and
@@ -368,13 +377,15 @@ void check_room(const std::string& path, std::uintmax_t bytes, bool root) {
     const unsigned shift = kib ? 10 : 20;
     return std::to_string((b + (up ? (1u << shift) - 1 : 0)) >> shift) + (kib ? " KiB" : " MiB");
   };
-  std::error_code ec;
-  const fs::space_info room =
-      fs::space(fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path(), ec);
-  if (root && !ec && room.available < bytes)
-    throw h5::Error("write the file", path,
-                    std::string(std::strerror(ENOSPC)) + " (the snapshot needs about " + size(bytes, true) +
-                        ", the file system has " + size(room.available, false) + " free)");
+  if (root) {  // one question to the file system, not one a rank (a parallel one's metadata server)
+    std::error_code ec;
+    const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+    const fs::space_info room = fs::space(dir, ec);
+    if (!ec && room.available < bytes)
+      throw h5::Error("write the file", path,
+                      std::string(std::strerror(ENOSPC)) + " (the snapshot needs about " + size(bytes, true) +
+                          ", the file system has " + size(room.available, false) + " free)");
+  }
   rlimit limit{};
   if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < bytes)
     throw h5::Error("write the file", path,
@@ -397,16 +408,19 @@ void write_collective(const std::string& path, const Grid& g, const SnapshotMeta
   try {
     h5::apply_error_printing();
     errno = 0;  // check() reads it after each call (the MPI-IO driver records no errno)
-    const std::unique_ptr<Access> access = collective_access(part, tmp);
     const StepRunner agreed = together(part, tmp);
     agreed([&] { check_room(tmp, snapshot_bytes(g, m), part.root); });
-    hid_t created = -1;
+    std::unique_ptr<Access> access;
+    agreed([&] { access = collective_access(part, tmp); });
+    // Owned at once: where the create failed on other ranks only, the agreement throws here too
+    // and the file is closed on the way out, not left to HDF5's end.
+    std::unique_ptr<H5Handle> file;
     agreed([&] {
-      created = check_id(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access->file), "create file", tmp);
+      file = std::make_unique<H5Handle>(
+          check_id(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access->file), "create file", tmp), H5Fclose);
     });
-    H5Handle file(created, H5Fclose);
-    fill_snapshot(file.get(), g, m, step, time, prim, part, access->transfer, tmp, agreed);
-    agreed([&] { check(file.close(), "close file", tmp); });
+    fill_snapshot(file->get(), g, m, step, time, prim, part, access->transfer, tmp, agreed);
+    agreed([&] { check(file->close(), "close file", tmp); });
   } catch (...) {
     if (part.root) fs::remove(tmp, ec);
     throw;

@@ -1,0 +1,141 @@
+// The command line read and agreed over the ranks, and the validators the commands' options share.
+#include "app/commands.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "app/comm.hpp"
+#include "app/failures.hpp"
+
+namespace halocline::cli {
+
+namespace {
+
+// Every rank's command-line outcome (`early`: -1 go on, else the exit code it ended with;
+// `refused`: why the parse refused it) and command agreed: -1 when all go on with the same
+// command, else the exit code every rank ends with. Rank 0 says a refusal once (naming the
+// first refused rank where not every rank was) and a different command, naming the rank.
+int agree_on_command(int early, const std::string& command, const std::optional<hc::ExitStatus>& refused) {
+  try {
+    // A command line refused on every rank is said once; on some ranks only, naming the first.
+    hc::agreed([&] {
+      if (refused) throw hc::AgreedExit(*refused);
+    });
+    const hc::AgreedStatus parsed = hc::agree_over_ranks(early > 0 ? early : 0);
+    if (parsed.code != 0) return parsed.code;
+    hc::agreed([&] { hc::check_same_lines("command line", "command = " + command + "\n"); });
+  } catch (const hc::AgreedExit& e) {
+    if (hc::world_rank() == 0) hc::print_failure(e.status);
+    return e.status.code;
+  }
+  return early;
+}
+
+// CLI11's "The following arguments were not expected: 32 --szie" (its list reversed, an
+// unknown option's value among it) as a user reads it: the unknown option first, as typed.
+std::string extras_text(const std::string& message, int argc, char** argv) {
+  std::set<std::string> extras;  // the words after the colon, each cut at '=' (--name=value)
+  const std::size_t colon = message.find(':');
+  std::istringstream words(colon == std::string::npos ? message : message.substr(colon + 1));
+  for (std::string word; words >> word;) extras.insert(word.substr(0, word.find('=')));
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    const std::string name = word.substr(0, word.find('='));
+    if (name.size() > 1 && name[0] == '-' && extras.count(name))
+      return "unknown option '" + name + "' (--help lists the options)";
+  }
+  return message;
+}
+
+// Help or the version, printed by rank 0 alone (every rank read the same line); the exit code.
+int said_once(const CLI::App& app, const CLI::Error& e) {
+  return hc::world_rank() == 0 ? app.exit(e) : e.get_exit_code();
+}
+
+}  // namespace
+
+// CLI11's own range checks print their bounds in full (a 309-digit number for "positive"):
+// these say the rule in the option's own terms.
+CLI::Validator in_range(long lo, long hi) {
+  const std::string rule = hi == std::numeric_limits<long>::max()
+                               ? ">= " + std::to_string(lo)
+                               : "in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  return CLI::Validator(
+      [lo, hi, rule](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const long long value = std::strtoll(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || errno == ERANGE)
+          return "must be an integer " + rule + " (got '" + text + "')";
+        if (value < lo || value > hi) return "must be " + rule + " (got " + text + ")";
+        return "";
+      },
+      rule);
+}
+
+// The same for a real number, finite: CLI11's Range lets "nan" through (every comparison with
+// a NaN is false), and a NaN minimum time or spread bound then passes every rule it sets.
+CLI::Validator number_in_range(double lo, double hi) {
+  const auto text_of = [](double x) {
+    std::ostringstream os;
+    os << x;
+    return os.str();
+  };
+  const std::string rule = "in [" + text_of(lo) + ", " + text_of(hi) + "]";
+  return CLI::Validator(
+      [lo, hi, rule](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);  // out of range: inf, said not finite
+        if (text.empty() || *end != '\0' || !std::isfinite(value))
+          return "must be a number " + rule + " (got '" + text + "')";
+        if (!(value >= lo && value <= hi)) return "must be " + rule + " (got " + text + ")";
+        return "";
+      },
+      rule);
+}
+
+CLI::Validator non_empty() {
+  return CLI::Validator([](std::string& text) { return text.empty() ? std::string("must not be empty") : ""; }, "PATH");
+}
+
+// Parses the command line: -1 where the command goes on, else the exit code every rank of the
+// job agreed on. It ends here for --help, --version or a mistake in it (exit code 2, said by
+// the rank that made it). Every rank agrees on that, and on the command, before anything else:
+// one rank's --help, parse error or other subcommand must not leave the others waiting in MPI.
+int parse_command_line(CLI::App& app, int argc, char** argv) {
+  int early = -1;
+  std::string command = "error";
+  std::optional<hc::ExitStatus> refused;  // said once the ranks agree (agree_on_command)
+  try {
+    // A first word that is no option and no command: CLI11 would only say that a command is
+    // required.
+    if (argc > 1 && argv[1][0] != '-' &&
+        app.get_subcommands([&](CLI::App* s) { return s->get_name() == argv[1]; }).empty())
+      throw CLI::ParseError(std::string("unknown command '") + argv[1] +
+                                "' (the commands: run, verify, bench, benchmark, compare, probe, info)",
+                            CLI::ExitCodes::ExtrasError);
+    app.parse(argc, argv);
+    for (CLI::App* sub : app.get_subcommands()) command = sub->get_name();
+  } catch (const CLI::CallForHelp& e) {
+    early = said_once(app, e), command = "help";
+  } catch (const CLI::CallForAllHelp& e) {
+    early = said_once(app, e), command = "help";
+  } catch (const CLI::CallForVersion& e) {
+    early = said_once(app, e), command = "version";
+  } catch (const CLI::ExtrasError& e) {
+    refused = hc::ExitStatus{2, "error: ", extras_text(e.what(), argc, argv), false, hc::world_rank()};
+    early = 2;
+  } catch (const CLI::ParseError& e) {
+    refused = hc::ExitStatus{2, "error: ", e.what(), false, hc::world_rank()};
+    early = 2;
+  }
+  return agree_on_command(early, command, refused);
+}
+
+}  // namespace halocline::cli
