@@ -420,10 +420,10 @@ case_MpiBenchStoppedBySignalSaysOneLine() {
   [ "$mpiexec" != none ] || skip "this build has no MPI"
   ready
   (cd "$w" && exec timeout 60 "$mpiexec" --oversubscribe -n 2 "$bin" bench "$inputs/bench.toml" --sweep grid.n=4,128 \
-    --repeat 1 --steps 3000 --out q >"$log/out" 2>"$log/err" </dev/null) &
+    --repeat 1 --steps 300 --out q >"$log/out" 2>"$log/err" </dev/null) &
   local bench=$!
   wait_until "$bench" "its second configuration did not begin" grep -q "^bench: grid.n=128" "$log/err"
-  sleep 0.5
+  sleep 0.2
   pkill -TERM -P "$(pgrep -P "$bench")"  # timeout's child is the launcher, whose children are the ranks
   wait "$bench"
   code=$?
