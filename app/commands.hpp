@@ -19,6 +19,7 @@ namespace halocline::cli {
 
 namespace hc = halocline;
 
+// `halocline run DECK`: the deck, the strategies and overrides, where its files go.
 struct RunArgs {
   std::string deck;
   std::string layout, precision, backend, owner, host_mem, prefetch, halo, kernels, kokkos_tile;
@@ -29,6 +30,7 @@ struct RunArgs {
   bool quiet = false, no_probe = false, hdf5_errors = false;
 };
 
+// `halocline bench DECK`: the sweep, repetitions and steps, where bench.json goes.
 struct BenchArgs {
   std::string deck, out = "bench", baseline;
   std::vector<std::string> sets, sweeps;
@@ -37,22 +39,26 @@ struct BenchArgs {
   bool quiet = false, plot = false;
 };
 
+// `halocline benchmark`: the procurement run's options (app/benchmark.hpp).
 struct BenchmarkArgs {
   hc::BenchmarkOptions options;
   bool quiet = false;
 };
 
+// `halocline probe`: which backend and device to measure, where the result goes.
 struct ProbeArgs {
   std::string backend = hc::backend_name(hc::default_backend()), out, json;  // the build's first
   int device = 0;
   bool quick = false;
 };
 
+// `halocline info`: which backend to describe, as text or JSON.
 struct InfoArgs {
   std::string backend = hc::backend_name(hc::default_backend());  // the build's first
   bool json = false;
 };
 
+// `halocline compare A.json B.json ...`: the results to set side by side.
 struct CompareArgs {
   std::vector<std::string> files;
   std::string plot;  // a directory for compare.png; empty: no plot
