@@ -518,6 +518,11 @@ void Simulation::write_snapshot(long step, double time) {
     return prim.data();
   };
   std::optional<SnapshotFile> file;
+  const auto finish_file = [&] {
+    const SnapshotInfo info = writer_->finish(*file, step, time);
+    writer_->write_series();
+    if (comm_.root()) r_.snapshots.push_back(info.xmf_path);
+  };
   if (collective_) {
     // Every rank writes its block of one file in collective calls, so a failure on any rank is
     // every rank's (agreed here, and on each write by the snapshot's own steps): none waits in
@@ -526,11 +531,7 @@ void Simulation::write_snapshot(long step, double time) {
       file.emplace(writer_->begin(snapshot_index_++));
       backend_->read_state([&](const StateSlab& slab) { file->write_block(slab.block, primitives_of(slab)); });
     });
-    agreed([&] {
-      const SnapshotInfo info = writer_->finish(*file, step, time);
-      writer_->write_series();
-      if (comm_.root()) r_.snapshots.push_back(info.xmf_path);
-    });
+    agreed(finish_file);
     return;
   }
   // Rank 0 takes part in the funnel even when its file could not be begun, so that no rank
@@ -549,10 +550,7 @@ void Simulation::write_snapshot(long step, double time) {
         if (file) file->write_block(block, values);
       });
   if (failed) std::rethrow_exception(failed);
-  if (!writer_) return;  // gathered: rank 0 writes
-  const SnapshotInfo info = writer_->finish(*file, step, time);
-  writer_->write_series();
-  if (comm_.root()) r_.snapshots.push_back(info.xmf_path);
+  if (writer_) finish_file();  // gathered: rank 0 writes
 }
 
 // The whole state on rank 0 (empty elsewhere), canonical: for a caller that keeps the final

@@ -129,12 +129,14 @@ class SnapshotWriter {
  private:
   std::string out_dir_;
   std::vector<std::string> later_;  // continue_series(): of its series, past the restart's time
-  struct Beyond {
+  // A snapshot of this writer's series in its directory: its number, file and time.
+  struct SeriesFile {
     int number;
     std::string path;
     double time;
   };
-  std::vector<Beyond> beyond_;  // continue_series(): the same, from first_index on
+  std::vector<SeriesFile> series_files() const;  // in order of number
+  std::vector<SeriesFile> beyond_;  // continue_series(): of its series, past the restart's time, from first_index on
   Grid grid_;
   SnapshotMetadata metadata_;
   std::string prefix_;
