@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -50,6 +51,33 @@ std::string extras_text(const std::string& message, int argc, char** argv) {
     if (name.size() > 1 && name[0] == '-' && extras.count(name))
       return "unknown option '" + name + "' (--help lists the options)";
   }
+  // No option among them: words after the command's own ("run a.toml b.toml"), in the order typed.
+  std::string typed;
+  int count = 0;
+  for (int i = 1; i < argc; ++i)
+    if (extras.count(argv[i])) typed += (count++ == 0 ? "'" : ", '") + std::string(argv[i]) + "'";
+  if (count == 0) return message;
+  return std::string("unexpected argument") + (count == 1 ? " " : "s ") + typed +
+         " (--help says what the command takes)";
+}
+
+// CLI11's own wording of a mistake (ArgumentMismatch, ConversionError, an unexpected word that
+// is no option) said as the project's other refusals are: the option first, then the rule.
+// Forms not recognised keep CLI11's words.
+std::string plain_text(const CLI::ParseError& e, int argc, char** argv) {
+  const std::string message = e.what();
+  std::smatch m;
+  // "--steps: At Most 1 required but received 2": an option given twice.
+  static const std::regex at_most(R"(^(\S+): At Most 1 required but received (\d+)$)");
+  if (std::regex_match(message, m, at_most)) return m[1].str() + ": given " + m[2].str() + " times; give it once";
+  // "--steps: 1 required INT:>= 1 missing": an option at the end of the line with no value.
+  static const std::regex missing(R"(^(\S+): \d+ required .* missing$)");
+  if (std::regex_match(message, m, missing)) return m[1].str() + ": needs a value (--help says what it takes)";
+  // "Could not convert: --repeat = 99999999999": a value its type cannot hold.
+  static const std::regex convert(R"(^Could not convert: (\S+) = (.*)$)");
+  if (std::regex_match(message, m, convert))
+    return m[1].str() + ": cannot read '" + m[2].str() + "' (--help says what it takes)";
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) return extras_text(message, argc, argv);
   return message;
 }
 
@@ -128,11 +156,8 @@ int parse_command_line(CLI::App& app, int argc, char** argv) {
     early = said_once(app, e), command = "help";
   } catch (const CLI::CallForVersion& e) {
     early = said_once(app, e), command = "version";
-  } catch (const CLI::ExtrasError& e) {
-    refused = hc::ExitStatus{2, "error: ", extras_text(e.what(), argc, argv), false, hc::world_rank()};
-    early = 2;
   } catch (const CLI::ParseError& e) {
-    refused = hc::ExitStatus{2, "error: ", e.what(), false, hc::world_rank()};
+    refused = hc::ExitStatus{2, "error: ", plain_text(e, argc, argv), false, hc::world_rank()};
     early = 2;
   }
   return agree_on_command(early, command, refused);

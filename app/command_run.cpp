@@ -245,7 +245,7 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
                   "auto)");
   run->add_option("--ranks-grid", a.ranks_grid, "MPI ranks per direction: PX,PY,PZ (default: MPI's choice)")
       ->delimiter(',')
-      ->check(in_range(1));
+      ->check(in_range(1, 1 << 20));
   run->add_option("--steps", a.steps,
                   "stop after N >= 1 steps (sets time.max_steps; default: the deck's, else at t_end)")
       ->check(in_range(1));

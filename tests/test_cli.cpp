@@ -175,6 +175,12 @@ const std::vector<BadCase>& bad_cases() {
       // A known option that begins the unknown one is not the one named.
       {"UnknownOptionBesideItsPrefix", {}, {"--steps", "3", "--steps-max", "4"}, {"unknown option '--steps-max'"}},
       {"StepsNotANumber", {}, {"--steps", "abc"}, {"--steps", "abc"}},
+      // CLI11's own words ("At Most 1 required but received 2", "1 required INT:>= 1 missing",
+      // "Could not convert: ...", "The following argument was not expected") said plainly.
+      {"StepsGivenTwice", {}, {"--steps", "3", "--steps", "4"}, {"--steps: given 2 times; give it once"}},
+      {"FlagGivenAWord", {}, {"--quiet=abc"}, {"--quiet: cannot read 'abc'"}},
+      {"SecondDeck", {}, {"other.toml"}, {"unexpected argument 'other.toml'"}},
+      {"RanksGridBeyondAnInt", {}, {"--ranks-grid", "99999999999,1,1"}, {"--ranks-grid: must be in [1, 1048576]"}},
       {"StepsZero", {}, {"--steps", "0"}, {"--steps"}},
       {"ReportDirUnwritable", {}, {"--report", "/proc/halocline/r.json"}, {"/proc/halocline"}},
       {"StepsNegative", {}, {"--steps", "-3"}, {"--steps"}},
@@ -231,6 +237,14 @@ TEST_P(CliBadInput, ExitsTwoWithOneLineAndNoOutput) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, CliBadInput, ::testing::ValuesIn(bad_cases()),
                          [](const ::testing::TestParamInfo<BadCase>& i) { return i.param.name; });
+
+// An option that ends the line with no value (CLI11: "--steps: 1 required INT:>= 1 missing").
+// Not a CliBadInput case: those end with --out DIR, which the option would take as its value.
+TEST_F(Cli, AnOptionWithoutItsValueSaysSo) {
+  const Result r = run({"run", "inputs/sod.toml", "--steps"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err, "halocline: error: --steps: needs a value (--help says what it takes)\n");
+}
 
 // ---- --version, --help, no subcommand ----------------------------------------------------
 
