@@ -76,8 +76,7 @@ int do_bench(const BenchArgs& a, const hc::Provenance& provenance) {
     hc::check_bench_options(o);
   });
   hc::agreed([&] { hc::check_same_lines("bench options", hc::bench_lines(o)); });
-  hc::agreed([&] {
-    if (!root) return;
+  hc::agreed_on_root([&] {
     if (a.plot) plot = plot_command();
     for (const char* name : {"bench.json", "bench.csv"})
       hc::check_output_file((out / name).string(), "bench output", {o.deck},
@@ -168,8 +167,7 @@ int do_benchmark(BenchmarkArgs a, const hc::Provenance& provenance) {
   const std::filesystem::path out(a.options.out_dir);
   hc::BenchmarkResult result = hc::plan_benchmark(a.options);
   hc::OutputDirectory out_dir;
-  hc::agreed([&] {
-    if (!root) return;
+  hc::agreed_on_root([&] {
     hc::check_output_file((out / "benchmark.json").string(), "benchmark result", {}, hc::OutputKind::BenchmarkResult);
     hc::check_output_file((out / "benchmark.md").string(), "benchmark summary", {}, hc::OutputKind::BenchmarkSummary);
     for (const char* precision : {"fp64", "fp32"}) {  // each precision's run (app/benchmark.cpp)

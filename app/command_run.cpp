@@ -160,17 +160,18 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
   hc::agreed([&] { hc::check_same_configuration(config); });
   RunOutputs outputs;
   std::optional<std::vector<std::string>> restart_changes;  // the numerics a restart changes
+  long restart_step = -1;
   hc::agreed([&] {
     hc::choose_process_grid(config.n, config.ranks_grid, hc::world_size());
     // The problem's parameters against the grid (a Sedov radius that holds no cell centre).
     if (config.restart_path.empty()) (void)hc::initial_condition_of(config, hc::grid_of(config));
-    long restart_step = -1;
     if (!config.restart_path.empty()) {
       const hc::CheckpointHeader h = hc::check_restart(config);
       restart_step = h.step;
       restart_changes = hc::restart_changes(h, config);
     }
-    if (hc::world_rank() != 0) return;
+  });
+  hc::agreed_on_root([&] {
     prepare_outputs(config, restart_step, outputs);
     if (!a.no_probe) hc::check_probe_cache(config.out_dir, hc::backend_name(config.backend), 0);
   });

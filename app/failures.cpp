@@ -156,7 +156,10 @@ ExitStatus classify(std::exception_ptr failure) {
   return s;
 }
 
-void agreed(const std::function<void()>& step) {
+namespace {
+
+// agreed()'s work; `name_rank`: whether a failure on some ranks only names the rank that spoke.
+void agree_on_step(const std::function<void()>& step, bool name_rank) {
   if (world_size() == 1) {  // one rank agrees with itself: its exception goes on as it is
     step();
     return;
@@ -176,8 +179,20 @@ void agreed(const std::function<void()>& step) {
   agreed_status.prefix = broadcast_from(all.rank, mine.prefix);
   agreed_status.message = broadcast_from(all.rank, mine.message);
   agreed_status.every_rank = true;
-  agreed_status.rank = all.every_rank ? -1 : all.rank;
+  agreed_status.rank = all.every_rank || !name_rank ? -1 : all.rank;
   throw AgreedExit(agreed_status);
+}
+
+}  // namespace
+
+void agreed(const std::function<void()>& step) { agree_on_step(step, true); }
+
+void agreed_on_root(const std::function<void()>& step) {
+  agree_on_step(
+      [&] {
+        if (world_rank() == 0) step();
+      },
+      false);
 }
 
 std::string one_line(const std::string& text, std::size_t max) {

@@ -43,6 +43,11 @@ struct AgreedExit : std::runtime_error {
 // make no MPI call that a failed rank would skip; every rank must call this alike.
 void agreed(const std::function<void()>& step);
 
+// agreed() for a step that rank 0 alone makes for the whole job (the checks of the files and
+// directories only it writes): the other ranks call it too, and `step` runs on rank 0 only.
+// Its failure is the job's, not one rank's, so its message names no rank.
+void agreed_on_root(const std::function<void()>& step);
+
 // Every rank of a job must run the same configuration (the same deck, overrides and
 // options): compares each rank's settings with rank 0's and throws DeckError, on the
 // ranks that differ, naming the first setting that does. Call it inside agreed().

@@ -799,6 +799,16 @@ case_MpiCommandLineMistakeSaidOnce() {
   expect_no_err "rank "
   expect_fast
 }
+# A check that rank 0 makes for the job (the files only it writes) is the job's: its line named
+# rank 0 as if one rank had failed (a multi-rank trial, 2026-12-07).
+case_MpiOutputRefusedNamesNoRank() {
+  echo "notes" > "$w/report.json"
+  ready
+  mpi 2 "$bin" run "$inputs/sod.toml" --report report.json --out o
+  expect_refused "halocline: error: report 'report.json' exists and is not a run's report" mpi
+  expect_no_err "rank "
+  expect_fast
+}
 case_MpiMemoryRefused() {
   ready
   mpi 2 "$bin" run "$inputs/bench.toml" --set grid.n=8000 --set output.final=true --out o
