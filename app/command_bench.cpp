@@ -141,7 +141,7 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
                     "or a deck key (repeatable: the matrix of all)");
   bench->add_option("--repeat", a.repeat, "repetitions of each configuration: blocks of --steps steps in its one run")
       ->capture_default_str()
-      ->check(in_range(1, 1000000));
+      ->check(at_least(1, std::numeric_limits<int>::max()));
   bench->add_option("--steps", a.steps, "timed steps of each repetition (after 4 untimed ones)")
       ->capture_default_str()
       ->check(in_range(1, 1000000));

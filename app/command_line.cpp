@@ -90,22 +90,35 @@ int said_once(const CLI::App& app, const CLI::Error& e) {
 
 // CLI11's own range checks print their bounds in full (a 309-digit number for "positive"):
 // these say the rule in the option's own terms.
-CLI::Validator in_range(long lo, long hi) {
-  const std::string rule = hi == std::numeric_limits<long>::max()
-                               ? ">= " + std::to_string(lo)
-                               : "in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+namespace {
+
+// A whole number in [lo, hi], shown as `rule` in the help and in a refusal; where the rule
+// does not show hi (`shows_hi` false: a bound only the option's type sets), a number above it
+// is said with it.
+CLI::Validator integer_in(long lo, long hi, const std::string& rule, bool shows_hi) {
   return CLI::Validator(
-      [lo, hi, rule](std::string& text) -> std::string {
+      [lo, hi, rule, shows_hi](std::string& text) -> std::string {
         char* end = nullptr;
         errno = 0;
         const long long value = std::strtoll(text.c_str(), &end, 10);
         if (text.empty() || *end != '\0' || errno == ERANGE)
           return "must be an integer " + rule + " (got '" + text + "')";
+        if (value > hi && !shows_hi) return "must be at most " + std::to_string(hi) + " (got " + text + ")";
         if (value < lo || value > hi) return "must be " + rule + " (got " + text + ")";
         return "";
       },
       rule);
 }
+
+}  // namespace
+
+CLI::Validator in_range(long lo, long hi) {
+  const bool open = hi == std::numeric_limits<long>::max();
+  return integer_in(
+      lo, hi, open ? ">= " + std::to_string(lo) : "in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]", !open);
+}
+
+CLI::Validator at_least(long lo, long hi) { return integer_in(lo, hi, ">= " + std::to_string(lo), false); }
 
 // The same for a real number, finite: CLI11's Range lets "nan" through (every comparison with
 // a NaN is false), and a NaN minimum time or spread bound then passes every rule it sets.

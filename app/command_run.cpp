@@ -151,7 +151,7 @@ void prepare_outputs(const hc::Config& config, long restart_step, RunOutputs& ou
 // Every check that needs no work comes first, agreed by every rank (app/failures.hpp): a
 // bad deck, a rank with another configuration, a process grid that cannot be, an unusable
 // checkpoint, an output path the run may not write. (Memory the machine lacks is refused by
-// the run's own set-up, for bench's runs too: app/driver.cpp.)
+// the run's own set-up, for bench's runs too: app/simulation_setup.cpp.)
 int do_run(const RunArgs& a, const hc::Provenance& provenance) {
   hc::install_stop_signals();  // a signal during set-up ends the run cleanly too
   hc::set_hdf5_error_printing(a.hdf5_errors);
@@ -246,7 +246,7 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
                   "auto)");
   run->add_option("--ranks-grid", a.ranks_grid, "MPI ranks per direction: PX,PY,PZ (default: MPI's choice)")
       ->delimiter(',')
-      ->check(in_range(1, 1 << 20));
+      ->check(at_least(1, std::numeric_limits<int>::max()));
   run->add_option("--steps", a.steps,
                   "stop after N >= 1 steps (sets time.max_steps; default: the deck's, else at t_end)")
       ->check(in_range(1));

@@ -81,6 +81,9 @@ int do_verify();
 // Validators shared by the commands' options (app/command_line.cpp): a whole number in
 // [lo, hi], a finite real number in [lo, hi], a path that is not empty.
 CLI::Validator in_range(long lo, long hi = std::numeric_limits<long>::max());
+// ">= lo" in the help, for an option whose upper bound `hi` is only what its type (an int) holds:
+// above it, "must be at most hi".
+CLI::Validator at_least(long lo, long hi);
 CLI::Validator number_in_range(double lo, double hi);
 CLI::Validator non_empty();
 

@@ -62,9 +62,22 @@ RunResult run_simulation(const Config& config, const RunOptions& options) {
   return r;
 }
 
-// ---- The loop's steps ------------------------------------------------------------------------
-
 namespace simulation {
+
+// ---- The files' timers -----------------------------------------------------------------------
+
+// Each snapshot (snapshot 0, those of the output times, the final one) and each checkpoint
+// inside its host-timed phase, here with the step's other timers.
+void Simulation::write_snapshot(long step, double time) {
+  auto timer = timers_->host_scope(phase::kOutput);
+  write_snapshot_file(step, time);
+}
+void Simulation::checkpoint_at_stop() {
+  auto timer = timers_->host_scope(phase::kCheckpoint);
+  write_checkpoint();
+}
+
+// ---- The loop's steps ------------------------------------------------------------------------
 
 // Asked for a checkpoint now (a signal, the wall-time interval)? All ranks agree, so that
 // all stop at the same step; the status may be a step late, so step + 1 may be on the

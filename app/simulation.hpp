@@ -103,12 +103,14 @@ class Simulation {
   void set_up_outputs();
   void start_controller();
   void write_first_snapshot();
-  void write_snapshot(long step, double time);
+  void write_snapshot(long step, double time);       // timed: app/driver.cpp
+  void write_snapshot_file(long step, double time);  // its work: app/simulation_outputs.cpp
   std::vector<double> gather_state();
   Totals state_totals();
   [[noreturn]] void report_fault();
   void check_state_at_stop();
-  void checkpoint_at_stop();
+  void checkpoint_at_stop();  // timed: app/driver.cpp
+  void write_checkpoint();    // its work: app/simulation_outputs.cpp
   void sample_step();
   void settle_steps_past_the_stop();
   void reduce_timers();

@@ -9,7 +9,6 @@
 
 #include "app/bad_cells.hpp"
 #include "app/failures.hpp"
-#include "app/phases.hpp"
 #include "app/report.hpp"  // device_identity
 #include "app/simulation.hpp"
 
@@ -32,9 +31,8 @@ std::string rate_failure(double max_rate, double cfl) {
 // primitives, into its own block of one shared file (collective) or through rank 0, which
 // writes alone (Comm::funnel). The host holds the file's bytes and a few slabs, never another
 // copy of the state. Rank 0 writes the series.
-void Simulation::write_snapshot(long step, double time) {
+void Simulation::write_snapshot_file(long step, double time) {
   last_snapshot_step_ = step;
-  auto t = timers_->host_scope(phase::kOutput);
   std::vector<double> prim;
   auto primitives_of = [&](const StateSlab& slab) {
     const std::size_t cells = slab.block.cells();
@@ -95,8 +93,7 @@ std::vector<double> Simulation::gather_state() {
 // The state was checked first (check_state_at_stop): a broken state is never saved. A
 // checkpoint that cannot be written ends the run (exit code 4), unless a signal asked for it:
 // the signal is still the news.
-void Simulation::checkpoint_at_stop() {
-  auto t = timers_->host_scope(phase::kCheckpoint);
+void Simulation::write_checkpoint() {
   std::string path;
   try {
     path = save_checkpoint(config_, comm_, r_.provenance, start_.series, control_.step, control_.t, *backend_);

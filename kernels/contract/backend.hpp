@@ -131,7 +131,7 @@ class Backend {
   // submitted, so that the host never waits for the step the device is running.
   virtual StepControl step_status(bool exact) = 0;
   // The controller as the last plan_step() left it, once all work is done: what a check of the
-  // state at a stop reads, after which no step publishes a status (app/driver.cpp
+  // state at a stop reads, after which no step publishes a status (the driver's
   // check_state_at_stop). Where step_status(true) is the controller itself, that.
   virtual StepControl planned_status() { return step_status(true); }
 

@@ -25,7 +25,8 @@ namespace halocline::hip {
 //         dependent results, and a third block hides more of that than its spills cost; with
 //         the z state (10 values a column) out of the registers the faces phase spills about
 //         half as much, 8% faster at 512^3 than 24 x 8 with the z state in registers;
-//   fp32: 27 x 8 columns, 256 threads, 4 blocks, 64 registers and no spill, z state in
+//   fp32: 27 x 8 columns, 256 threads, 4 blocks, 64 registers (16 bytes spilled, ptxas of nvcc 13.0
+//         on 1b218ac), z state in
 //         registers (2% faster than in shared memory): with the columns' lookahead 3.5% faster
 //         than 5 blocks of 48 registers, which spilled (before the lookahead 5 blocks were 1%
 //         faster). 27 rather than 28 (5% faster at 256^3 and 512^3): its slopes are 502 items,
