@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "app/comm.hpp"
 #include "app/failures.hpp"
@@ -39,33 +40,35 @@ int agree_on_command(int early, const std::string& command, const std::optional<
 }
 
 // CLI11's "The following arguments were not expected: 32 --szie" (its list reversed, an
-// unknown option's value among it) as a user reads it: the unknown option first, as typed.
-std::string extras_text(const std::string& message, int argc, char** argv) {
-  std::set<std::string> extras;  // the words after the colon, each cut at '=' (--name=value)
-  const std::size_t colon = message.find(':');
-  std::istringstream words(colon == std::string::npos ? message : message.substr(colon + 1));
-  for (std::string word; words >> word;) extras.insert(word.substr(0, word.find('=')));
+// unknown option's value among it) as a user reads it: the unknown option first, as typed;
+// with no option among them, the words the parse left (`extras`: CLI11's own list, in the order
+// typed), as they are ("run a.toml b.toml grid.n=256").
+std::string extras_text(const std::vector<std::string>& extras, int argc, char** argv) {
+  std::set<std::string> names;  // each cut at '=' (--name=value)
+  for (const std::string& word : extras) names.insert(word.substr(0, word.find('=')));
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
     const std::string name = word.substr(0, word.find('='));
-    if (name.size() > 1 && name[0] == '-' && extras.count(name))
+    if (name.size() > 1 && name[0] == '-' && names.count(name))
       return "unknown option '" + name + "' (--help lists the options)";
   }
-  // No option among them: words after the command's own ("run a.toml b.toml"), in the order typed.
-  std::string typed;
-  int count = 0;
-  for (int i = 1; i < argc; ++i)
-    if (extras.count(argv[i])) typed += (count++ == 0 ? "'" : ", '") + std::string(argv[i]) + "'";
-  if (count == 0) return message;
-  return std::string("unexpected argument") + (count == 1 ? " " : "s ") + typed +
+  std::string listed;
+  for (const std::string& word : extras) listed += (listed.empty() ? "'" : ", '") + word + "'";
+  return std::string("unexpected argument") + (extras.size() == 1 ? " " : "s ") + listed +
          " (--help says what the command takes)";
 }
+
+// The commands, as a refusal lists them.
+constexpr const char* kCommands = "the commands: run, verify, bench, benchmark, compare, probe, info";
 
 // CLI11's own wording of a mistake (ArgumentMismatch, ConversionError, an unexpected word that
 // is no option) said as the project's other refusals are: the option first, then the rule.
 // Forms not recognised keep CLI11's words.
-std::string plain_text(const CLI::ParseError& e, int argc, char** argv) {
+std::string plain_text(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   const std::string message = e.what();
+  // "A subcommand is required": a line with no command (`halocline` alone, or options only).
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && message == "A subcommand is required")
+    return std::string("no command given (") + kCommands + "; --help says what each does)";
   std::smatch m;
   // "--steps: At Most 1 required but received 2": an option given twice.
   static const std::regex at_most(R"(^(\S+): At Most 1 required but received (\d+)$)");
@@ -73,11 +76,14 @@ std::string plain_text(const CLI::ParseError& e, int argc, char** argv) {
   // "--steps: 1 required INT:>= 1 missing": an option at the end of the line with no value.
   static const std::regex missing(R"(^(\S+): \d+ required .* missing$)");
   if (std::regex_match(message, m, missing)) return m[1].str() + ": needs a value (--help says what it takes)";
-  // "Could not convert: --repeat = 99999999999": a value its type cannot hold.
+  // "Could not convert: --quiet = abc": a value its type cannot hold (a flag given a word).
   static const std::regex convert(R"(^Could not convert: (\S+) = (.*)$)");
   if (std::regex_match(message, m, convert))
     return m[1].str() + ": cannot read '" + m[2].str() + "' (--help says what it takes)";
-  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) return extras_text(message, argc, argv);
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    const std::vector<std::string> extras = app.remaining(true);
+    if (!extras.empty()) return extras_text(extras, argc, argv);
+  }
   return message;
 }
 
@@ -101,9 +107,11 @@ CLI::Validator integer_in(long lo, long hi, const std::string& rule, bool shows_
         char* end = nullptr;
         errno = 0;
         const long long value = std::strtoll(text.c_str(), &end, 10);
-        if (text.empty() || *end != '\0' || errno == ERANGE)
+        const bool beyond = errno == ERANGE && value > 0;  // beyond long long: above any hi
+        if (text.empty() || *end != '\0' || (errno == ERANGE && !beyond))
           return "must be an integer " + rule + " (got '" + text + "')";
-        if (value > hi && !shows_hi) return "must be at most " + std::to_string(hi) + " (got " + text + ")";
+        if (beyond && shows_hi) return "must be " + rule + " (got " + text + ")";
+        if ((beyond || value > hi) && !shows_hi) return "must be at most " + std::to_string(hi) + " (got " + text + ")";
         if (value < lo || value > hi) return "must be " + rule + " (got " + text + ")";
         return "";
       },
@@ -158,8 +166,7 @@ int parse_command_line(CLI::App& app, int argc, char** argv) {
     // required.
     if (argc > 1 && argv[1][0] != '-' &&
         app.get_subcommands([&](CLI::App* s) { return s->get_name() == argv[1]; }).empty())
-      throw CLI::ParseError(std::string("unknown command '") + argv[1] +
-                                "' (the commands: run, verify, bench, benchmark, compare, probe, info)",
+      throw CLI::ParseError(std::string("unknown command '") + argv[1] + "' (" + kCommands + ")",
                             CLI::ExitCodes::ExtrasError);
     app.parse(argc, argv);
     for (CLI::App* sub : app.get_subcommands()) command = sub->get_name();
@@ -170,7 +177,7 @@ int parse_command_line(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     early = said_once(app, e), command = "version";
   } catch (const CLI::ParseError& e) {
-    refused = hc::ExitStatus{2, "error: ", plain_text(e, argc, argv), false, hc::world_rank()};
+    refused = hc::ExitStatus{2, "error: ", plain_text(app, e, argc, argv), false, hc::world_rank()};
     early = 2;
   }
   return agree_on_command(early, command, refused);

@@ -27,6 +27,7 @@
 // the set-up, app/simulation_outputs.cpp the files, faults and the finish.
 #include "app/driver.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 #include <string>
@@ -66,8 +67,9 @@ namespace simulation {
 
 // ---- The files' timers -----------------------------------------------------------------------
 
-// Each snapshot (snapshot 0, those of the output times, the final one) and each checkpoint
-// inside its host-timed phase, here with the step's other timers.
+// Each snapshot (snapshot 0, those of the output times, the final one) and each checkpoint at
+// a stop inside its host-timed phase (a fault's last good state is saved untimed: the run ends), here with the step's
+// other timers.
 void Simulation::write_snapshot(long step, double time) {
   auto timer = timers_->host_scope(phase::kOutput);
   write_snapshot_file(step, time);

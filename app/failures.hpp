@@ -44,8 +44,9 @@ struct AgreedExit : std::runtime_error {
 void agreed(const std::function<void()>& step);
 
 // agreed() for a step that rank 0 alone makes for the whole job (the checks of the files and
-// directories only it writes): the other ranks call it too, and `step` runs on rank 0 only.
-// Its failure is the job's, not one rank's, so its message names no rank.
+// directories only it writes): the other ranks call it too, and `step` runs on rank 0 only, so
+// it must make no MPI call. Its failure is the job's, not one rank's, so its message names no
+// rank.
 void agreed_on_root(const std::function<void()>& step);
 
 // Every rank of a job must run the same configuration (the same deck, overrides and

@@ -6,6 +6,7 @@
 //   app/simulation_outputs.cpp  snapshots, checkpoints and faults inside the loop, and the finish
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>

@@ -1,6 +1,7 @@
 // The set-up of a run (app/simulation.hpp): the backend and its timers, the state, the
 // snapshot writer, the controller and snapshot 0. What the loop then does: app/driver.cpp.
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "app/failures.hpp"

@@ -180,6 +180,13 @@ const std::vector<BadCase>& bad_cases() {
       {"StepsGivenTwice", {}, {"--steps", "3", "--steps", "4"}, {"--steps: given 2 times; give it once"}},
       {"FlagGivenAWord", {}, {"--quiet=abc"}, {"--quiet: cannot read 'abc'"}},
       {"SecondDeck", {}, {"other.toml"}, {"unexpected argument 'other.toml'"}},
+      // CLI11's own list of the words left, in the order typed (its message listed them
+      // reversed), each once however often it appears elsewhere on the line, '=' and all.
+      {"WordsLeftInTheOrderTyped",
+       {},
+       {"b.toml", "grid.n=256"},
+       {"unexpected arguments 'b.toml', 'grid.n=256' (--help says what the command takes)"}},
+      {"ValueGivenTwice", {}, {"--steps", "10", "10"}, {"unexpected argument '10' ("}},
       {"RanksGridBeyondAnInt",
        {},
        {"--ranks-grid", "99999999999,1,1"},
@@ -276,11 +283,15 @@ TEST_F(Cli, HelpMentionsSubcommands) {
   EXPECT_NE(r.out.find("verify"), std::string::npos) << r.out;
 }
 
+// Said in the project's words (CLI11: "A subcommand is required"), with or without options.
 TEST_F(Cli, NoSubcommandIsBadInput) {
-  const Result r = run({});
-  EXPECT_EQ(r.code, 2);
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  for (const std::vector<std::string>& args : {std::vector<std::string>{}, {"--bogus"}}) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err,
+              "halocline: error: no command given (the commands: run, verify, bench, benchmark, compare, probe, info; "
+              "--help says what each does)\n");
+  }
 }
 
 // A first word that is no command is named as such; --version after a command is --version.

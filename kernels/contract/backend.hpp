@@ -1,4 +1,5 @@
-// The backend contract: what the shared driver (app/driver.cpp) asks of a programming model.
+// The backend contract: what the shared driver (app/driver.cpp and app/simulation_*.cpp) asks of a
+// programming model.
 //
 // A backend owns the state in its own memory, in one layout and precision, and runs the
 // kernels of kernels/stencil.hpp over it. The driver owns the algorithm: the order of the

@@ -1,7 +1,8 @@
 // What Kokkos has no portable name for, on a GPU build of Kokkos: execution-space instances
 // on streams of a chosen priority, device events for the phase timers, managed-memory
-// prefetches and the device's description. Written for CUDA (through the HIP-to-CUDA
-// mapping of kernels/hip/, the same calls the native backend makes); on the host execution
+// prefetches and the device's description. Written with the HIP runtime calls of
+// kernels/hip/, the same the native backend makes: on Kokkos' HIP backend (AMD) as they are,
+// on its CUDA backend through kernels/hip/hip_nvidia.hpp's mapping. On the host execution
 // spaces there is nothing to do: default instances, a host clock, no prefetch.
 #pragma once
 
@@ -13,7 +14,8 @@
 #include "kernels/contract/phase_clock.hpp"
 #include "kernels/kokkos/memory.hpp"
 #include "kernels/kokkos/policies.hpp"
-#if defined(KOKKOS_ENABLE_CUDA)
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+#define HALOCLINE_KOKKOS_GPU 1
 #include "kernels/hip/device_info.hpp"
 #include "kernels/hip/event_clock.hpp"
 #include "kernels/hip/memory.hpp"
@@ -21,11 +23,15 @@
 
 namespace halocline::kokkos {
 
+// The stream and the device of an instance, by the name each GPU backend of Kokkos gives them.
 #if defined(KOKKOS_ENABLE_CUDA)
 static_assert(std::is_same_v<Exec, Kokkos::Cuda>, "a CUDA build of Kokkos runs the backend on Kokkos::Cuda");
-constexpr bool kCudaExecution = true;
-#else
-constexpr bool kCudaExecution = false;
+inline hipStream_t stream_of(const Exec& exec) { return exec.cuda_stream(); }
+inline int device_of(const Exec& exec) { return exec.cuda_device(); }
+#elif defined(KOKKOS_ENABLE_HIP)
+static_assert(std::is_same_v<Exec, Kokkos::HIP>, "a HIP build of Kokkos runs the backend on Kokkos::HIP");
+inline hipStream_t stream_of(const Exec& exec) { return exec.hip_stream(); }
+inline int device_of(const Exec& exec) { return exec.hip_device(); }
 #endif
 
 // The compute and halo instances. On CUDA each has a stream of its own and the halo stream
@@ -34,7 +40,7 @@ constexpr bool kCudaExecution = false;
 class Instances {
  public:
   Instances() {
-#if defined(KOKKOS_ENABLE_CUDA)
+#if defined(HALOCLINE_KOKKOS_GPU)
     int least = 0, greatest = 0;
     HIP_CHECK(hipDeviceGetStreamPriorityRange(&least, &greatest));
     HIP_CHECK(hipStreamCreateWithPriority(&streams_[0], hipStreamNonBlocking, least));
@@ -44,7 +50,7 @@ class Instances {
 #endif
   }
   ~Instances() {
-#if defined(KOKKOS_ENABLE_CUDA)
+#if defined(HALOCLINE_KOKKOS_GPU)
     compute.fence();
     halo.fence();
     compute = Exec();  // the instances let go of the streams before they are destroyed
@@ -58,7 +64,7 @@ class Instances {
   Exec compute, halo;
 
  private:
-#if defined(KOKKOS_ENABLE_CUDA)
+#if defined(HALOCLINE_KOKKOS_GPU)
   hipStream_t streams_[2] = {nullptr, nullptr};
 #endif
 };
@@ -69,12 +75,12 @@ class Instances {
 class StreamOrder {
  public:
   StreamOrder() {
-#if defined(KOKKOS_ENABLE_CUDA)
+#if defined(HALOCLINE_KOKKOS_GPU)
     HIP_CHECK(hipEventCreateWithFlags(&event_, hipEventDisableTiming));
 #endif
   }
   ~StreamOrder() {
-#if defined(KOKKOS_ENABLE_CUDA)
+#if defined(HALOCLINE_KOKKOS_GPU)
     (void)hipEventDestroy(event_);
 #endif
   }
@@ -82,9 +88,9 @@ class StreamOrder {
   StreamOrder& operator=(const StreamOrder&) = delete;
 
   void after(const Exec& later, const Exec& earlier) {
-#if defined(KOKKOS_ENABLE_CUDA)
-    HIP_CHECK(hipEventRecord(event_, earlier.cuda_stream()));
-    HIP_CHECK(hipStreamWaitEvent(later.cuda_stream(), event_, 0));
+#if defined(HALOCLINE_KOKKOS_GPU)
+    HIP_CHECK(hipEventRecord(event_, stream_of(earlier)));
+    HIP_CHECK(hipStreamWaitEvent(stream_of(later), event_, 0));
 #else
     (void)later;
     earlier.fence();
@@ -92,7 +98,7 @@ class StreamOrder {
   }
 
  private:
-#if defined(KOKKOS_ENABLE_CUDA)
+#if defined(HALOCLINE_KOKKOS_GPU)
   hipEvent_t event_ = nullptr;
 #endif
 };
@@ -100,8 +106,8 @@ class StreamOrder {
 // The phase timers' clock for instance `exec`: device events on its stream on a GPU (no
 // synchronization inside a step), the host clock after a fence of the instance elsewhere.
 inline std::unique_ptr<PhaseClock> make_clock_for(const Exec& exec) {
-#if defined(KOKKOS_ENABLE_CUDA)
-  return std::make_unique<hip::EventClock>(exec.cuda_stream());
+#if defined(HALOCLINE_KOKKOS_GPU)
+  return std::make_unique<hip::EventClock>(stream_of(exec));
 #else
   return std::make_unique<HostClock>([exec] { exec.fence(); });
 #endif
@@ -111,10 +117,9 @@ inline std::unique_ptr<PhaseClock> make_clock_for(const Exec& exec) {
 // stream, so that the side about to touch them does not take page faults. False where there
 // is nothing to move (host execution spaces).
 inline bool prefetch(const Exec& exec, const Buffer& b, bool to_device) {
-#if defined(KOKKOS_ENABLE_CUDA)
+#if defined(HALOCLINE_KOKKOS_GPU)
   if (b.where() != Where::Managed || b.bytes() == 0) return false;
-  HIP_CHECK(
-      hipMemPrefetchAsync(b.get(), b.bytes(), to_device ? exec.cuda_device() : hipCpuDeviceId, exec.cuda_stream()));
+  HIP_CHECK(hipMemPrefetchAsync(b.get(), b.bytes(), to_device ? device_of(exec) : hipCpuDeviceId, stream_of(exec)));
   return true;
 #else
   (void)exec, (void)b, (void)to_device;
@@ -125,7 +130,7 @@ inline bool prefetch(const Exec& exec, const Buffer& b, bool to_device) {
 // Refuses, before allocating, arrays that would not fit in the GPU's free memory: one clear
 // line and exit code 2 (ResourceError) rather than an allocation failure inside Kokkos.
 inline void check_device_fits(std::size_t needed, const char* what) {
-#if defined(KOKKOS_ENABLE_CUDA)
+#if defined(HALOCLINE_KOKKOS_GPU)
   hip::check_fits(needed, what);
 #else
   (void)needed, (void)what;
@@ -135,8 +140,8 @@ inline void check_device_fits(std::size_t needed, const char* what) {
 // The GPU Kokkos runs on, as the runtime describes it (kind "gpu"); on the host execution
 // spaces kind stays empty and the caller describes the CPU.
 inline DeviceInfo gpu_info() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  return hip::describe_device(Exec().cuda_device());
+#if defined(HALOCLINE_KOKKOS_GPU)
+  return hip::describe_device(device_of(Exec()));
 #else
   return {};
 #endif

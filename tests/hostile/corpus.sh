@@ -870,6 +870,15 @@ case_BenchSweepOfCheckpoints() { bench_refused "a key bench sets itself" --sweep
 case_BenchSweepOfAnUnknownLayout() { bench_refused "--sweep layout: must be one of aos, soa, aosoa (got 'xyz')" --sweep layout=aos,xyz; }
 case_BenchBaselineKeyTwice() { bench_refused "'layout' is given twice" --sweep layout=aos,soa --baseline layout=aos,run.layout=soa; }
 case_BenchRepeatZero() { small_deck; ready; hc bench deck.toml --out b --repeat 0; expect_refused "--repeat: must be >= 1 (got 0)"; }
+# Beyond its int, and beyond any 64-bit integer: CLI11 said "Could not convert: --repeat = ...".
+case_BenchRepeatBeyondAnInt() {
+  small_deck
+  ready
+  hc bench deck.toml --out b --repeat 99999999999
+  expect_refused "--repeat: must be at most 2147483647 (got 99999999999)"
+  hc bench deck.toml --out b --repeat 99999999999999999999999
+  expect_refused "--repeat: must be at most 2147483647 (got 99999999999999999999999)"
+}
 
 # ---- Found by a hostile review (2026-12-01) ----------------------------------------------------
 
