@@ -70,6 +70,18 @@ std::string plain_text(const CLI::App& app, const CLI::ParseError& e, int argc, 
   if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && message == "A subcommand is required")
     return std::string("no command given (") + kCommands + "; --help says what each does)";
   std::smatch m;
+  // "deck is required", "files is required": a command without the input it reads.
+  static const std::regex required(R"(^(\w+) is required$)");
+  if (std::regex_match(message, m, required)) {
+    std::string command;
+    for (const CLI::App* sub : app.get_subcommands()) command = sub->get_name() + ": ";
+    const std::string input = m[1].str();
+    const std::string what = input == "deck" ? "a deck (a TOML file; inputs/ has examples)"
+                             : input == "files"
+                                 ? "the benchmark results to compare (benchmark.json files or their --out directories)"
+                                 : "its " + input + " (--help says what it takes)";
+    return command + "needs " + what;
+  }
   // "--steps: At Most 1 required but received 2": an option given twice.
   static const std::regex at_most(R"(^(\S+): At Most 1 required but received (\d+)$)");
   if (std::regex_match(message, m, at_most)) return m[1].str() + ": given " + m[2].str() + " times; give it once";

@@ -294,6 +294,19 @@ TEST_F(Cli, NoSubcommandIsBadInput) {
   }
 }
 
+// A command without the input it reads says what it needs (CLI11: "files is required").
+TEST_F(Cli, ACommandWithoutItsInputSaysWhatItNeeds) {
+  for (const auto& [command, needs] : std::vector<std::pair<std::string, std::string>>{
+           {"run", "run: needs a deck (a TOML file; inputs/ has examples)"},
+           {"bench", "bench: needs a deck"},
+           {"compare", "compare: needs the benchmark results to compare"}}) {
+    const Result r = run({command});
+    EXPECT_EQ(r.code, 2) << command;
+    EXPECT_EQ(r.err.rfind("halocline: error: " + needs, 0), 0u) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  }
+}
+
 // A first word that is no command is named as such; --version after a command is --version.
 TEST_F(Cli, UnknownCommandIsNamedAndVersionWorksAfterACommand) {
   const Result r = run({"frobnicate"});
