@@ -118,13 +118,11 @@ CLI::Validator integer_in(long lo, long hi, const std::string& rule, bool shows_
       [lo, hi, rule, shows_hi](std::string& text) -> std::string {
         char* end = nullptr;
         errno = 0;
-        const long long value = std::strtoll(text.c_str(), &end, 10);
-        const bool beyond = errno == ERANGE && value > 0;  // beyond long long: above any hi
-        if (text.empty() || *end != '\0' || (errno == ERANGE && !beyond))
-          return "must be an integer " + rule + " (got '" + text + "')";
-        if (beyond && shows_hi) return "must be " + rule + " (got " + text + ")";
-        if ((beyond || value > hi) && !shows_hi) return "must be at most " + std::to_string(hi) + " (got " + text + ")";
-        if (value < lo || value > hi) return "must be " + rule + " (got " + text + ")";
+        const long long value = std::strtoll(text.c_str(), &end, 10);  // beyond long long: its bound, ERANGE
+        if (text.empty() || *end != '\0') return "must be an integer " + rule + " (got '" + text + "')";
+        const bool above = value > hi || (errno == ERANGE && value > 0);
+        if (above && !shows_hi) return "must be at most " + std::to_string(hi) + " (got " + text + ")";
+        if (above || value < lo || errno == ERANGE) return "must be " + rule + " (got " + text + ")";
         return "";
       },
       rule);

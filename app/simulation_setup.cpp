@@ -158,11 +158,11 @@ void Simulation::set_up_outputs() {
   // The first free index: after the output times passed, and after every snapshot up to the
   // restart's time (the final one of the run it continues lies between output times, or is
   // snapshot 0 where there are none), as rank 0 sees the directory.
+  // Rank 0's alone: it reads the directory once, writes the series and says what a restart
+  // left out or replaced.
   const int passed = outputs_.periodic() ? static_cast<int>(outputs_.done) + 1 : 0;
-  const int found = comm_.root() && writer_ ? writer_->index_after(start_.time) : 0;
-  snapshot_index_ = std::max(passed, std::stoi(comm_.broadcast(std::to_string(found))));
-  // Rank 0's alone: it writes the series and says what a restart left out or replaced.
-  if (writer_ && comm_.root()) writer_->continue_series(snapshot_index_, start_.time);
+  const int first = comm_.root() && writer_ ? writer_->continue_series(passed, start_.time) : passed;
+  snapshot_index_ = std::stoi(comm_.broadcast(std::to_string(first)));
 }
 
 // The controller starts at the restart point (or 0), stopping at the first output time,

@@ -616,8 +616,12 @@ std::vector<SnapshotWriter::SeriesFile> SnapshotWriter::series_files() const {
   return files;
 }
 
-void SnapshotWriter::continue_series(int first_index, double time) {
-  for (SeriesFile& f : series_files()) {
+int SnapshotWriter::continue_series(int at_least, double time) {
+  const std::vector<SeriesFile> files = series_files();  // one read of the directory's snapshots
+  int first_index = at_least;
+  for (const SeriesFile& f : files)
+    if (f.time <= time) first_index = std::max(first_index, f.number + 1);
+  for (const SeriesFile& f : files) {
     if (f.time <= time && f.number < first_index) {
       written_.push_back({f.path, fs::path(f.path).replace_extension(".xmf").string()});
       times_.push_back(f.time);
@@ -627,9 +631,10 @@ void SnapshotWriter::continue_series(int first_index, double time) {
       if (f.number < first_index)
         later_.push_back(f.path);
       else
-        beyond_.push_back(std::move(f));
+        beyond_.push_back(f);
     }
   }
+  return first_index;
 }
 
 std::vector<std::string> SnapshotWriter::replaced_snapshots() const {
@@ -638,13 +643,6 @@ std::vector<std::string> SnapshotWriter::replaced_snapshots() const {
     for (std::size_t i = 0; i < written_.size(); ++i)
       if (written_[i].h5_path == b.path && times_[i] != b.time) paths.push_back(b.path);
   return paths;
-}
-
-int SnapshotWriter::index_after(double time) const {
-  int after = 0;
-  for (const SeriesFile& f : series_files())
-    if (f.time <= time) after = f.number + 1;
-  return after;
 }
 
 std::vector<std::string> SnapshotWriter::snapshots_after(int index) const {

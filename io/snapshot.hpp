@@ -100,13 +100,17 @@ class SnapshotWriter {
   // (OutputError as write()).
   void write_series() const;
 
-  // A restarted run continues the numbering at `first_index`: the snapshots before it that
-  // are in the directory and of its series (SnapshotMetadata::series: the run it continues
-  // wrote them), at or before the restart's `time`, join the series, with their times, so that
-  // <prefix>.xmf still lists them. A file that cannot be read, or of another series, is left
-  // out; so is one of a later time (the run it continues went past its checkpoint, with
-  // another output interval: this run makes that time again), which later_snapshots() names.
-  void continue_series(int first_index, double time);
+  // A restarted run at `time` continues the numbering at the index it returns: `at_least` (after
+  // the output times passed), and after the last snapshot of its series in the directory whose
+  // time is at or before `time`, so that it writes over none of the run it continues, whose
+  // final snapshot may lie between two output times (and, with no output interval, is its only
+  // one: snapshot 0). The snapshots before that index that are of its series
+  // (SnapshotMetadata::series: the run it continues wrote them), at or before `time`, join the
+  // series, with their times, so that <prefix>.xmf still lists them. A file that cannot be
+  // read, or of another series, is left out; so is one of a later time (the run it continues
+  // went past its checkpoint, with another output interval: this run makes that time again),
+  // which later_snapshots() names. The directory's snapshots are read once.
+  int continue_series(int at_least, double time);
   // The snapshots continue_series() left out for their time: an earlier run's, past the restart.
   const std::vector<std::string>& later_snapshots() const { return later_; }
   // Of the snapshots of its series numbered from `first_index` on, which continue_series() found
@@ -115,11 +119,6 @@ class SnapshotWriter {
   // snapshot of the run it continues, between two output times. (One of an output time this run
   // makes again, the same state, is not named.)
   std::vector<std::string> replaced_snapshots() const;
-  // The index after the last snapshot of its series in the directory whose time is at or before `time` (0
-  // where there is none): a restart at `time` numbers its snapshots from there at least, so
-  // that it writes over none of the run it continues, whose final snapshot may lie between
-  // two output times (and, with no output interval, is its only one: snapshot 0).
-  int index_after(double time) const;
   // The snapshot files in the directory numbered after `index`, in order: where `index` is the
   // last this run wrote, an earlier run's, which <prefix>.xmf does not list.
   std::vector<std::string> snapshots_after(int index) const;

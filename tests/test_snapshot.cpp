@@ -268,16 +268,14 @@ TEST(Snapshot, ARestartContinuesOnlyItsOwnSeries) {
   write_an_earlier_run(tmp.path(), g);
 
   SnapshotWriter own(tmp.path().string(), g, metadata(false));
-  EXPECT_EQ(own.index_after(0.25), 2);
-  own.continue_series(2, 0.25);
+  EXPECT_EQ(own.continue_series(0, 0.25), 2);
   EXPECT_EQ(own.written().size(), 2u);
   EXPECT_TRUE(own.later_snapshots().empty());
 
   halocline::SnapshotMetadata m = metadata(false);
   m.series = "0123456789abcdef";
   SnapshotWriter other(tmp.path().string(), g, m);
-  EXPECT_EQ(other.index_after(0.25), 0);
-  other.continue_series(2, 0.25);
+  EXPECT_EQ(other.continue_series(0, 0.25), 0);
   EXPECT_TRUE(other.written().empty());
   other.write(0, 60, 0.3, make_prim(g));
   other.write_series();
@@ -294,7 +292,7 @@ TEST(Snapshot, ARestartLeavesOutItsRunsSnapshotsPastItsTime) {
   write_an_earlier_run(tmp.path(), g);
 
   SnapshotWriter restarted(tmp.path().string(), g, metadata(false));
-  restarted.continue_series(3, 0.3);
+  EXPECT_EQ(restarted.continue_series(3, 0.3), 3);
   ASSERT_EQ(restarted.written().size(), 2u);
   EXPECT_EQ(restarted.later_snapshots(), std::vector<std::string>{(tmp.path() / "snapshot_0002.h5").string()});
   restarted.write(3, 60, 0.4, make_prim(g));
