@@ -77,7 +77,7 @@ void Simulation::write_snapshot_file(long step, double time) {
 }
 
 // The whole state on rank 0 (empty elsewhere), canonical: for a caller that keeps the final
-// state (verify, tests) and the message of a numerical failure.
+// state (verify, tests).
 std::vector<double> Simulation::gather_state() {
   std::vector<double> whole(comm_.root() ? kNumVars * r_.grid.ninterior : 0);
   comm_.funnel(
@@ -106,17 +106,15 @@ void Simulation::write_checkpoint() {
   if (checkpoints_.signal && !path.empty()) throw Interrupted(checkpoints_.signal, control_.step, path);
 }
 
-// Says where the state broke (rank 0 looks through the whole state and tells every rank)
-// and saves the state it was made from, intact in the backend (the steps after the fault
-// did nothing), as a checkpoint to restart from, e.g. with a smaller CFL number.
+// Says where the state broke (each rank looks through its own slabs; the earliest cell of
+// the whole grid is said on every rank) and saves the state it was made from, intact in the
+// backend (the steps after the fault did nothing), as a checkpoint to restart from, e.g.
+// with a smaller CFL number.
 void Simulation::report_fault() {
   backend_->select_after_fault(AfterFault::Broken);
-  std::string where;
-  {  // the whole state, gone again before the checkpoint's file is built
-    const std::vector<double> whole = gather_state();
-    where = comm_.root() ? describe_bad_cell(whole, r_.grid, config_.physics.gamma) : std::string();
-  }
-  where = comm_.broadcast(where);
+  FirstBadCell first(r_.grid, config_.physics.gamma);
+  backend_->read_state([&](const StateSlab& slab) { first.look(slab); });
+  const std::string where = comm_.broadcast(FirstBadCell::first_over_ranks(comm_.gather(first.encoded())));
   const std::string failure = "step " + std::to_string(control_.step) + ", t = " + g6(control_.t) +
                               ": no valid time step (" + rate_failure(control_.max_rate, control_.cfl) + "); " + where;
   // No step of this run was made: what it was given cannot be run (a gamma, states or cells

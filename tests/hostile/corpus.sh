@@ -722,6 +722,32 @@ case_UnrunnableInitialStateWritesNoSnapshot() {
 
 # ---- MPI: decomposition, ranks that disagree, ranks that fail ------------------------------
 
+# A numerical fault names the first bad cell of the whole grid on any decomposition: each
+# rank looks through its own slabs (rank 0 gathered the whole state, which a large run per
+# rank could not hold), and the earliest of the ranks' is said. Two strong rarefactions drive
+# the pressure negative at step 1 in the middle cells: along x on 3 ranks the first is rank
+# 1's; along y, split in x on 2 ranks, both ranks have one and rank 0's comes first.
+fault_cell() {
+  local out=$1 n=$2
+  shift 2
+  mpi "$n" "$bin" run --no-probe "$inputs/sod.toml" --set riemann.preset=custom --set riemann.left.u=-20 \
+    --set riemann.right.u=20 --set riemann.left.p=0.01 --set riemann.right.p=0.01 --set physics.cfl=1 \
+    --set output.final=false --out "$out" "$@"
+  expect_exit 3
+  expect_err "numerical failure: step 1"
+  expect_one_line mpi
+  grep -o 'first bad cell [^;]*' "$log/err" >"$w/$out.cell"
+}
+case_MpiFaultNamesTheFirstBadCellOfTheWholeGrid() {
+  fault_cell x1 1 --set grid.nx=60
+  fault_cell x3 3 --set grid.nx=60
+  fault_cell y1 1 --set grid.nx=4 --set grid.ny=60 --set riemann.direction=y
+  fault_cell y2 2 --set grid.nx=4 --set grid.ny=60 --set riemann.direction=y --ranks-grid 2,1,1
+  cmp -s "$w/x1.cell" "$w/x3.cell" || fail "3 ranks said '$(cat "$w/x3.cell")', 1 rank '$(cat "$w/x1.cell")'"
+  cmp -s "$w/y1.cell" "$w/y2.cell" || fail "2 ranks said '$(cat "$w/y2.cell")', 1 rank '$(cat "$w/y1.cell")'"
+  grep -qF "first bad cell (i, j, k) = (30, 0, 0) of the whole grid: " "$w/x1.cell" || fail "x: $(cat "$w/x1.cell")"
+  grep -qF "first bad cell (i, j, k) = (0, 30, 0) of the whole grid: " "$w/y1.cell" || fail "y: $(cat "$w/y1.cell")"
+}
 case_MpiThinSubdomainSteered() {
   hc run --no-probe "$inputs/sedov.toml" --quiet --set grid.nx=16 --set grid.ny=16 --set grid.nz=3 --out one
   expect_exit 0
