@@ -9,11 +9,12 @@
 
 namespace halocline {
 
-// Writes `size` bytes as the file `path`: into "<path>.tmp", created new (O_EXCL |
-// O_NOFOLLOW, after removing whatever entry had that name: never through a link planted
-// there), written, fsync'ed and closed with every status checked (full disks and quotas
-// often report only at fsync or close), then renamed onto `path`, which must be absent or a
-// regular file (a directory, device, FIFO or link there is never replaced); with
+// Writes `size` bytes as the file `path`: into "<path>.tmp", this writer's alone (flock:
+// another process writing the same path finishes first, waited for up to 120 s; O_NOFOLLOW,
+// and an entry there that is not a plain file of one link is removed: never written through
+// a link planted there), written, fsync'ed and closed with every status checked (full disks
+// and quotas often report only at fsync or close), then renamed onto `path`, which must be
+// absent or a regular file (a directory, device, FIFO or link there is never replaced); with
 // `sync_directory`, the directory is fsync'ed so the rename survives a power loss. Any
 // failure removes the temporary and throws OutputError (exit code 4): "cannot write WHAT
 // 'PATH': REASON", REASON the operating system's.

@@ -24,8 +24,10 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
 #include "io/h5util.hpp"
 #include "io/output_error.hpp"
@@ -316,6 +318,36 @@ TEST(OutputFailures, PlantedLinksAreNeverFollowed) {
 }
 
 // HDF5's own error stack reaches stderr only after set_hdf5_error_printing(true).
+// Two writers of one path at once (two runs given one `--report`): each waits for the other's
+// temporary to get its name, so every write succeeds and the file is always one writer's
+// whole. Until 2026-12-07 each removed the other's temporary: one failed to rename, and the
+// file at the path could be the failed writer's.
+TEST(OutputFailures, WritersOfOnePathAtOnceAllSucceed) {
+  hc::test::TempDir tmp("out_writers");
+  fs::create_directories(tmp.path());
+  const std::string path = (tmp.path() / "report.json").string();
+  constexpr int kWriters = 4, kWrites = 25;
+  constexpr std::size_t kBytes = std::size_t(1) << 18;
+  std::vector<std::string> failures(kWriters);
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w)
+    writers.emplace_back([&, w] {
+      const std::string text(kBytes, static_cast<char>('a' + w));
+      for (int i = 0; i < kWrites && failures[w].empty(); ++i) try {
+          hc::write_file_atomically(path, text, "report");
+        } catch (const std::exception& e) {
+          failures[w] = e.what();
+        }
+    });
+  for (std::thread& t : writers) t.join();
+  for (int w = 0; w < kWriters; ++w) EXPECT_EQ(failures[w], "") << "writer " << w;
+  std::ifstream in(path, std::ios::binary);
+  const std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(got.size(), kBytes);
+  EXPECT_EQ(got, std::string(kBytes, got[0]));  // one writer's whole
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+}
+
 TEST(OutputFailures, HdfErrorStackOnlyWhenAsked) {
   hc::test::TempDir tmp("out_h5print");
   fs::create_directories(tmp.path());
