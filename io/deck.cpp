@@ -297,6 +297,27 @@ std::string escaped_controls(const std::string& text) {
   return out;
 }
 
+// Sets `name` (the dotted `key`) of `table` to `value`, set by the override `text`. An inline
+// table set where the deck has a table is merged into it, key by key (`--set
+// 'grid={nx=32,ny=32}'` is `--set grid.nx=32 --set grid.ny=32`): until 2026-12-07 it replaced
+// the section, and the deck's domain, preset or other keys were gone without a word.
+void set_key(toml::table& table, const std::string& name, const std::string& key, toml::node&& value,
+             const std::string& text, std::map<std::string, std::string>& origins) {
+  toml::node* there = table.get(name);
+  if (value.is_table() && there && there->is_table()) {
+    for (auto&& [k, v] : *value.as_table())
+      set_key(*there->as_table(), std::string(k.str()), key + "." + std::string(k.str()), std::move(v), text, origins);
+    return;
+  }
+  table.insert_or_assign(name, std::move(value));
+  // A later override of a whole key supersedes earlier ones of keys inside it.
+  for (auto it = origins.lower_bound(key + "."); it != origins.end();) {
+    if (it->first.compare(0, key.size() + 1, key + ".") != 0) break;
+    it = origins.erase(it);
+  }
+  origins[key] = text;
+}
+
 // Splices one "a.b.c=value" into the tree, creating tables on the way, and records its text
 // so that messages about the key name the override instead of a deck line.
 void apply_override(toml::table& root, const std::string& text, std::map<std::string, std::string>& origins) {
@@ -344,16 +365,9 @@ void apply_override(toml::table& root, const std::string& text, std::map<std::st
     table = n->as_table();
   }
   if (is_toml)
-    table->insert_or_assign(parts.back(), std::move(*parsed.get("x")));
+    set_key(*table, parts.back(), key, std::move(*parsed.get("x")), text, origins);
   else
-    table->insert_or_assign(parts.back(), trim(value));
-
-  // A later override of a whole table supersedes earlier ones of keys inside it.
-  for (auto it = origins.lower_bound(key + "."); it != origins.end();) {
-    if (it->first.compare(0, key.size() + 1, key + ".") != 0) break;
-    it = origins.erase(it);
-  }
-  origins[key] = text;
+    set_key(*table, parts.back(), key, toml::value<std::string>(trim(value)), text, origins);
 }
 
 // ---- Structure and reading --------------------------------------------------------------

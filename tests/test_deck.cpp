@@ -155,6 +155,22 @@ TEST(Deck, Overrides) {
   EXPECT_DOUBLE_EQ(c.riemann.left.rho, 3.0);  // creates [riemann.left]
 }
 
+// An inline table is merged into the section it names, as its keys one by one would be: the
+// deck's other keys (the vortex's domain, a preset's interface) stay. It replaced the section.
+TEST(Deck, InlineTableOverrideMergesIntoItsSection) {
+  Config c = load_deck(input("vortex.toml"), {"grid={nx=32, ny=16}"});
+  EXPECT_EQ(c.n, (std::array<int, 3>{32, 16, 1}));
+  EXPECT_DOUBLE_EQ(c.lo[0], -5.0);
+  EXPECT_DOUBLE_EQ(c.hi[1], 5.0);
+  c = load_deck(input("sod.toml"), {"riemann.preset=toro3", "riemann.x0=0.25", "riemann={direction=\"x\"}"});
+  EXPECT_DOUBLE_EQ(c.riemann.x0, 0.25);
+  EXPECT_EQ(c.riemann.preset, "toro3");
+  // Nested: a state's keys merge too, and a message names the override that set the key.
+  c = load_deck(input("sod.toml"), {"riemann.preset=custom", "riemann={left={rho=2}}"});
+  EXPECT_DOUBLE_EQ(c.riemann.left.rho, 2.0);
+  EXPECT_HAS(error_of(kBase, {"grid={nx=0, ny=4}"}), "--set grid={nx=0, ny=4}: ");
+}
+
 TEST(Deck, OverrideCreatesSection) {
   const Config c = parse_deck(kBase, "t.toml", {"run.precision=fp32", "output.final=false"});
   EXPECT_EQ(c.precision, Precision::FP32);
