@@ -24,23 +24,16 @@ namespace halocline::cli {
 
 namespace {
 
-// The python3 and the plot.py that --plot runs (app/plot_script.hpp), found before any work.
-std::string plot_command() {
-  const std::string python = hc::build::kPython;
-  if (python.empty() || python.find("NOTFOUND") != std::string::npos)
-    throw hc::DeckError("--plot: no python3 was found when this binary was built");
-  return "'" + python + "' '" + hc::plot_script().string() + "'";
-}
-
 // tools/plot.py on a bench's results: the sweep's bars, the probe's copies if there is one
 // in the directory, and the timelines of the baseline's run and its halo variants. Exit
 // status of python.
-int plot_bench(const std::string& plot, const std::filesystem::path& out, const hc::BenchResult& r) {
+int plot_bench(std::vector<std::string> command, const std::filesystem::path& out, const hc::BenchResult& r) {
   namespace fs = std::filesystem;
-  std::string command =
-      plot + " --bench '" + (out / "bench.json").string() + "' --out '" + (out / "plots").string() + "'";
+  for (const fs::path& p : {fs::path("--bench"), out / "bench.json", fs::path("--out"), out / "plots"})
+    command.push_back(p.string());
   for (const auto& e : fs::directory_iterator(out))
-    if (e.path().filename().string().rfind("probe-", 0) == 0) command += " --probe '" + e.path().string() + "'";
+    if (e.path().filename().string().rfind("probe-", 0) == 0)
+      command.insert(command.end(), {"--probe", e.path().string()});
   // Timelines: the baseline's run and those that differ from it in the halo strategy only
   // (so that sync and overlap can be set side by side).
   const hc::BenchRow* base = nullptr;
@@ -49,9 +42,9 @@ int plot_bench(const std::string& plot, const std::filesystem::path& out, const 
   for (std::size_t i = 0; base && i < r.rows.size(); ++i) {
     bool same = r.rows[i].ran();
     for (const auto& [key, value] : r.rows[i].values) same = same && (key == "halo" || base->values.at(key) == value);
-    if (same) command += " --report '" + (out / "runs" / std::to_string(i) / "report.json").string() + "'";
+    if (same) command.insert(command.end(), {"--report", (out / "runs" / std::to_string(i) / "report.json").string()});
   }
-  return std::system(command.c_str());
+  return hc::run_plot(command, false);
 }
 
 }  // namespace
@@ -62,7 +55,7 @@ int do_bench(const BenchArgs& a, const hc::Provenance& provenance) {
   const bool root = hc::world_rank() == 0;
   const std::filesystem::path out(a.out);
   hc::OutputDirectory out_dir;
-  std::string plot;
+  std::vector<std::string> plot;
   hc::agreed([&] {
     o.deck = a.deck;
     o.sets = a.sets;
@@ -77,7 +70,10 @@ int do_bench(const BenchArgs& a, const hc::Provenance& provenance) {
   });
   hc::agreed([&] { hc::check_same_lines("bench options", hc::bench_lines(o)); });
   hc::agreed_on_root([&] {
-    if (a.plot) plot = plot_command();
+    if (a.plot) {
+      plot = hc::plot_command();
+      hc::check_plot_folder(out / "plots", "--plot");
+    }
     for (const char* name : {"bench.json", "bench.csv"})
       hc::check_output_file((out / name).string(), "bench output", {o.deck},
                             name[6] == 'j' ? hc::OutputKind::BenchResults : hc::OutputKind::BenchTable);
@@ -225,18 +221,21 @@ CLI::App* add_benchmark_command(CLI::App& app, BenchmarkArgs& a) {
 // printed (exit 2, one line, for one that is not a result); the table on stdout.
 int do_compare(const CompareArgs& a) {
   std::vector<nlohmann::json> results;
-  std::string plot;
+  std::vector<std::string> plot;
   hc::agreed([&] {
     for (const std::string& f : a.files) results.push_back(hc::read_benchmark_result(f));
-    if (!a.plot.empty()) plot = plot_command();
+    if (!a.plot.empty()) {
+      plot = hc::plot_command();
+      hc::check_plot_folder(a.plot, "--plot");
+    }
   });
   if (hc::world_rank() != 0) return 0;
   std::cout << hc::compare_markdown(a.files, results);
   if (a.plot.empty()) return 0;
-  std::string command = plot + " --out '" + a.plot + "'";
-  for (const std::string& f : a.files) command += " --compare '" + hc::benchmark_result_path(f) + "'";
+  plot.insert(plot.end(), {"--out", a.plot});
+  for (const std::string& f : a.files) plot.insert(plot.end(), {"--compare", hc::benchmark_result_path(f)});
   std::cout.flush();  // the table before anything plot.py prints
-  if (std::system((command + " >/dev/null").c_str()) != 0) throw std::runtime_error("--plot: tools/plot.py failed");
+  if (hc::run_plot(plot, true) != 0) throw std::runtime_error("--plot: tools/plot.py failed");
   std::cout << "\nplot " << (std::filesystem::path(a.plot) / "compare.png").string() << '\n';
   return 0;
 }

@@ -1,5 +1,13 @@
 #include "app/plot_script.hpp"
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
 #include <system_error>
 
 #include "app/build_info.hpp"
@@ -35,6 +43,70 @@ fs::path plot_script() {
   if (ec) throw DeckError("--plot: cannot find this binary's own path (/proc/self/exe: " + ec.message() + ")");
   return find_plot_script(
       exe, {build::kPlotScriptFromBinDir, build::kBuildBinDir, fs::path(build::kSourceDir) / "tools" / "plot.py"});
+}
+
+std::vector<std::string> plot_command() {
+  const std::string python = build::kPython;
+  if (python.empty() || python.find("NOTFOUND") != std::string::npos)
+    throw DeckError("--plot: no python3 was found when this binary was built");
+  return {python, plot_script().string()};
+}
+
+namespace {
+
+bool is_png(const fs::path& file) {
+  static const char kSignature[8] = {'\x89', 'P', 'N', 'G', '\r', '\n', '\x1a', '\n'};
+  char head[8] = {};
+  std::ifstream in(file, std::ios::binary);
+  return in.read(head, sizeof head) && std::equal(head, head + sizeof head, kSignature);
+}
+
+}  // namespace
+
+void check_plot_folder(const fs::path& dir, const std::string& option) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(dir, ec);
+  if (!fs::exists(status)) return;
+  if (!fs::is_directory(status))
+    throw DeckError(option + ": '" + dir.string() + "' exists and is not a directory: the pictures go into a folder");
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".png") continue;
+    const fs::file_status own = fs::symlink_status(e.path(), ec);
+    std::string why;
+    if (fs::is_symlink(own))
+      why = "a symbolic link";
+    else if (!fs::is_regular_file(own))
+      why = "not a regular file";
+    else if (fs::hard_link_count(e.path(), ec) != 1)
+      why = "a file with another name (a hard link)";
+    else if (!is_png(e.path()))
+      why = "not a PNG image";
+    if (!why.empty())
+      throw DeckError(option + ": '" + e.path().string() + "' is " + why +
+                      ": plot.py replaces only the pictures it drew; move it or draw elsewhere");
+  }
+  if (ec) throw DeckError(option + ": cannot read '" + dir.string() + "': " + ec.message());
+}
+
+int run_plot(const std::vector<std::string>& argv, bool quiet) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child < 0) return 127;
+  if (child == 0) {
+    if (quiet) {
+      const int null = ::open("/dev/null", O_WRONLY);
+      if (null >= 0) ::dup2(null, STDOUT_FILENO);
+    }
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0)
+    if (errno != EINTR) return 127;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 }  // namespace halocline

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace halocline {
 
@@ -23,5 +25,20 @@ std::filesystem::path find_plot_script(const std::filesystem::path& exe, const P
 
 // The same for this process (/proc/self/exe) with the places this binary was built with.
 std::filesystem::path plot_script();
+
+// The python3 this binary was built with and this binary's plot.py, as the start of the
+// command line that --plot runs. DeckError (exit code 2) where either is missing.
+std::vector<std::string> plot_command();
+
+// Checks, before any work, the folder --plot draws into: absent, or a directory whose
+// pictures (*.png) are plain files of one link that are PNG images, which plot.py alone
+// replaces; anything else there under such a name (a link to someone's file, someone's
+// file) is refused, DeckError naming it. `option` names the option for the message.
+void check_plot_folder(const std::filesystem::path& dir, const std::string& option);
+
+// Runs `argv` (plot_command() and its arguments) as a child process, no shell between (a
+// path with a quote in it is one argument); its stdout goes to /dev/null when `quiet`.
+// Returns its exit status (127 when it could not be started).
+int run_plot(const std::vector<std::string>& argv, bool quiet);
 
 }  // namespace halocline

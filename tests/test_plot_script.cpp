@@ -84,3 +84,41 @@ TEST(PlotScript, ABinaryWithoutItsCopyNamesWhereItLooked) {
 TEST(PlotScript, ThisBuildFindsTheSourceTreesScript) {
   EXPECT_EQ(hc::plot_script(), fs::path(HALOCLINE_SOURCE_DIR) / "tools" / "plot.py");
 }
+
+// --plot's folder is checked before any work: plot.py replaces only the pictures it drew,
+// never a link planted under a picture's name (it wrote through it) nor someone's file; a file
+// where the folder goes is refused too (plot.py died with a traceback after the sweep).
+TEST(PlotScript, ThePlotFolderHoldsOnlyPicturesPlotPyDrew) {
+  hc::test::TempDir dir("plot_folder");
+  const fs::path plots = dir.path() / "plots";
+  auto refusal = [&]() -> std::string {
+    try {
+      hc::check_plot_folder(plots, "--plot");
+    } catch (const hc::DeckError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(refusal(), "");  // absent: plot.py makes it
+  fs::create_directories(plots);
+  std::ofstream(plots / "bench_all.png", std::ios::binary) << std::string("\x89PNG\r\n\x1a\n", 8) << "pixels";
+  std::ofstream(plots / "notes.txt") << "not a picture's name\n";
+  EXPECT_EQ(refusal(), "");  // its own picture, and names it never writes
+  const fs::path victim = dir.path() / "victim.txt";
+  std::ofstream(victim) << "precious\n";
+  fs::create_symlink(victim, plots / "bench_layout.png");
+  EXPECT_EQ(refusal(),
+            "--plot: '" + (plots / "bench_layout.png").string() +
+                "' is a symbolic link: plot.py replaces only the pictures it drew; move it or draw elsewhere");
+  fs::remove(plots / "bench_layout.png");
+  fs::create_hard_link(plots / "bench_all.png", dir.path() / "elsewhere.png");
+  EXPECT_NE(refusal().find("bench_all.png' is a file with another name (a hard link)"), std::string::npos);
+  fs::remove(dir.path() / "elsewhere.png");
+  std::ofstream(plots / "compare.png") << "someone's notes\n";
+  EXPECT_NE(refusal().find("compare.png' is not a PNG image"), std::string::npos);
+  fs::remove(plots / "compare.png");
+  EXPECT_EQ(refusal(), "");
+  fs::remove_all(plots);
+  std::ofstream(plots) << "a file\n";
+  EXPECT_EQ(refusal(), "--plot: '" + plots.string() + "' exists and is not a directory: the pictures go into a folder");
+}

@@ -15,13 +15,17 @@
           halo, host), each backend call a bar, so that overlap can be seen. Several reports
           give several timelines (timeline_<name>.png, name from the report's config).
 
-Writes PNG files into DIR and prints their names.
+Writes PNG files into DIR and prints their names. A file there under a picture's name that
+is not a PNG this script could have drawn (someone's file, a link to one) is never replaced:
+the script stops with one line and exit status 2.
 """
 import argparse
 import json
 import math
 import os
+import stat
 import sys
+import tempfile
 
 try:
     import matplotlib
@@ -32,11 +36,47 @@ except ImportError:
     sys.exit("plot.py: matplotlib is missing: apt-get install python3-matplotlib")
 
 
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def refuse_foreign(path):
+    """Stops (exit 2) where `path` holds what this script must not replace: a link, not a
+    plain file, a file with another name (a hard link), or a file that is not a PNG."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    why = None
+    if stat.S_ISLNK(st.st_mode):
+        why = "a symbolic link"
+    elif not stat.S_ISREG(st.st_mode):
+        why = "not a regular file"
+    elif st.st_nlink != 1:
+        why = "a file with another name (a hard link)"
+    else:
+        with open(path, "rb") as f:
+            if f.read(len(PNG_SIGNATURE)) != PNG_SIGNATURE:
+                why = "not a PNG image"
+    if why:
+        print(f"plot.py: '{path}' is {why}: only the pictures it drew are replaced", file=sys.stderr)
+        sys.exit(2)
+
+
 def save(fig, out, name):
+    """Draws into a temporary file of `out`, then renames it onto `out/name`: never through a
+    link planted there, never over someone's file."""
     path = os.path.join(out, name)
     fig.tight_layout()
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fig.savefig(f, format="png", dpi=120, bbox_inches="tight")
+        refuse_foreign(path)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        plt.close(fig)
     print(path)
     return path
 
@@ -246,4 +286,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except OSError as e:  # one line, not a traceback: a folder that is a file, a full disk
+        print(f"plot.py: {e}", file=sys.stderr)
+        sys.exit(1)

@@ -14,6 +14,7 @@ source "$src/tests/mpi/common.sh"  # Open MPI's settings for CI, and $work, remo
 w=$work/w log=$work/log
 mkdir -p "$w" "$log"
 inputs=$src/inputs
+python=${HALOCLINE_PLOT_PYTHON:-python3}
 code=0 ms=0
 
 # ---- Running ---------------------------------------------------------------------------
@@ -492,6 +493,57 @@ case_ProbeOutCacheIsNotJson() {
   hc probe --quick --out p
   expect_refused "'p/$cache' exists and is not a probe's result"
 }
+# --plot replaces only the pictures plot.py drew: a link planted under a picture's name, or
+# someone's file there, is refused before any work (the sweep ran, then plot.py wrote through
+# the link, or over the file); so is a file where the folder goes (a traceback after the
+# sweep). A folder with a quote in its name is drawn into (the shell's quoting broke).
+plot_sweep() { hc bench "$inputs/bench.toml" --set grid.n=8 --sweep layout=aos,soa --repeat 1 --steps 1 --quiet --plot "$@"; }
+case_BenchPlotThroughALink() {
+  mkdir -p "$w/b/plots"
+  echo precious >"$w/victim.txt"
+  ln -s ../../victim.txt "$w/b/plots/bench_all.png"
+  ready
+  plot_sweep --out b
+  expect_refused "--plot: 'b/plots/bench_all.png' is a symbolic link: plot.py replaces only the pictures it drew"
+}
+case_BenchPlotOverSomeonesFile() {
+  mkdir -p "$w/b/plots"
+  echo notes >"$w/b/plots/bench_layout.png"
+  ready
+  plot_sweep --out b
+  expect_refused "--plot: 'b/plots/bench_layout.png' is not a PNG image"
+}
+case_BenchPlotFolderIsAFile() {
+  mkdir -p "$w/b"
+  echo notes >"$w/b/plots"
+  ready
+  plot_sweep --out b
+  expect_refused "--plot: 'b/plots' exists and is not a directory"
+}
+case_BenchPlotIntoAFolderWithAQuote() {
+  "$python" -c 'import matplotlib' 2>/dev/null || skip "no matplotlib"
+  plot_sweep --out "it's"
+  expect_exit 0
+  [ -s "$w/it's/plots/bench_layout.png" ] || fail "no $w/it's/plots/bench_layout.png"
+  plot_sweep --out "it's"  # again, over its own pictures
+  expect_exit 0
+}
+# plot.py itself, run by hand or raced: a link that appears under a picture's name after the
+# checks is still never written through (exit 2, one line).
+case_PlotScriptNeverWritesThroughALink() {
+  "$python" -c 'import matplotlib' 2>/dev/null || skip "no matplotlib"
+  plot_sweep --out b
+  expect_exit 0
+  echo precious >"$w/victim.txt"
+  rm "$w/b/plots/bench_layout.png"
+  ln -s ../../victim.txt "$w/b/plots/bench_layout.png"
+  run "$python" "$src/tools/plot.py" --bench b/bench.json --out b/plots
+  expect_exit 2
+  expect_err "plot.py: 'b/plots/bench_layout.png' is a symbolic link: only the pictures it drew are replaced"
+  [ "$(cat "$w/victim.txt")" = precious ] || fail "the link's target was written"
+  ! ls -a "$w/b/plots" | grep -q '\.tmp$' || fail "a temporary is left"
+}
+
 case_BenchTableIsSomeonesCsv() {
   mkdir -p "$w/b" && echo 'precious,data' >"$w/b/bench.csv"
   bench_refused "bench output 'b/bench.csv' exists and is not a bench table" --sweep layout=aos,soa
