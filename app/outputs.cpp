@@ -18,6 +18,7 @@
 #include "app/failures.hpp"
 #include "app/signals.hpp"
 #include "io/deck.hpp"
+#include "io/h5util.hpp"
 
 namespace fs = std::filesystem;
 
@@ -311,6 +312,29 @@ void check_output_file(const std::string& path, const std::string& what, const s
                     "; the run does not overwrite other files (remove it or choose another path)");
 }
 
+namespace {
+
+// What a file under one of the run's own names is, where it is not one a Halocline run wrote
+// there (an earlier run's, which the run may replace); empty where it is. Snapshots and
+// checkpoints say so in their "format" attribute; a series file is XDMF. The report and the
+// probe's files are checked by kind where they are written (check_output_file); temporaries
+// are the writer's (io/atomic_file.hpp).
+std::string not_of_halocline(const fs::path& path, const std::string& name) {
+  if (path.extension() == ".h5") {
+    const bool checkpoint = name.rfind("checkpoint_", 0) == 0;
+    if (h5::hdf5_format_of(path.string()) != (checkpoint ? "halocline-checkpoint" : "halocline-snapshot"))
+      return checkpoint ? "not a Halocline checkpoint" : "not a Halocline snapshot";
+  } else if (path.extension() == ".xmf") {
+    std::string head(512, '\0');
+    std::ifstream in(path, std::ios::binary);
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    if (head.find("<Xdmf") == std::string::npos) return "not an XDMF file";
+  }
+  return "";
+}
+
+}  // namespace
+
 void check_output_names(const std::string& dir, const std::vector<std::string>& inputs) {
   static const std::regex own(
       R"((snapshot(_[0-9]{4})?\.(h5|xmf)|checkpoint_[0-9]{8}\.h5|report\.json|probe-.*\.json)(\.tmp)?)");
@@ -326,6 +350,10 @@ void check_output_names(const std::string& dir, const std::vector<std::string>& 
       if (same_file(it->path(), input))
         throw DeckError("output directory '" + dir + "': the run would overwrite its input '" + input + "' (" + name +
                         ")");
+    const std::string foreign = not_of_halocline(it->path(), name);
+    if (!foreign.empty())
+      throw DeckError("output directory '" + dir + "' holds '" + name + "', which is " + foreign +
+                      ": the run would write over it (move it or choose another --out)");
   }
 }
 

@@ -191,6 +191,15 @@ inline bool read_text_attribute(hid_t object, const char* name, std::string& out
   return true;
 }
 
+// The root text attribute "format" of the HDF5 file at `path` ("halocline-snapshot",
+// "halocline-checkpoint"); empty for a file that is not HDF5 or says no format.
+inline std::string hdf5_format_of(const std::string& path) {
+  H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  std::string format;
+  if (file.get() < 0 || !read_text_attribute(file.get(), "format", format)) return "";
+  return format;
+}
+
 // A boolean as h5py writes one, an 8-bit enum FALSE = 0, TRUE = 1: h5py reads it back as a
 // bool; the C API reads it with its own (enum) type into an int8_t.
 inline void write_bool_attribute(hid_t object, const char* name, bool value, const std::string& path) {

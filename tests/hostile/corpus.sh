@@ -288,6 +288,39 @@ case_SnapshotNameIsADirectory() {
   hc run "$inputs/sod.toml" --out o
   expect_refused "holds 'snapshot_0000.h5', which is a directory"
 }
+# A file under one of the run's own names that no Halocline run wrote (someone's HDF5 data,
+# notes, junk) is refused before any work: the run wrote over each, and called the junk
+# "a checkpoint from an earlier run". An earlier run's own files are replaced (a note says so).
+case_SomeonesHdf5UnderASnapshotName() {
+  hc run --no-probe "$inputs/sod.toml" --quiet --set grid.nx=16 --out mine
+  expect_exit 0
+  mkdir "$w/o"
+  cp "$w/mine/snapshot_0000.h5" "$w/o/snapshot_0000.h5"
+  "$h5attr" "$w/o/snapshot_0000.h5" format someone-elses-data || fail "h5attr failed"
+  ready
+  hc run "$inputs/sod.toml" --out o
+  expect_refused "output directory 'o' holds 'snapshot_0000.h5', which is not a Halocline snapshot: the run would write over it"
+}
+case_SomeonesNotesUnderTheSeriesName() {
+  mkdir "$w/o"
+  echo "notes" >"$w/o/snapshot.xmf"
+  ready
+  hc run "$inputs/sod.toml" --out o
+  expect_refused "holds 'snapshot.xmf', which is not an XDMF file"
+}
+case_JunkUnderACheckpointName() {
+  mkdir -p "$w/o/ck"
+  echo "junk" >"$w/o/ck/checkpoint_00000010.h5"
+  ready
+  hc run "$inputs/sod.toml" --set checkpoint.every_steps=10 --set checkpoint.dir=ck --out o
+  expect_refused "output directory 'o/ck' holds 'checkpoint_00000010.h5', which is not a Halocline checkpoint"
+}
+case_AnEarlierRunsFilesAreReplaced() {
+  hc run --no-probe "$inputs/sod.toml" --quiet --set grid.nx=16 --set checkpoint.every_steps=5 --out o
+  expect_exit 0
+  hc run --no-probe "$inputs/sod.toml" --quiet --set grid.nx=16 --set checkpoint.every_steps=5 --out o
+  expect_exit 0
+}
 case_SymlinkPlantedAtTemporaryName() {
   mkdir "$w/o"
   echo "precious" >"$w/precious.txt"
