@@ -1,7 +1,9 @@
 #include "app/failures.hpp"
 
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <new>
 #include <sstream>
@@ -225,6 +227,20 @@ void print_failure(const ExitStatus& s) {
   std::string line = "halocline: ";
   if (s.rank >= 0 && world_size() > 1) line += "rank " + std::to_string(s.rank) + ": ";
   std::cerr << one_line(line + s.prefix + s.message) << '\n' << std::flush;
+}
+
+int with_output_written(int code) {
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int reason = errno;
+  if (flushed && !std::ferror(stdout) && std::cout.good()) return code;
+  std::clearerr(stdout);  // the exit's own flush has nothing left to fail on
+  // The reason is known where the last flush failed; an earlier write's is not kept by stdio.
+  print_failure(ExitStatus{
+      4, "error: ", "cannot write the standard output" + (reason != 0 ? ": " + std::string(std::strerror(reason)) : ""),
+      true, -1});
+  return code == 0 ? 4 : code;
 }
 
 }  // namespace halocline

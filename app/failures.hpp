@@ -71,4 +71,10 @@ std::string one_line(const std::string& text, std::size_t max = 600);
 // rank where status.rank is set and the job has several).
 void print_failure(const ExitStatus& status);
 
+// A command's exit status once what it printed has reached its reader: where the standard
+// output cannot be written (a full disk, a file-size limit under `> FILE`), that is said in
+// one line and the status is 4, as for any file the command could not write (it was 0, and
+// `compare`'s table, the whole result, was lost without a word).
+int with_output_written(int code);
+
 }  // namespace halocline

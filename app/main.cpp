@@ -53,9 +53,9 @@ int main(int argc, char** argv) {
   CLI::App* info = add_info_command(app, info_args);
 
   const int agreed_exit = parse_command_line(app, argc, argv);
-  if (agreed_exit >= 0) {
+  if (agreed_exit >= 0) {  // --help, --version, or bad input
     hc::finalize_comm();
-    return agreed_exit;
+    return hc::with_output_written(agreed_exit);
   }
 
   // A failure agreed by every rank (app/failures.hpp), or one every rank meets alike (a
@@ -66,13 +66,13 @@ int main(int argc, char** argv) {
     hc::RuntimeSession runtimes(argc, argv);
     try {
       const hc::Provenance provenance = hc::make_provenance(words);  // once, for every file the command writes
-      if (run->parsed()) return do_run(run_args, provenance);
-      if (verify->parsed()) return do_verify();
-      if (probe->parsed()) return do_probe(probe_args, provenance);
-      if (bench->parsed()) return do_bench(bench_args, provenance);
-      if (benchmark->parsed()) return do_benchmark(benchmark_args, provenance);
-      if (compare->parsed()) return do_compare(compare_args);
-      if (info->parsed()) return do_info(info_args, provenance);
+      if (run->parsed()) return hc::with_output_written(do_run(run_args, provenance));
+      if (verify->parsed()) return hc::with_output_written(do_verify());
+      if (probe->parsed()) return hc::with_output_written(do_probe(probe_args, provenance));
+      if (bench->parsed()) return hc::with_output_written(do_bench(bench_args, provenance));
+      if (benchmark->parsed()) return hc::with_output_written(do_benchmark(benchmark_args, provenance));
+      if (compare->parsed()) return hc::with_output_written(do_compare(compare_args));
+      if (info->parsed()) return hc::with_output_written(do_info(info_args, provenance));
     } catch (...) {
       const hc::ExitStatus status = hc::classify(std::current_exception());
       if (status.every_rank) {

@@ -114,6 +114,18 @@ in_small_disk() {
     sh "$size" "$w/$dir" "$@"
 }
 
+# A command whose standard output cannot be written (a full disk under `> FILE`) says so and
+# exits 4: compare's table, its whole result, and info's and verify's were lost with exit 0.
+case_StandardOutputOnAFullDisk() {
+  [ -w /dev/full ] || skip "no /dev/full"
+  for command in info verify --help; do
+    run sh -c '"$0" "$1" >/dev/full' "$bin" "$command"
+    expect_exit 4
+    expect_err "halocline: error: cannot write the standard output"
+    expect_one_line
+  done
+}
+
 # ---- Decks and the command line ------------------------------------------------------------
 
 case_MissingDeck() { ready; hc run nope.toml; expect_refused "cannot read deck 'nope.toml'"; }
