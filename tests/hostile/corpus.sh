@@ -182,6 +182,16 @@ case_SnapshotIntervalTiny() {
   hc run "$inputs/sod.toml" --set output.interval=1e-300 --out o
   expect_refused "at most 10000 are allowed (output.interval >= 2e-05)"
 }
+# A step limit bounds the snapshots too (each after the first ends a step): bench.toml's t_end
+# of 1e9 ("never") made any interval under 1e5 a refusal, though its runs take 20 steps.
+case_SnapshotIntervalBoundByTheSteps() {
+  hc run --no-probe "$inputs/bench.toml" --quiet --set grid.n=8 --set output.interval=1e-6 --steps 3 --out o
+  expect_exit 0
+  [ "$(ls "$w"/o/snapshot_*.h5 | wc -l)" = 4 ] || fail "snapshots: $(ls "$w"/o | tr '\n' ' ')"
+  ready
+  hc run --no-probe "$inputs/bench.toml" --set grid.n=8 --set output.interval=1e-6 --set time.max_steps=0 --out p
+  expect_refused "at most 10000 are allowed"
+}
 case_CheckpointKeepHuge() { ready; hc run "$inputs/sod.toml" --set checkpoint.keep=100000 --out o; expect_refused "'checkpoint.keep' must be <= 10000"; }
 
 # A choice without effect (host-mem with the managed owner) beside an owner model the backend
