@@ -183,6 +183,22 @@ void check_bench_runs(const BenchOptions& o) {
   for (const std::string& backend : backends) check_probe_cache(o.out_dir, backend, 0);
 }
 
+std::string bench_sets_without_effect(const BenchOptions& o) {
+  std::vector<std::string> idle;  // each key once, in the order given
+  for (const std::string& set : o.sets) {
+    const std::string key = override_key(set);
+    const bool bench_sets_it =
+        key == "time.max_steps" || key.rfind("checkpoint", 0) == 0 || key.rfind("output", 0) == 0;
+    if (bench_sets_it && std::find(idle.begin(), idle.end(), key) == idle.end()) idle.push_back(key);
+  }
+  if (idle.empty()) return "";
+  std::string keys;
+  for (const std::string& key : idle) keys += (keys.empty() ? "--set " : ", ") + key;
+  return keys + (idle.size() == 1 ? " has" : " have") +
+         " no effect on bench: each run takes --repeat x --steps steps and writes no snapshots nor scheduled "
+         "checkpoints";
+}
+
 std::string earlier_bench_runs_note(const BenchOptions& o) {
   const std::size_t rows = row_count(o);
   std::vector<std::size_t> earlier;

@@ -70,6 +70,11 @@ void check_bench_runs(const BenchOptions& options);
 // empty where there are none. Bench leaves them as they are (it writes only what it names).
 std::string earlier_bench_runs_note(const BenchOptions& options);
 
+// A note on the --set keys that bench sets itself (time.max_steps, checkpoint.*, output.*:
+// it runs --repeat x --steps steps and writes no snapshots nor scheduled checkpoints), so
+// that they change nothing; empty where none is given.
+std::string bench_sets_without_effect(const BenchOptions& options);
+
 // Everything a sweep runs, one "key = value" per line: every rank of an MPI bench must
 // have the same (app/failures.hpp check_same_lines).
 std::string bench_lines(const BenchOptions& options);

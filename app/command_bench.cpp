@@ -79,8 +79,8 @@ int do_bench(const BenchArgs& a, const hc::Provenance& provenance) {
                             name[6] == 'j' ? hc::OutputKind::BenchResults : hc::OutputKind::BenchTable);
     hc::check_bench_runs(o);
     out_dir.open(o.out_dir);
-    const std::string earlier = hc::earlier_bench_runs_note(o);
-    if (!earlier.empty()) std::cerr << hc::one_line("halocline: note: " + earlier) << '\n';
+    for (const std::string& note : {hc::earlier_bench_runs_note(o), hc::bench_sets_without_effect(o)})
+      if (!note.empty()) std::cerr << hc::one_line("halocline: note: " + note) << '\n';
   });
   // bench.json and bench.csv are rewritten after each configuration: a sweep that is stopped
   // keeps the configurations it finished, and its last line says so.

@@ -599,6 +599,15 @@ case_PlotScriptNeverWritesThroughALink() {
   ! ls -a "$w/b/plots" | grep -q '\.tmp$' || fail "a temporary is left"
 }
 
+# The keys bench sets itself change nothing when given with --set: a note says so (they were
+# dropped without a word, though --sweep refuses them).
+case_BenchSaysWhichSetsChangeNothing() {
+  hc bench "$inputs/bench.toml" --set grid.n=8 --set time.max_steps=3 --set checkpoint.every_steps=1 \
+    --set time.max_steps=4 --repeat 1 --steps 1 --quiet --out b
+  expect_exit 0
+  expect_err "halocline: note: --set time.max_steps, checkpoint.every_steps have no effect on bench: each run takes"
+  expect_one_line
+}
 case_BenchTableIsSomeonesCsv() {
   mkdir -p "$w/b" && echo 'precious,data' >"$w/b/bench.csv"
   bench_refused "bench output 'b/bench.csv' exists and is not a bench table" --sweep layout=aos,soa
