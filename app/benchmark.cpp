@@ -138,6 +138,17 @@ BenchmarkConfiguration measure_configuration(const BenchmarkOptions& o, const Be
   return bc;
 }
 
+// Every rule a request breaks, in the rules' order, in one refusal: the first alone sent the
+// user through one refusal per rule, each suggested command refused for the next.
+std::string every_broken_rule(std::vector<std::string> rules) {
+  const auto number = [](const std::string& rule) { return rule.size() > 9 ? rule[9] : '9'; };  // "run rule N"
+  std::stable_sort(rules.begin(), rules.end(),
+                   [&](const std::string& a, const std::string& b) { return number(a) < number(b); });
+  std::string text;
+  for (const std::string& rule : rules) text += (text.empty() ? "" : "; ") + rule;
+  return text;
+}
+
 }  // namespace
 
 std::vector<std::string> broken_run_rules(const BenchmarkOptions& o, const BenchmarkSetting& s,
@@ -280,7 +291,8 @@ BenchmarkResult plan_benchmark(const BenchmarkOptions& o) {
     benchmark_config(r.size, "fp64", backend);  // a size the deck refuses is refused here
     r.broken_rules = broken_run_rules(o, s, o.provenance.command_line);
     if (!r.broken_rules.empty() && !o.non_compliant)
-      throw DeckError(r.broken_rules.front() + " (docs/procurement.md); --non-compliant runs it anyway, marked so");
+      throw DeckError(every_broken_rule(r.broken_rules) +
+                      " (docs/procurement.md); --non-compliant runs it anyway, marked so");
   });
   r.execution = execution_text(r, o.provenance.cpu_cores, backend);
   r.backend = backend;

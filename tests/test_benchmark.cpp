@@ -271,7 +271,12 @@ TEST_F(BenchmarkCommand, RunsCompliantlyOnTheWholeNodeAndMatchesTheReferences) {
 TEST_F(BenchmarkCommand, RefusesABrokenRuleInOneLineBeforeAnyWork) {
   for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
            {"--repeat 1", "run rule 4: --repeat 1 is below the 3 repetitions the rule asks"},
-           {"--steps 1", "run rule 4: --steps 1 is below the 12 steps per repetition the rule asks"}}) {
+           {"--steps 1", "run rule 4: --steps 1 is below the 12 steps per repetition the rule asks"},
+           // Every rule broken, in the rules' order, in the one line (the first alone sent the
+           // user through a refusal per rule).
+           {"--size 16 --repeat 1 --steps 1",
+            "the references have sizes 32, 64, 128, 256 for --repeat 3 --steps 12; run rule 4: --repeat 1 is below "
+            "the 3 repetitions the rule asks; run rule 4: --steps 1 is below the 12 steps"}}) {
     EXPECT_EQ(run(args + " --out refused"), 2) << args;
     EXPECT_EQ(err_.rfind("halocline: error: run rule ", 0), 0u) << err_;
     EXPECT_NE(err_.find(says), std::string::npos) << err_;
