@@ -14,6 +14,8 @@ CHECK is one of:
   PhasesKeepTheirColours      every phase of the H200's recorded overlap timeline is drawn in
                               the colour of its own part of the name (unpack was drawn in
                               pack's orange), and pack and unpack differ
+  CompareNamesTellResultsApart compare.png names each result as far up its path as tells
+                              them apart (A/benchmark, B/benchmark: not benchmark twice)
 
 Exits 0 when the check holds, 1 naming what broke, 77 (skipped) without matplotlib.
 """
@@ -144,9 +146,23 @@ def phases_keep_their_colours(plot, binary, src, work):
     return failures
 
 
+def compare_names_tell_results_apart(plot, binary, src, work):
+    """compare.png's bars were named by each result's folder: benchmark twice for the usual
+    A/benchmark/benchmark.json and B/benchmark/benchmark.json."""
+    failures = []
+    for paths, wanted in [(["A/benchmark/benchmark.json", "B/benchmark/benchmark.json"], ["A/benchmark", "B/benchmark"]),
+                          (["runs/a.json", "runs/b.json"], ["a.json", "b.json"]),
+                          (["x/one/benchmark.json"], ["one"])]:
+        got = plot.result_names(paths)
+        if got != wanted:
+            failures.append(f"{paths}: named {got}, expected {wanted}")
+    return failures
+
+
 CHECKS = {"BarsScaleTheirUnits": bars_scale_their_units,
           "TimelineLegendCoversNoLabel": timeline_legend_covers_no_label,
-          "PhasesKeepTheirColours": phases_keep_their_colours}
+          "PhasesKeepTheirColours": phases_keep_their_colours,
+          "CompareNamesTellResultsApart": compare_names_tell_results_apart}
 
 
 def main():

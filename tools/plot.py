@@ -254,6 +254,20 @@ def compare_figure(results):
     return fig, "compare.png"
 
 
+def result_names(paths):
+    """Each result as far up its path as tells them apart: A/benchmark and B/benchmark (not
+    benchmark twice), a.json and b.json of one folder."""
+    files = [os.path.abspath(p) for p in paths]
+    if len(set(files)) < 2:
+        return [os.path.basename(os.path.dirname(f)) or p for f, p in zip(files, paths)]
+    common = os.path.commonpath(files)
+    names = [os.path.relpath(f, common) for f in files]
+    suffix = os.sep + "benchmark.json"
+    if all(n.endswith(suffix) for n in names):
+        names = [n[: -len(suffix)] for n in names]
+    return names
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench")
@@ -280,7 +294,7 @@ def main():
     for path in args.report:
         timeline_plot(load(path), args.out)
     if args.compare:
-        results = [(os.path.basename(os.path.dirname(os.path.abspath(p))) or p, load(p)) for p in args.compare]
+        results = [(name, load(p)) for name, p in zip(result_names(args.compare), args.compare)]
         fig, name = compare_figure(results)
         save(fig, args.out, name)
 
