@@ -85,10 +85,12 @@ void Simulation::set_up_backend() {
     }
     // A fused stage whose tile fits nothing on this device is refused here, before any step.
     if (backend_->kernels() == KernelStrategy::Fused) r_.fused_shape = backend_->fused_shape();
+    // The exchange's buffers, checked against the memory left (refused, exit code 2, on every
+    // rank where one rank's do not fit: a failed allocation there was one rank's exit 1).
+    backend_->configure_halo(halo_);
   });
   r_.halo = halo_.strategy;
   r_.kernels = backend_->kernels();
-  backend_->configure_halo(halo_);
   if (comm_.size() > 1) backend_->set_global_max([this](double x) { return comm_.max(x); });
   r_.backend_description = backend_->description();
   r_.device_bytes = backend_->bytes_allocated();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "app/problems.hpp"
+#include "app/resources.hpp"
 #include "app/select.hpp"
 #include "base/grid.hpp"
 #include "io/config.hpp"
@@ -300,6 +301,33 @@ TEST_P(Contract, BoundaryFillAndPackMatchTheHostReference) {
 
 // Received messages land in the ghosts: x's messages are unpacked, then z's ghosts filled,
 // and y's packed messages (which carry x's ghosts) are compared with the host reference.
+// bytes_allocated() is what the backend holds where its state lives: the arrays the memory
+// plan counts before any allocation (app/resources.cpp, the same sizes), a few scalars, and,
+// once configured, the halo exchange's buffers, which configure_halo checks against the memory
+// left before making them (they were counted nowhere: a device that could not hold them ended
+// the run in one rank's exit 1).
+TEST_P(Contract, BytesAllocatedAreThePlansArraysAndTheHaloBuffers) {
+  for (int exchanged = 0; exchanged < 3; ++exchanged)
+    for (const Case& c : kCases) {
+      SCOPED_TRACE(name_of(c) + ", exchanged along " + std::to_string(exchanged));
+      const hc::BoundaryFaces faces = faces_with_exchange(hc::Boundary::Outflow, exchanged);
+      std::unique_ptr<hc::Backend> b = make(c, faces);
+      hc::Config config;
+      config.backend = GetParam();
+      config.layout = c.layout;
+      config.precision = c.precision;
+      config.n = {5, 4, 3};
+      const auto planned = static_cast<std::size_t>(
+          hc::plan_memory(config, {1, 1, 1}, !hc::runs_on_gpu(config.backend), 1, true).solver_bytes);
+      const std::size_t before = b->bytes_allocated();
+      EXPECT_GE(before, planned);
+      EXPECT_LE(before, planned + 1024);  // the reductions' and the controller's scalars
+      b->configure_halo(staged_halo(faces));
+      const std::size_t real = c.precision == hc::Precision::FP64 ? 8 : 4;
+      EXPECT_EQ(b->bytes_allocated() - before, 4 * hc::halo_message_size(grid_, exchanged) * real);
+    }
+}
+
 TEST_P(Contract, UnpackedHaloLandsInTheGhosts) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(name_of(c));

@@ -17,6 +17,17 @@ struct HaloBuffers {
   HaloSetup setup;
   DeviceBuffer send[3][2], receive[3][2];
   HostBuffer send_host[3][2], receive_host[3][2];
+  std::size_t device_bytes = 0;  // of send and receive, as configure made them
+
+  // The bytes of the device buffers configure makes for `s` (a send and a receive buffer
+  // for each face of a direction with an exchanged face): what a backend checks before
+  // making them, and counts in its bytes_allocated() after.
+  static std::size_t device_bytes_of(const HaloSetup& s, const Grid& g, std::size_t value_bytes) {
+    std::size_t bytes = 0;
+    for (int d = 0; d < 3; ++d)
+      if (s.any(d)) bytes += 4 * halo_message_size(g, d) * value_bytes;
+    return bytes;
+  }
 
   // Keeps `s` and makes the buffers of every direction with an exchanged face, one
   // message of `value_bytes`-sized values each: `device(bytes, name)` makes a device
@@ -26,6 +37,7 @@ struct HaloBuffers {
   template <class MakeDevice, class MakeHost>
   void configure(const HaloSetup& s, const Grid& g, std::size_t value_bytes, MakeDevice device, MakeHost host) {
     setup = s;
+    device_bytes = device_bytes_of(s, g, value_bytes);
     for (int d = 0; d < 3; ++d) {
       if (!s.any(d)) continue;
       const std::size_t bytes = halo_message_size(g, d) * value_bytes;

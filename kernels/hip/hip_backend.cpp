@@ -379,6 +379,8 @@ class HipBackend final : public Backend {
 
   // ---- Halo exchange: device buffers per face, host staging in pinned or pageable memory
   void configure_halo(const HaloSetup& setup) override {
+    hip::check_fits(decltype(halo_buffers_)::device_bytes_of(setup, grid_, sizeof(Real)),
+                    "the halo exchange's buffers");
     halo_buffers_.configure(
         setup, grid_, sizeof(Real), [](std::size_t bytes, const char*) { return hip::DeviceArray(bytes, false); },
         [](std::size_t bytes, HostMemory memory, const char*) { return hip::HostBuffer(bytes, memory); });
@@ -419,7 +421,9 @@ class HipBackend final : public Backend {
     return std::make_unique<hip::EventClock>(stream == Stream::Halo ? halo_stream() : compute_);
   }
 
-  std::size_t bytes_allocated() const override { return arrays_.bytes() + max_rate_.bytes() + results_.bytes(); }
+  std::size_t bytes_allocated() const override {
+    return arrays_.bytes() + max_rate_.bytes() + results_.bytes() + control_.bytes() + halo_buffers_.device_bytes;
+  }
 
   DeviceInfo device_info() const override { return hip_device_info(device_id_); }
 

@@ -50,13 +50,13 @@ namespace {
 // Refuses, before allocating, a run whose arrays would not fit in the host memory the
 // kernel says is available (MemAvailable): a clear message and exit code 2 rather than the
 // out-of-memory killer in the middle of a run.
-void check_host_memory(std::size_t needed) {
+void check_host_memory(std::size_t needed, const std::string& what) {
   const std::size_t available = available_host_bytes();
   if (available == 0) return;  // not Linux: nothing to compare with
   if (needed > available)
-    throw ResourceError("this grid needs " + std::to_string(needed) + " bytes (" + std::to_string(needed >> 30) +
-                        " GiB) of host memory for its arrays; " + "the machine has " + std::to_string(available) +
-                        " bytes (" + std::to_string(available >> 30) + " GiB) available");
+    throw ResourceError(what + " needs " + std::to_string(needed) + " bytes (" + std::to_string(needed >> 30) +
+                        " GiB) of host memory; " + "the machine has " + std::to_string(available) + " bytes (" +
+                        std::to_string(available >> 30) + " GiB) available");
 }
 
 template <class Real, class L>
@@ -76,7 +76,7 @@ class KokkosBackend final : public Backend {
     const int arrays = solver_arrays(grid, flux_arrays);
     const bool managed = memory.owner == Owner::Managed;
     if (kokkos::kHostExecution)
-      check_host_memory(arrays * bytes);
+      check_host_memory(arrays * bytes, "this grid's arrays");
     else
       kokkos::check_device_fits(arrays * bytes + kNumVars * SlabPlan{grid}.max_cells() * sizeof(Real),  // read_state's
                                 managed ? "the managed owner model" : "this grid");
@@ -314,6 +314,11 @@ class KokkosBackend final : public Backend {
 
   // ---- Halo exchange: device messages per face, host staging of the run's memory kind --
   void configure_halo(const HaloSetup& setup) override {
+    const std::size_t bytes = decltype(halo_buffers_)::device_bytes_of(setup, grid_, sizeof(Real));
+    if (kokkos::kHostExecution)
+      check_host_memory(bytes, "the halo exchange's buffers");
+    else
+      kokkos::check_device_fits(bytes, "the halo exchange's buffers");
     halo_buffers_.configure(
         setup, grid_, sizeof(Real),
         [](std::size_t bytes, const char* name) { return Buffer(name, bytes, kokkos::Where::Device); },
@@ -362,7 +367,7 @@ class KokkosBackend final : public Backend {
   // host execution space.
   const TransferLog& transfers() const override { return transfers_; }
 
-  std::size_t bytes_allocated() const override { return arrays_.bytes(); }
+  std::size_t bytes_allocated() const override { return arrays_.bytes() + halo_buffers_.device_bytes; }
 
   std::uint64_t checksum_part() override { return kokkos::checksum_part(compute_launch(), grid_, state(Slot::U0)); }
   MaxAbs max_abs_part() override { return kokkos::max_abs_part(compute_launch(), grid_, state(Slot::U0)); }
