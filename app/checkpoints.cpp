@@ -95,7 +95,7 @@ std::string checkpoint_dir(const Config& c) { return (std::filesystem::path(c.ou
 
 std::vector<std::string> other_runs_checkpoints(const Config& c) {
   const bool fresh = c.restart_path.empty();  // a series of its own, in no file yet
-  const std::string own = fresh ? "" : checkpoint_series(c.restart_path);
+  const std::string own = fresh ? "" : checkpoint_series(c.restart_path).value_or("");
   std::vector<std::string> others;
   for (const CheckpointFile& f : list_checkpoints(checkpoint_dir(c)))
     if (fresh || checkpoint_series(f.path) != own) others.push_back(f.path);

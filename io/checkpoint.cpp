@@ -422,11 +422,11 @@ std::vector<CheckpointFile> list_checkpoints(const std::string& dir) {
   return found;
 }
 
-std::string checkpoint_series(const std::string& path) {
+std::optional<std::string> checkpoint_series(const std::string& path) {
   try {
     return read_checkpoint_header(path).series;
   } catch (const std::exception&) {
-    return "";
+    return std::nullopt;
   }
 }
 
@@ -436,7 +436,8 @@ void prune_checkpoints(const std::string& dir, int keep, long newest, const std:
   std::error_code ec;
   found.erase(std::remove_if(found.begin(), found.end(),
                              [&](const CheckpointFile& f) {
-                               return f.step > newest || (series && checkpoint_series(f.path) != *series);
+                               return f.step > newest ||
+                                      (series && checkpoint_series(f.path) != *series);  // none: no series
                              }),
               found.end());
   // The spare is neither counted nor removed: renamed by hand to a later step, it would

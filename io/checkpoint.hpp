@@ -10,6 +10,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -139,8 +140,10 @@ std::vector<CheckpointFile> list_checkpoints(const std::string& dir);
 // ("" is a series too: the checkpoints made before series were, which a restart from one goes on).
 void prune_checkpoints(const std::string& dir, int keep, long newest, const std::string& spare = "",
                        const std::string* series = nullptr);
-// The series a checkpoint file belongs to; "" where it names none (made before series were, or
-// not a checkpoint that can be read).
-std::string checkpoint_series(const std::string& path);
+// The series a checkpoint file belongs to; "" where it names none (made before series were);
+// none for a file that cannot be read as a checkpoint, which no series owns: pruning never
+// counts nor removes it (it was "", so that a restart from a checkpoint made before series
+// removed any unreadable file of its steps).
+std::optional<std::string> checkpoint_series(const std::string& path);
 
 }  // namespace halocline

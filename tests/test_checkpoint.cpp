@@ -635,6 +635,19 @@ TEST(Checkpoint, PruneKeepsTheNewestAndTheSpare) {
                                       "checkpoint_abc.h5", "notes.h5"}));
 }
 
+// A file under a checkpoint's name that cannot be read as one belongs to no series: pruning for
+// the series of the checkpoints made before series were ("", a restart from one goes on it)
+// counted and removed it.
+TEST(Checkpoint, PruningNeverTakesAFileItCannotRead) {
+  hc::test::TempDir dir("ckpt_unreadable");
+  fs::create_directories(dir.path());
+  for (const char* name : {"checkpoint_00000002.h5", "checkpoint_00000003.h5"}) std::ofstream(dir.path() / name) << "x";
+  EXPECT_EQ(hc::checkpoint_series((dir.path() / "checkpoint_00000002.h5").string()), std::nullopt);
+  const std::string before_series;
+  hc::prune_checkpoints(dir.path().string(), 1, 10, "", &before_series);
+  EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{"checkpoint_00000002.h5", "checkpoint_00000003.h5"}));
+}
+
 // Two runs into one directory (the decks' default `out`): the second prunes only its own series'
 // checkpoints, never the first's (until 2026-12-06 a Kelvin-Helmholtz run's `keep` removed a
 // Sedov run's checkpoint 5); the first's are named before the second starts (main.cpp's note).
