@@ -92,16 +92,13 @@ class Backend {
   // from each cell's global index: no copy from the host.
   virtual void make_initial_state(const InitialCondition& ic) = 0;
 
-  // Copies the conserved state in canonical order (variable-major; interior cells, x
-  // fastest) into / out of u0. Values are converted to and from the backend's precision.
-  virtual void set_state(const std::vector<double>& canonical) = 0;
-  // `purpose` says how the copy is counted (kernels/contract/transfers.hpp).
-  virtual void get_state(std::vector<double>& canonical, Purpose purpose = Purpose::Output) = 0;
   // Hands u0's interior to `take` slab by slab (kernels/contract/state_slabs.hpp), in order
   // of z, as the state is after the work submitted so far; the next slab is on its way while
   // `take` works. The host holds a few slabs at a time, never the whole state: how files are
   // written. `take` may throw; the backend is then left ready for the next call.
-  // `slab_bytes`: SlabPlan's (tests cut small grids into several slabs).
+  // Values are converted from the backend's precision; `purpose` says how the copies are
+  // counted (kernels/contract/transfers.hpp). `slab_bytes`: SlabPlan's (tests cut small
+  // grids into several slabs). There is no whole-state copy: no caller may need one.
   virtual void read_state(const SlabSink& take, Purpose purpose = Purpose::Output,
                           std::size_t slab_bytes = SlabPlan::kSlabBytes) = 0;
   // The reverse, for a restart: fills u0's interior slab by slab, in order of z, from
@@ -138,7 +135,7 @@ class Backend {
 
   // After a numerical fault (step_status(true).failed), makes u0 the broken state, or the
   // last good one: the state it was made from, at step - 1 and time t_before (only when a
-  // step was taken since set_state()). Every step after the fault did nothing, so both are
+  // step was taken since the state was made or written). Every step after the fault did nothing, so both are
   // intact, in u0 and unew; their roles swapped on regardless, so the backend is told.
   virtual void select_after_fault(AfterFault which) = 0;
 

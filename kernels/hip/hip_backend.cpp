@@ -82,8 +82,8 @@ class HipBackend final : public Backend {
     // Two slots for the steps' status (step_status), a third for a check's plan (planned_status).
     HIP_CHECK(hipHostMalloc(reinterpret_cast<void**>(&published_), 3 * sizeof(StepControl), hipHostMallocMapped));
     HIP_CHECK(hipHostGetDevicePointer(reinterpret_cast<void**>(&published_device_), published_, 0));
-    // The host's copy of the state: the host owner's state between steps, allocated now;
-    // for the device owner only once something needs the state on the host (staging()).
+    // The host's copy of the state: the host owner's state between steps (the other owner
+    // models have none: files and restarts go through slabs).
     state_bytes_ = state_bytes;
     if (memory.owner == Owner::Host) staging();
 
@@ -113,22 +113,12 @@ class HipBackend final : public Backend {
   // Made on the device (for the host owner, whose copy is the state, copied there once).
   void make_initial_state(const InitialCondition& ic) override {
     rates_ready_ = false;
-    if (memory_.owner == Owner::Managed && memory_.prefetch) prefetch_arrays();  // as set_state()
+    if (memory_.owner == Owner::Managed && memory_.prefetch)
+      prefetch_arrays();  // every array, not only the state written
     const Box box = hip::interior_box(grid_);
     hip::initial_state_kernel<<<box.blocks(), Box::threads(), 0, compute_>>>(grid_, box, ic, state(Slot::U0));
     HIP_CHECK_LAUNCH();
     if (memory_.owner == Owner::Host) u0_to_host(Purpose::Setup, compute_);
-    HIP_CHECK(hipStreamSynchronize(compute_));
-  }
-
-  void set_state(const std::vector<double>& canonical) override {
-    rates_ready_ = false;
-    from_canonical<Real, L>(grid_, canonical, host_view());
-    if (memory_.owner == Owner::Managed) {
-      if (memory_.prefetch) prefetch_arrays();  // every array, not only the state the host wrote
-    } else {
-      u0_from_host(Purpose::Setup);
-    }
     HIP_CHECK(hipStreamSynchronize(compute_));
   }
 
@@ -176,7 +166,8 @@ class HipBackend final : public Backend {
   // (for every owner model; the host owner's copy is then made from u0).
   void write_state(const SlabSource& give, std::size_t slab_bytes) override {
     rates_ready_ = false;
-    if (memory_.owner == Owner::Managed && memory_.prefetch) prefetch_arrays();  // as set_state()
+    if (memory_.owner == Owner::Managed && memory_.prefetch)
+      prefetch_arrays();  // every array, not only the state written
     const SlabPlan plan{grid_, slab_bytes};
     const std::size_t values = kNumVars * plan.max_cells();
     hip::DeviceArray packed(values * sizeof(Real), false);
@@ -202,24 +193,6 @@ class HipBackend final : public Backend {
     }
     if (memory_.owner == Owner::Host) u0_to_host(Purpose::Setup, compute_);
     HIP_CHECK(hipStreamSynchronize(compute_));
-  }
-
-  void get_state(std::vector<double>& canonical, Purpose purpose) override {
-    switch (memory_.owner) {
-      case Owner::Device:  // into the staging buffer
-        u0_to_host(purpose, compute_);
-        HIP_CHECK(hipStreamSynchronize(compute_));
-        break;
-      case Owner::Host:  // the host copy is the state: nothing to move
-        HIP_CHECK(hipStreamSynchronize(compute_));
-        break;
-      case Owner::Managed:
-        if (memory_.prefetch) copier_.prefetch(arrays_.u0(), hipCpuDeviceId, purpose, compute_);
-        HIP_CHECK(hipStreamSynchronize(compute_));
-        host_touched_ = true;
-        break;
-    }
-    to_canonical<Real, L>(grid_, host_view(), canonical);
   }
 
   // ---- Time-step controller -----------------------------------------------------------
@@ -287,15 +260,10 @@ class HipBackend final : public Backend {
 
   bool moves_state_each_step() const override { return halocline::moves_state_each_step(memory_); }
 
-  // Host owner: the step starts by sending the host's state to the device. Managed with
-  // prefetch: after the host touched the state (a snapshot), send it back before the step.
+  // Host owner: the step starts by sending the host's state to the device. (Managed memory's
+  // pages stay there: the host reads and writes the state through slabs the device packs.)
   void upload_state() override {
-    if (memory_.owner == Owner::Host) {
-      u0_from_host(Purpose::Step);
-    } else if (memory_.owner == Owner::Managed && memory_.prefetch && host_touched_) {
-      copier_.prefetch(arrays_.u0(), device_id_, Purpose::Step, compute_);
-    }
-    host_touched_ = false;
+    if (memory_.owner == Owner::Host) u0_from_host(Purpose::Step);
   }
   // Host owner: the step ends with the state back on the host, which owns it again.
   void download_state() override {
@@ -495,12 +463,6 @@ class HipBackend final : public Backend {
     HIP_CHECK_LAUNCH();
   }
 
-  // Where the host reads and writes the state in layout L: the staging buffer (device and
-  // host owners; for the host owner it is the state itself) or the managed array.
-  Real* host_view() {
-    return static_cast<Real*>(memory_.owner == Owner::Managed ? arrays_.u0().get() : staging().get());
-  }
-
   // u0 to the staging buffer on `stream`, and back on the compute stream.
   void u0_to_host(Purpose purpose, hipStream_t stream) {
     copier_.to_host(staging(), arrays_.u0().get(), state_bytes_, purpose, stream);
@@ -560,7 +522,6 @@ class HipBackend final : public Backend {
   hipEvent_t halo_ready_ = nullptr, halo_done_ = nullptr, halo_sent_ = nullptr;
   hipEvent_t slab_copied_[2] = {nullptr, nullptr};  // read_state's two slab buffers filled
   bool rates_ready_ = false;                        // max_rate_ holds the signal rates of u0 (see plan_step)
-  bool host_touched_ = false;                       // managed: the host read the state since the last step
 };
 
 }  // namespace

@@ -89,10 +89,9 @@ class KokkosBackend final : public Backend {
     const Where where = managed ? Where::Managed : Where::Device;
     arrays_.allocate(grid, flux_arrays, bytes,
                      [&](std::size_t size, const std::string& name) { return Buffer(name, size, where); });
-    // The host's copy of the state: the host owner's u0 between steps, otherwise what
-    // set-up and output copy through. Managed memory is read in place; so is the state on
-    // a host execution space.
-    // Allocated at its first use (staging()), at once for the host owner.
+    // The host's copy of the state: the host owner's u0 between steps, on a device execution
+    // space (files and restarts go through slabs otherwise; a host space's state is read in
+    // place).
     staged_ = !managed && !kokkos::kHostExecution;
     state_bytes_ = bytes;
     if (staged_ && memory.owner == Owner::Host) staging();
@@ -109,38 +108,10 @@ class KokkosBackend final : public Backend {
   // host pays that copy every step anyway).
   void make_initial_state(const InitialCondition& ic) override {
     rates_ready_ = false;
-    if (!staged_ && memory_.prefetch) prefetch_arrays();  // as set_state()
+    if (!staged_ && memory_.prefetch) prefetch_arrays();  // every array, not only the state written
     kokkos::make_initial_state(compute_launch(), grid_, ic, state(Slot::U0));
     if (memory_.owner == Owner::Host && staged_) copy(staging(), arrays_.u0(), Purpose::Setup, instances_.compute);
     instances_.compute.fence();
-  }
-
-  void set_state(const std::vector<double>& canonical) override {
-    rates_ready_ = false;
-    const Buffer& u0 = arrays_.u0();
-    if (!staged_) {  // the host writes the arrays in place (managed, or a host space)
-      instances_.compute.fence();
-      from_canonical<Real, L>(grid_, canonical, static_cast<Real*>(u0.get()));
-      if (memory_.prefetch) prefetch_arrays();
-    } else {
-      from_canonical<Real, L>(grid_, canonical, static_cast<Real*>(staging().get()));
-      copy(u0, staging(), Purpose::Setup, instances_.compute);
-    }
-    instances_.compute.fence();
-  }
-
-  void get_state(std::vector<double>& canonical, Purpose purpose) override {
-    const Buffer* source = &arrays_.u0();
-    if (memory_.owner == Owner::Host) {
-      source = &staging();  // the host's copy is the state
-    } else if (staged_) {
-      copy(staging(), arrays_.u0(), purpose, instances_.compute);
-      source = &staging();
-    } else if (memory_.prefetch) {
-      host_touched_ = prefetch(arrays_.u0(), false, purpose);
-    }
-    instances_.compute.fence();
-    to_canonical<Real, L>(grid_, static_cast<const Real*>(source->get()), canonical);
   }
 
   // Where the host can read the state (a host execution space; the host owner's copy), each
@@ -188,7 +159,7 @@ class KokkosBackend final : public Backend {
         from_canonical_slab<Real, L>(grid_, target, plan.z_begin(s), plan.z_end(s), values.data());
       }
       if (host_copy) copy(arrays_.u0(), staging(), Purpose::Setup, instances_.compute);
-      if (!staged_ && memory_.prefetch) prefetch_arrays();  // as set_state()
+      if (!staged_ && memory_.prefetch) prefetch_arrays();  // every array, not only the state written
       instances_.compute.fence();
       return;
     }
@@ -212,14 +183,10 @@ class KokkosBackend final : public Backend {
   }
 
   bool moves_state_each_step() const override { return halocline::moves_state_each_step(memory_); }
-  // Host owner: the step starts by sending the host's state to the device. Managed with
-  // prefetch: after the host touched the state (a snapshot), its pages go back first.
+  // Host owner: the step starts by sending the host's state to the device. (Managed memory's
+  // pages stay there: the host reads and writes the state through slabs the device packs.)
   void upload_state() override {
-    if (memory_.owner == Owner::Host)
-      copy(arrays_.u0(), staging(), Purpose::Step, instances_.compute);
-    else if (host_touched_)
-      prefetch(arrays_.u0(), true, Purpose::Step);
-    host_touched_ = false;
+    if (memory_.owner == Owner::Host) copy(arrays_.u0(), staging(), Purpose::Step, instances_.compute);
   }
   // Host owner: the step ends with the state back on the host, which owns it again.
   void download_state() override {
@@ -437,7 +404,6 @@ class KokkosBackend final : public Backend {
     if (!staging_.get()) staging_ = Buffer("state_host", state_bytes_, host_where(memory_.host_memory));
     return staging_;
   }
-  bool host_touched_ = false;                 // managed: the host has the state's pages since the last step
   HaloBuffers<Buffer, Buffer> halo_buffers_;  // the strategy, device messages, host staging
   kokkos::StreamOrder halo_ready_, halo_done_;
   StepControl control_;
