@@ -31,41 +31,59 @@ constexpr std::chrono::seconds kWaitForOtherWriter{120};
 int open_own_temporary(const std::string& tmp) {
   namespace fs = std::filesystem;
   const auto give_up = std::chrono::steady_clock::now() + kWaitForOtherWriter;
+  // Every retry pauses and counts against the wait: none can spin.
+  const auto again = [&](int code) {
+    if (std::chrono::steady_clock::now() > give_up) return errno = code, false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return true;
+  };
+  const fs::path parent = fs::path(tmp).parent_path();
   for (;;) {
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
     if (fd < 0) {
-      // ENOENT: the name went (renamed by another writer) between the lookup and the create.
-      if (errno == ENOENT && std::chrono::steady_clock::now() < give_up) continue;
-      if (errno != ELOOP && errno != ENXIO && errno != EISDIR) return -1;
+      const int code = errno;
       std::error_code ec;
+      // The name went (renamed by another writer) between the lookup and the create; a
+      // missing folder is said at once.
+      if (code == ENOENT && fs::is_directory(parent.empty() ? fs::path(".") : parent, ec)) {
+        if (!again(EBUSY)) return -1;
+        continue;
+      }
+      if (code != ELOOP && code != ENXIO && code != EISDIR) return errno = code, -1;
       fs::remove(tmp, ec);  // a link itself (not what it points at), a FIFO, an empty directory
       if (ec) return errno = ec.value(), -1;
+      if (!again(code)) return -1;
       continue;
     }
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int code = errno;
       ::close(fd);
       if (code != EWOULDBLOCK) return errno = code, -1;
-      if (std::chrono::steady_clock::now() > give_up) return errno = EBUSY, -1;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (!again(EBUSY)) return -1;
       continue;
     }
-    struct stat held {
-    }, named{};
+    struct stat held {}, named {};
     const bool same = ::fstat(fd, &held) == 0 && ::lstat(tmp.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
                       held.st_ino == named.st_ino;
     if (!same) {  // renamed away by the writer that held it: start a new one
       ::close(fd);
+      if (!again(EBUSY)) return -1;
       continue;
     }
-    if (!S_ISREG(held.st_mode) || held.st_nlink != 1 || ::ftruncate(fd, 0) != 0) {
+    // Ours while the lock is held: removed (before the lock goes) where it is not a plain
+    // file of one link; emptied otherwise.
+    if (!S_ISREG(held.st_mode) || held.st_nlink != 1) {
+      const bool removed = ::unlink(tmp.c_str()) == 0;
+      const int code = errno;
       ::close(fd);
-      ::unlink(tmp.c_str());
+      if (!removed) return errno = code, -1;
+      if (!again(EEXIST)) return -1;
       continue;
     }
     const int flags = ::fcntl(fd, F_GETFL);
-    if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    if (::ftruncate(fd, 0) != 0 || flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
       const int code = errno;
+      ::unlink(tmp.c_str());
       ::close(fd);
       return errno = code, -1;
     }
@@ -94,7 +112,7 @@ void write_file_atomically(const std::string& path, const void* data, std::size_
   }
   // The lock lives while any descriptor of the open file does: a duplicate holds it from the
   // file's close (whose status is checked) until the file has its name.
-  const int lock = ::dup(fd);
+  const int lock = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
   auto fail_removing = [&](int code, const std::string& prefix) {
     ::unlink(tmp.c_str());
     if (lock >= 0) ::close(lock);
@@ -102,8 +120,9 @@ void write_file_atomically(const std::string& path, const void* data, std::size_
   };
   if (lock < 0) {
     const int code = errno;
+    ::unlink(tmp.c_str());  // before the lock goes with fd
     ::close(fd);
-    fail_removing(code, "");
+    fail(std::strerror(code));
   }
   const char* bytes = static_cast<const char*>(data);
   for (std::size_t done = 0; done < size;) {

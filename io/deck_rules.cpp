@@ -85,8 +85,10 @@ void validate_rules(const Config& c, const Where& where) {
   // A run writes at most kMaxOutputFiles snapshots: an interval that would write more is
   // almost surely a typo (1e-300 for 1e-3), and would fill a disk with files. Each snapshot
   // after the first ends a step (steps land on output times), so a step limit under the
-  // bound keeps a run under it whatever t_end says (bench.toml's t_end of 1e9 means "never").
-  const bool steps_bound_it = c.max_steps > 0 && c.max_steps < kMaxOutputFiles;
+  // bound keeps a fresh run under it whatever t_end says (bench.toml's t_end of 1e9 means
+  // "never"); a restart's snapshots are numbered by the output times before its checkpoint
+  // too, so it keeps the bound on t_end.
+  const bool steps_bound_it = c.max_steps > 0 && c.max_steps < kMaxOutputFiles && c.restart_path.empty();
   if (c.output_interval > 0 && c.t_end / c.output_interval > kMaxOutputFiles && !steps_bound_it)
     fail(where({"output.interval"}),
          "key 'output.interval' = " + num(c.output_interval) + " would write " + num(c.t_end / c.output_interval) +

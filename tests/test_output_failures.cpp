@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -317,7 +318,6 @@ TEST(OutputFailures, PlantedLinksAreNeverFollowed) {
             std::vector<double>(second.begin(), second.begin() + g.ninterior));
 }
 
-// HDF5's own error stack reaches stderr only after set_hdf5_error_printing(true).
 // Two writers of one path at once (two runs given one `--report`): each waits for the other's
 // temporary to get its name, so every write succeeds and the file is always one writer's
 // whole. Until 2026-12-07 each removed the other's temporary: one failed to rename, and the
@@ -348,6 +348,18 @@ TEST(OutputFailures, WritersOfOnePathAtOnceAllSucceed) {
   EXPECT_FALSE(fs::exists(path + ".tmp"));
 }
 
+// A folder that is not there is said at once: the writers' wait is for a temporary renamed
+// away by another writer, not for a folder (it spun for 120 s, then said the same).
+TEST(OutputFailures, AMissingFolderIsSaidAtOnce) {
+  hc::test::TempDir tmp("out_no_folder");
+  const std::string path = (tmp.path() / "nowhere" / "report.json").string();
+  const auto start = std::chrono::steady_clock::now();
+  expect_output_error(outcome([&] { hc::write_file_atomically(path, "{}", "report"); }), path,
+                      "No such file or directory");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+// HDF5's own error stack reaches stderr only after set_hdf5_error_printing(true).
 TEST(OutputFailures, HdfErrorStackOnlyWhenAsked) {
   hc::test::TempDir tmp("out_h5print");
   fs::create_directories(tmp.path());

@@ -191,6 +191,16 @@ case_SnapshotIntervalBoundByTheSteps() {
   ready
   hc run --no-probe "$inputs/bench.toml" --set grid.n=8 --set output.interval=1e-6 --set time.max_steps=0 --out p
   expect_refused "at most 10000 are allowed"
+  # A restart numbers its snapshots by the output times before its checkpoint: the bound
+  # on t_end holds (a restart at t = 0.07 with an interval of 1e-300 counted them for ever,
+  # deaf to SIGTERM).
+  hc run --no-probe "$inputs/sod.toml" --quiet --set grid.nx=16 --set checkpoint.every_steps=2 --steps 2 --out r
+  expect_exit 0
+  ready
+  hc run --no-probe "$inputs/sod.toml" --set grid.nx=16 --restart r/checkpoint_00000002.h5 \
+    --set output.interval=1e-300 --set time.max_steps=4 --out r
+  expect_refused "at most 10000 are allowed"
+  expect_fast
 }
 case_CheckpointKeepHuge() { ready; hc run "$inputs/sod.toml" --set checkpoint.keep=100000 --out o; expect_refused "'checkpoint.keep' must be <= 10000"; }
 
