@@ -1,6 +1,5 @@
 #include "app/bad_cells.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -42,6 +41,7 @@ void FirstBadCell::look(const StateSlab& slab) {
 }
 
 std::string FirstBadCell::encoded() const {
+  if (!failure_.empty()) return "!" + failure_;
   char index[32];
   std::snprintf(index, sizeof index, "%020zu", index_);
   return index + text_;
@@ -49,10 +49,19 @@ std::string FirstBadCell::encoded() const {
 
 // Fixed-width indices order as numbers do; none seen anywhere leaves the signal rate at fault.
 std::string FirstBadCell::first_over_ranks(const std::vector<std::string>& encoded) {
-  const auto first = std::min_element(encoded.begin(), encoded.end());
-  if (first == encoded.end() || first->size() <= 20)
-    return "every cell is finite with positive density and pressure, but the signal rate is not";
-  return first->substr(20);
+  std::string first, failures;
+  for (std::size_t rank = 0; rank < encoded.size(); ++rank) {
+    const std::string& e = encoded[rank];
+    if (!e.empty() && e[0] == '!')
+      failures += "; rank " + std::to_string(rank) + " could not look through its state: " + e.substr(1);
+    else if (first.empty() || e < first)
+      first = e;
+  }
+  if (first.size() <= 20) {
+    const std::string rate = "every cell is finite with positive density and pressure, but the signal rate is not";
+    return (failures.empty() ? rate : "no bad cell found") + failures;
+  }
+  return first.substr(20) + failures;
 }
 
 }  // namespace halocline

@@ -30,8 +30,10 @@ class FirstBadCell {
   // Its index in the whole grid (whole.ninterior when none was seen), and what it holds.
   std::size_t index() const { return index_; }
   const std::string& text() const { return text_; }
-  // This rank's cell as one string for a gather (its index first, fixed width), and the
-  // earliest of the ranks' strings in words.
+  // This rank could not look through its state (`why`): the others' cells are still said.
+  void failed(const std::string& why) { failure_ = why; }
+  // This rank's cell as one string for a gather (its index first, fixed width, or its
+  // failure), and the earliest of the ranks' strings in words, with any rank's failure.
   std::string encoded() const;
   static std::string first_over_ranks(const std::vector<std::string>& encoded);
 
@@ -40,6 +42,7 @@ class FirstBadCell {
   double gamma_;
   std::size_t index_;
   std::string text_;
+  std::string failure_;
 };
 
 }  // namespace halocline

@@ -291,8 +291,9 @@ BenchmarkResult plan_benchmark(const BenchmarkOptions& o) {
     benchmark_config(r.size, "fp64", backend);  // a size the deck refuses is refused here
     r.broken_rules = broken_run_rules(o, s, o.provenance.command_line);
     if (!r.broken_rules.empty() && !o.non_compliant)
-      throw DeckError(every_broken_rule(r.broken_rules) +
-                      " (docs/procurement.md); --non-compliant runs it anyway, marked so");
+      // The way out first: a long list of rules is cut at the line's end, not the hint.
+      throw DeckError("--non-compliant runs it anyway, marked so (docs/procurement.md); " +
+                      every_broken_rule(r.broken_rules));
   });
   r.execution = execution_text(r, o.provenance.cpu_cores, backend);
   r.backend = backend;

@@ -230,10 +230,11 @@ void print_failure(const ExitStatus& s) {
 }
 
 int with_output_written(int code) {
+  errno = 0;  // the reason of the flush that fails, where it is this one
   std::cout.flush();
-  errno = 0;
+  int reason = errno;
   const bool flushed = std::fflush(stdout) == 0;
-  const int reason = errno;
+  if (reason == 0) reason = errno;
   if (flushed && !std::ferror(stdout) && std::cout.good()) return code;
   std::clearerr(stdout);  // the exit's own flush has nothing left to fail on
   // The reason is known where the last flush failed; an earlier write's is not kept by stdio.

@@ -320,11 +320,15 @@ namespace {
 // probe's files are checked by kind where they are written (check_output_file); temporaries
 // are the writer's (io/atomic_file.hpp).
 std::string not_of_halocline(const fs::path& path, const std::string& name) {
+  if (path.extension() != ".h5" && path.extension() != ".xmf") return "";
+  if (!std::ifstream(path, std::ios::binary)) return "a file this run cannot read";
   if (path.extension() == ".h5") {
-    const bool checkpoint = name.rfind("checkpoint_", 0) == 0;
-    if (h5::hdf5_format_of(path.string()) != (checkpoint ? "halocline-checkpoint" : "halocline-snapshot"))
-      return checkpoint ? "not a Halocline checkpoint" : "not a Halocline snapshot";
-  } else if (path.extension() == ".xmf") {
+    const std::string format = h5::hdf5_format_of(path.string());
+    if (name.rfind("checkpoint_", 0) == 0) return format == "halocline-checkpoint" ? "" : "not a Halocline checkpoint";
+    // Format 1 (before 0.2.0) said no format: its grid and time attributes do.
+    const bool first_format = format.empty() && h5::hdf5_has_attributes(path.string(), {"grid", "origin", "time"});
+    if (format != "halocline-snapshot" && !first_format) return "not a Halocline snapshot";
+  } else {
     std::string head(512, '\0');
     std::ifstream in(path, std::ios::binary);
     in.read(head.data(), static_cast<std::streamsize>(head.size()));

@@ -69,20 +69,27 @@ void check_plot_folder(const fs::path& dir, const std::string& option) {
   if (!fs::exists(status)) return;
   if (!fs::is_directory(status))
     throw DeckError(option + ": '" + dir.string() + "' exists and is not a directory: the pictures go into a folder");
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-    if (e.path().extension() != ".png") continue;
-    const fs::file_status own = fs::symlink_status(e.path(), ec);
+  // Incremented with an error code: a folder that fails part-way is said below, not thrown.
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& path = it->path();
+    if (path.extension() != ".png") continue;
+    std::error_code entry;
+    const fs::file_status own = fs::symlink_status(path, entry);
+    const bool plain = !entry && fs::is_regular_file(own);
+    const std::uintmax_t links = plain ? fs::hard_link_count(path, entry) : 0;
     std::string why;
     if (fs::is_symlink(own))
       why = "a symbolic link";
-    else if (!fs::is_regular_file(own))
+    else if (entry)
+      why = "unreadable (" + entry.message() + ")";
+    else if (!plain)
       why = "not a regular file";
-    else if (fs::hard_link_count(e.path(), ec) != 1)
+    else if (links != 1)
       why = "a file with another name (a hard link)";
-    else if (!is_png(e.path()))
+    else if (!is_png(path))
       why = "not a PNG image";
     if (!why.empty())
-      throw DeckError(option + ": '" + e.path().string() + "' is " + why +
+      throw DeckError(option + ": '" + path.string() + "' is " + why +
                       ": plot.py replaces only the pictures it drew; move it or draw elsewhere");
   }
   if (ec) throw DeckError(option + ": cannot read '" + dir.string() + "': " + ec.message());

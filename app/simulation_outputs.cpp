@@ -113,7 +113,11 @@ void Simulation::write_checkpoint() {
 void Simulation::report_fault() {
   backend_->select_after_fault(AfterFault::Broken);
   FirstBadCell first(r_.grid, config_.physics.gamma);
-  backend_->read_state([&](const StateSlab& slab) { first.look(slab); });
+  try {  // every rank takes part in the gather below, whatever happens here
+    backend_->read_state([&](const StateSlab& slab) { first.look(slab); });
+  } catch (const std::exception& e) {
+    first.failed(e.what());
+  }
   const std::string where = comm_.broadcast(FirstBadCell::first_over_ranks(comm_.gather(first.encoded())));
   const std::string failure = "step " + std::to_string(control_.step) + ", t = " + g6(control_.t) +
                               ": no valid time step (" + rate_failure(control_.max_rate, control_.cfl) + "); " + where;

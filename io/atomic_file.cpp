@@ -62,7 +62,8 @@ int open_own_temporary(const std::string& tmp) {
       if (!again(EBUSY)) return -1;
       continue;
     }
-    struct stat held {}, named {};
+    struct stat held {
+    }, named{};
     const bool same = ::fstat(fd, &held) == 0 && ::lstat(tmp.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
                       held.st_ino == named.st_ino;
     if (!same) {  // renamed away by the writer that held it: start a new one

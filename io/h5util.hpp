@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -193,11 +194,28 @@ inline bool read_text_attribute(hid_t object, const char* name, std::string& out
 
 // The root text attribute "format" of the HDF5 file at `path` ("halocline-snapshot",
 // "halocline-checkpoint"); empty for a file that is not HDF5 or says no format.
+// HDF5's error stack stays quiet whatever the command set: a file that is not HDF5 is an
+// answer here, not an error.
 inline std::string hdf5_format_of(const std::string& path) {
-  H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   std::string format;
-  if (file.get() < 0 || !read_text_attribute(file.get(), "format", format)) return "";
+  H5E_BEGIN_TRY {
+    H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    if (file.get() < 0 || !read_text_attribute(file.get(), "format", format)) format.clear();
+  }
+  H5E_END_TRY;
   return format;
+}
+
+// Whether the HDF5 file at `path` has every root attribute of `names` (quietly, as above).
+inline bool hdf5_has_attributes(const std::string& path, std::initializer_list<const char*> names) {
+  bool all = false;
+  H5E_BEGIN_TRY {
+    H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    all = file.get() >= 0;
+    for (const char* name : names) all = all && H5Aexists(file.get(), name) > 0;
+  }
+  H5E_END_TRY;
+  return all;
 }
 
 // A boolean as h5py writes one, an 8-bit enum FALSE = 0, TRUE = 1: h5py reads it back as a

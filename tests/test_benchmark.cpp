@@ -278,7 +278,10 @@ TEST_F(BenchmarkCommand, RefusesABrokenRuleInOneLineBeforeAnyWork) {
             "the references have sizes 32, 64, 128, 256 for --repeat 3 --steps 12; run rule 4: --repeat 1 is below "
             "the 3 repetitions the rule asks; run rule 4: --steps 1 is below the 12 steps"}}) {
     EXPECT_EQ(run(args + " --out refused"), 2) << args;
-    EXPECT_EQ(err_.rfind("halocline: error: run rule ", 0), 0u) << err_;
+    EXPECT_EQ(
+        err_.rfind("halocline: error: --non-compliant runs it anyway, marked so (docs/procurement.md); run rule ", 0),
+        0u)
+        << err_;
     EXPECT_NE(err_.find(says), std::string::npos) << err_;
     EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
     EXPECT_NE(err_.find("--non-compliant runs it anyway"), std::string::npos) << err_;

@@ -666,6 +666,7 @@ TEST(Checkpoint, ARunPrunesOnlyItsOwnSeries) {
   EXPECT_EQ(again.checkpoints.size(), 3u);
   EXPECT_EQ(names_in(dir.path()),
             (std::vector<std::string>{"checkpoint_00000004.h5", "checkpoint_00000008.h5", "checkpoint_00000009.h5"}));
+  ASSERT_TRUE(hc::checkpoint_series(at4).has_value());
   EXPECT_EQ(hc::checkpoint_series(at4), hc::checkpoint_series(at8));
   EXPECT_NE(hc::checkpoint_series(at4), hc::checkpoint_series(hc::checkpoint_path(dir.path().string(), 9)));
 

@@ -320,8 +320,6 @@ TEST_P(Contract, BoundaryFillAndPackMatchTheHostReference) {
       }
 }
 
-// Received messages land in the ghosts: x's messages are unpacked, then z's ghosts filled,
-// and y's packed messages (which carry x's ghosts) are compared with the host reference.
 // bytes_allocated() is what the backend holds where its state lives: the arrays the memory
 // plan counts before any allocation (app/resources.cpp, the same sizes), a few scalars, and,
 // once configured, the halo exchange's buffers, which configure_halo checks against the memory
@@ -349,6 +347,8 @@ TEST_P(Contract, BytesAllocatedAreThePlansArraysAndTheHaloBuffers) {
     }
 }
 
+// Received messages land in the ghosts: x's messages are unpacked, then z's ghosts filled,
+// and y's packed messages (which carry x's ghosts) are compared with the host reference.
 TEST_P(Contract, UnpackedHaloLandsInTheGhosts) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(name_of(c));

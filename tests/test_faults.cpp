@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/bad_cells.hpp"
 #include "app/checkpoints.hpp"
 #include "app/driver.hpp"
 #include "app/failures.hpp"
@@ -56,6 +57,20 @@ TEST(Faults, NonPositivePressureNamesTheFirstBadCell) {
     EXPECT_NE(what.find("p = -0.1"), std::string::npos) << what;
     EXPECT_EQ(what.find("saved"), std::string::npos) << what;
   }
+}
+
+// Over the ranks the earliest cell of the whole grid is said, whichever rank found it, and a
+// rank that could not look through its state (a device error while its slabs were copied)
+// is named beside it: it still took part in the gather, so no rank waits for it.
+TEST(Faults, TheFirstBadCellOverTheRanksIsTheEarliest) {
+  const std::vector<std::string> ranks = {"00000000000000000122at 122", "00000000000000000120at 120", "!a device error",
+                                          "00000000000000000999"};
+  EXPECT_EQ(hc::FirstBadCell::first_over_ranks(ranks),
+            "at 120; rank 2 could not look through its state: a device error");
+  EXPECT_EQ(hc::FirstBadCell::first_over_ranks({"00000000000000000999", "00000000000000000999"}),
+            "every cell is finite with positive density and pressure, but the signal rate is not");
+  EXPECT_EQ(hc::FirstBadCell::first_over_ranks({"!gone"}),
+            "no bad cell found; rank 0 could not look through its state: gone");
 }
 
 TEST(Faults, NanInTheStateIsCaught) {

@@ -68,6 +68,9 @@ def save(fig, out, name):
     path = os.path.join(out, name)
     fig.tight_layout()
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)  # as a picture written in place (mkstemp's are the owner's alone)
     try:
         with os.fdopen(fd, "wb") as f:
             fig.savefig(f, format="png", dpi=120, bbox_inches="tight")

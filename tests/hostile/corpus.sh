@@ -123,7 +123,13 @@ case_StandardOutputOnAFullDisk() {
     expect_exit 4
     expect_err "halocline: error: cannot write the standard output"
     expect_one_line
+    # The reason where the last flush failed (verify's earlier writes failed, and stdio
+    # keeps no reason of theirs).
+    [ "$command" = verify ] || expect_err "cannot write the standard output: No space left on device"
   done
+  run sh -c '"$0" info >&-' "$bin"  # closed
+  expect_exit 4
+  expect_err "halocline: error: cannot write the standard output: Bad file descriptor"
 }
 
 # ---- Decks and the command line ------------------------------------------------------------
