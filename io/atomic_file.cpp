@@ -57,10 +57,14 @@ int open_own_temporary(const std::string& tmp) {
     }
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int code = errno;
-      ::close(fd);
-      if (code != EWOULDBLOCK) return errno = code, -1;
-      if (!again(EBUSY)) return -1;
-      continue;
+      // A file system without locks (ENOLCK: NFS mounted nolock) writes as before there were
+      // any: alone, as the output directory's own lock makes a run's files.
+      if (code != ENOLCK && code != ENOSYS && code != EOPNOTSUPP) {
+        ::close(fd);
+        if (code != EWOULDBLOCK) return errno = code, -1;
+        if (!again(EBUSY)) return -1;
+        continue;
+      }
     }
     struct stat held {
     }, named{};
