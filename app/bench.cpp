@@ -184,17 +184,11 @@ void check_bench_runs(const BenchOptions& o) {
 }
 
 std::string bench_sets_without_effect(const BenchOptions& o) {
-  std::vector<std::string> idle;  // each key once, in the order given
-  for (const std::string& set : o.sets) {
-    const std::string key = override_key(set);
-    const bool bench_sets_it =
-        key == "time.max_steps" || key.rfind("checkpoint", 0) == 0 || key.rfind("output", 0) == 0;
-    if (bench_sets_it && std::find(idle.begin(), idle.end(), key) == idle.end()) idle.push_back(key);
-  }
-  if (idle.empty()) return "";
-  std::string keys;
-  for (const std::string& key : idle) keys += (keys.empty() ? "--set " : ", ") + key;
-  return keys + (idle.size() == 1 ? " has" : " have") +
+  const std::string keys = overridden_keys_that(o.sets, [](const std::string& key) {
+    return key == "time.max_steps" || key.rfind("checkpoint", 0) == 0 || key.rfind("output", 0) == 0;
+  });
+  if (keys.empty()) return "";
+  return "--set " + keys +
          " no effect on bench: each run takes --repeat x --steps steps and writes no snapshots nor scheduled "
          "checkpoints";
 }

@@ -94,15 +94,9 @@ std::string grid_n_without_effect(const RunArgs& a, const hc::Config& config) {
 // riemann.left, ...), which only make the initial state, changes nothing, and the run says so.
 std::string problem_sets_without_effect(const RunArgs& a, const hc::Config& config) {
   if (config.restart_path.empty()) return "";
-  std::vector<std::string> idle;  // each key once, in the order given
-  for (const std::string& set : deck_overrides(a)) {
-    const std::string key = hc::override_key(set);
-    if (hc::is_problem_parameter(key) && std::find(idle.begin(), idle.end(), key) == idle.end()) idle.push_back(key);
-  }
-  if (idle.empty()) return "";
-  std::string keys;
-  for (const std::string& key : idle) keys += (keys.empty() ? "" : ", ") + key;
-  return keys + (idle.size() == 1 ? " has" : " have") +
+  const std::string keys = hc::overridden_keys_that(deck_overrides(a), hc::is_problem_parameter);
+  if (keys.empty()) return "";
+  return keys +
          " no effect on a restart: the state is the checkpoint's (a problem's parameters only make its initial state)";
 }
 

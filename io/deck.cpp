@@ -576,6 +576,17 @@ bool is_problem_parameter(const std::string& key) {
 
 std::string override_key(const std::string& set) { return trim(set.substr(0, set.find('='))); }
 
+std::string overridden_keys_that(const std::vector<std::string>& sets, bool (*pick)(const std::string& key)) {
+  std::vector<std::string> keys;
+  for (const std::string& set : sets) {
+    const std::string key = override_key(set);
+    if (pick(key) && std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  }
+  std::string text;
+  for (const std::string& key : keys) text += (text.empty() ? "" : ", ") + key;
+  return keys.empty() ? "" : text + (keys.size() == 1 ? " has" : " have");
+}
+
 Config parse_deck(const std::string& text, const std::string& source, const std::vector<std::string>& overrides) {
   toml::table root;
   try {

@@ -50,18 +50,14 @@ std::vector<double> state_of(hc::Backend& b, const hc::Grid& g, hc::Purpose purp
       purpose);
   return whole;
 }
+// A slab is whole z-planes (SlabPlan), so its values are one run of each variable's.
 void put_state(hc::Backend& b, const hc::Grid& g, const std::vector<double>& whole) {
   b.write_state([&](const hc::CellBlock& block, double* values) {
-    const std::size_t cells = block.cells();
-    std::size_t n = 0;
-    for (int k = 0; k < block.n[2]; ++k)
-      for (int j = 0; j < block.n[1]; ++j)
-        for (int i = 0; i < block.n[0]; ++i, ++n) {
-          const std::size_t c =
-              (block.offset[0] + i) +
-              std::size_t(g.n[0]) * ((block.offset[1] + j) + std::size_t(g.n[1]) * (block.offset[2] + k));
-          for (int v = 0; v < hc::kNumVars; ++v) values[v * cells + n] = whole[v * g.ninterior + c];
-        }
+    const std::size_t cells = block.cells(), first = std::size_t(block.offset[2]) * g.n[0] * g.n[1];
+    for (int v = 0; v < hc::kNumVars; ++v) {
+      const double* from = whole.data() + v * g.ninterior + first;
+      std::copy(from, from + cells, values + v * cells);
+    }
   });
 }
 
