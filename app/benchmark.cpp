@@ -212,7 +212,7 @@ int choose_size(const std::vector<int>& sizes, const std::string& backend, const
     try {
       const Config c = benchmark_config(n, "fp64", backend);
       const MemoryPlan plan = plan_memory(c, choose_process_grid(c.n, {0, 0, 0}, ranks), !gpu, ranks);
-      const double bytes = static_cast<double>(gpu ? plan.solver_bytes : plan.host_bytes());
+      const double bytes = static_cast<double>(gpu ? plan.solver_bytes() : plan.host_bytes());
       if (bytes <= budget) chosen = n;
     } catch (const DeckError&) {
       // Too many ranks for this size: a larger one may do.

@@ -64,6 +64,13 @@ std::string sedov_refusal(double radius_cells, double nearest_cells) {
 
 }  // namespace
 
+std::array<bool, 3> periodic_directions(const Config& c) {
+  std::array<bool, 3> periodic{};
+  for (int d = 0; d < 3; ++d)
+    periodic[d] = c.boundary[d][0] == Boundary::Periodic && c.boundary[d][1] == Boundary::Periodic;
+  return periodic;
+}
+
 Grid grid_of(const Config& c) {
   const int one[3] = {1, 1, 1}, origin[3] = {0, 0, 0};
   return grid_of(c, one, origin);

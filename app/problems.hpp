@@ -2,6 +2,7 @@
 // order, and the exact solutions the verification compares with.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "base/grid.hpp"
@@ -16,6 +17,9 @@ Grid grid_of(const Config& config);
 // The subdomain at `coords` of a process grid of `dims` subdomains per direction (uneven
 // sizes allowed: split_axis in base/grid.hpp).
 Grid grid_of(const Config& config, const int dims[3], const int coords[3]);
+
+// The directions whose two faces are periodic (the process grid wraps there).
+std::array<bool, 3> periodic_directions(const Config& config);
 
 // Boundary faces of the deck, in the form the kernels take.
 BoundaryFaces boundary_of(const Config& config);

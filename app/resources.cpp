@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "app/problems.hpp"
 #include "app/select.hpp"
 #include "base/grid.hpp"
 #include "io/snapshot.hpp"
@@ -106,7 +107,7 @@ std::string largest_grid_clause(const std::array<int, 3>& n, const std::string& 
 // True when `plan` fits `available` host bytes (0: unknown, so it fits) and the address space.
 bool plan_fits(const MemoryPlan& plan, std::uint64_t available) {
   const u128 addressable = u128(1) << 62;  // far beyond any machine, far inside size_t
-  if (plan.solver_bytes > addressable || plan.host_bytes() > addressable) return false;
+  if (plan.solver_bytes() > addressable || plan.host_bytes() > addressable) return false;
   return available == 0 || plan.host_bytes() <= available;
 }
 
@@ -130,25 +131,37 @@ std::string binary_size(u128 bytes) {
   return bytes_text((bytes + (u128(1) << (shift - 1))) >> shift) + " " + unit;
 }
 
+namespace {
+
+// The directions whose halo buffers the largest rank makes: the active ones with a neighbour
+// (another rank, or this one across periodic faces) unless the strategy is none
+// (choose_halo, app/select.cpp: every rank of such a direction has one).
+std::array<bool, 3> halo_directions(const Config& c, const std::array<int, 3>& dims) {
+  std::array<bool, 3> exchanged{};
+  if (resolved_halo(c.halo, dims[0] * dims[1] * dims[2]) == HaloStrategy::None) return exchanged;
+  const std::array<bool, 3> periodic = periodic_directions(c);
+  for (int d = 0; d < 3; ++d) exchanged[d] = c.n[d] > 1 && (dims[d] > 1 || periodic[d]);
+  return exchanged;
+}
+
+}  // namespace
+
 MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool solver_on_host, int node_ranks,
                        bool node_has_rank0) {
   MemoryPlan plan;
   plan.solver_on_host = solver_on_host;
+  const int origin[3] = {0, 0, 0}, ranks[3] = {dims[0], dims[1], dims[2]};
+  const Grid largest = grid_of(c, ranks, origin);  // the first rank's part is the largest (split_axis)
   u128 padded = 1, local = 1, global = 1;
-  int active_directions = 0;
   for (int d = 0; d < 3; ++d) {
-    const bool active = c.n[d] > 1;
-    const u128 largest = (static_cast<u128>(c.n[d]) + dims[d] - 1) / dims[d];  // the uneven split's larger part
-    local *= largest;
-    padded *= largest + (active ? 2 * kGhostLayers : 0);
+    local *= static_cast<u128>(largest.n[d]);
+    padded *= static_cast<u128>(largest.np[d]);
     global *= static_cast<u128>(c.n[d]);
-    active_directions += active;
   }
-  const u128 real = c.precision == Precision::FP64 ? 8 : 4;
-  u128 values = padded * kNumVars;  // SoA and AoS; AoSoA pads its last tile
-  if (c.layout == LayoutKind::AoSoA) values = (padded + AoSoA::width - 1) / AoSoA::width * AoSoA::width * kNumVars;
-  const bool flux_arrays = choose_kernels(c, dims) == KernelStrategy::Split;          // app/select.cpp
-  plan.solver_bytes = solver_arrays(active_directions, flux_arrays) * values * real;  // kernels/stencil.hpp
+  const std::size_t real = c.precision == Precision::FP64 ? 8 : 4;
+  const bool flux_arrays = choose_kernels(c, dims) == KernelStrategy::Split;  // app/select.cpp
+  plan.solver = footprint_of(largest, c.layout, real, flux_arrays, halo_directions(c, dims),
+                             backend_scratch(c.backend, real));  // kernels/contract/footprint.hpp
   // The state comes to the host for files only (snapshots, checkpoints, a restart's read),
   // slab by slab (Backend::read_state): rank 0 builds each file in memory before writing it
   // (io/h5util.hpp says why), so it holds the file's bytes (doubles for a checkpoint, the
@@ -176,7 +189,8 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
   const bool staging = !solver_on_host && c.memory.owner == Owner::Host;
   plan.node_ranks = node_ranks;
   plan.copies_bytes =
-      (node_has_rank0 ? rank0_file : 0) + static_cast<u128>(node_ranks) * (per_rank + (staging ? values * real : 0));
+      (node_has_rank0 ? rank0_file : 0) +
+      static_cast<u128>(node_ranks) * (per_rank + (staging ? storage_values(c.layout, padded) * real : 0));
   return plan;
 }
 
@@ -212,7 +226,7 @@ std::array<int, 3> largest_fitting_grid(const Config& c, const std::array<int, 3
   };
   auto fits = [&](int m) {
     const MemoryPlan plan = plan_memory(scaled(m), dims, solver_on_host, node_ranks, node_has_rank0);
-    return side == MemorySide::Host ? plan_fits(plan, available) : plan.solver_bytes <= available;
+    return side == MemorySide::Host ? plan_fits(plan, available) : plan.solver_bytes() <= available;
   };
   if (!fits(1)) return {0, 0, 0};
   int lo = 1, hi = largest + 1;  // fits(lo); hi does not, or is past the grid asked for
@@ -254,11 +268,11 @@ void check_memory_plan(const MemoryPlan& plan, std::uint64_t available) {
   const u128 addressable = u128(1) << 62;  // far beyond any machine, far inside size_t
   const std::string ranks =
       plan.node_ranks > 1 ? " on each of the node's " + std::to_string(plan.node_ranks) + " ranks" : "";
-  const std::string parts = bytes_text(plan.solver_bytes) + " bytes for the solver's arrays" + ranks +
+  const std::string parts = bytes_text(plan.solver_bytes()) + " bytes for the solver's arrays and buffers" + ranks +
                             (plan.solver_on_host ? "" : " (device memory)") + " and " + bytes_text(plan.copies_bytes) +
                             " bytes for the host copies of the state";
-  if (plan.solver_bytes > addressable || host > addressable)
-    throw ResourceError("this grid needs " + bytes_text(plan.solver_on_host ? host : plan.solver_bytes) + " bytes (" +
+  if (plan.solver_bytes() > addressable || host > addressable)
+    throw ResourceError("this grid needs " + bytes_text(plan.solver_on_host ? host : plan.solver_bytes()) + " bytes (" +
                         parts + "): more than a process can address");
   if (available > 0 && host > available)
     throw ResourceError("this grid needs " + bytes_text(host) + " bytes (" + binary_size(host) + ") of host memory (" +

@@ -9,18 +9,21 @@
 #include <string>
 
 #include "io/config.hpp"
+#include "kernels/contract/footprint.hpp"
 
 namespace halocline {
 
 // Bytes a run of `config` on the process grid `ranks_grid` needs on one node: `node_ranks`
 // ranks (each counted as the largest), rank 0 among them or not.
 struct MemoryPlan {
-  unsigned __int128 solver_bytes = 0;  // one rank's state and flux arrays (device or host)
+  Footprint solver;                    // one rank's backend: its arrays, buffers and scratch (device or host)
   unsigned __int128 copies_bytes = 0;  // host copies of the state on the node, for files:
                                        // rank 0's file image, slab buffers, a restart's read
   int node_ranks = 1;
   bool solver_on_host = true;  // the backend's arrays are in host memory
-  unsigned __int128 host_bytes() const { return copies_bytes + (solver_on_host ? node_ranks * solver_bytes : 0); }
+  // The most one rank's backend holds at once (Footprint::peak).
+  unsigned __int128 solver_bytes() const { return solver.peak(); }
+  unsigned __int128 host_bytes() const { return copies_bytes + (solver_on_host ? node_ranks * solver_bytes() : 0); }
 };
 MemoryPlan plan_memory(const Config& config, const std::array<int, 3>& ranks_grid, bool solver_on_host,
                        int node_ranks = 1, bool node_has_rank0 = true);
@@ -38,7 +41,7 @@ void check_memory(const Config& config, const std::array<int, 3>& ranks_grid, bo
 
 // The largest grid of the shape of `config` (its active sizes scaled by one factor) whose
 // plan fits `available` bytes (0: no limit but the address space) of host memory, or of one
-// rank's device memory (its solver arrays); {0, 0, 0} when none.
+// rank's device memory (its backend's footprint at its peak); {0, 0, 0} when none.
 enum class MemorySide { Host, Device };
 std::array<int, 3> largest_fitting_grid(const Config& config, const std::array<int, 3>& ranks_grid, bool solver_on_host,
                                         int node_ranks, bool node_has_rank0, std::uint64_t available,

@@ -169,6 +169,20 @@ int device_count(const std::string& backend) {
   return 1;  // kokkos: the device or execution space it started on
 }
 
+BackendScratch backend_scratch(BackendKind backend, std::size_t value_bytes) {
+  switch (backend) {
+#if defined(HALOCLINE_HAVE_KOKKOS)
+    case BackendKind::Kokkos: return kokkos_device_scratch(value_bytes);
+#endif
+#if defined(HALOCLINE_HAVE_HIP)
+    case BackendKind::Hip: return hip_device_scratch(value_bytes);
+#endif
+    default: break;
+  }
+  (void)value_bytes;
+  return {};  // a backend not built in makes nothing (backend_unavailable refuses it)
+}
+
 DeviceInfo describe_device(const std::string& backend, int device, const char* command) {
   switch (available_backend(backend, command)) {
 #if defined(HALOCLINE_HAVE_KOKKOS)

@@ -12,6 +12,7 @@
 #include "base/grid.hpp"
 #include "io/config.hpp"
 #include "kernels/contract/backend.hpp"
+#include "kernels/contract/footprint.hpp"
 #include "kernels/physics_samples.hpp"
 
 namespace halocline {
@@ -62,6 +63,10 @@ std::string backend_unavailable(BackendKind backend);
 // Whether `backend` (built in) runs on a GPU: the hip backend always, the kokkos backend when
 // Kokkos was built for one (its owner models then mean what the hip backend's do).
 bool runs_on_gpu(BackendKind backend);
+
+// What backend `backend` makes beside the solver's arrays and the halo's buffers, for values
+// of `value_bytes` (kernels/contract/footprint.hpp); nothing for a backend not built in.
+BackendScratch backend_scratch(BackendKind backend, std::size_t value_bytes);
 
 // Why a memory choice the user named changes no step of configuration `c`, or empty: the host
 // memory kind without a host owner or a halo exchange (or on the kokkos backend in host

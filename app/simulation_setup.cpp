@@ -30,13 +30,6 @@ SnapshotMetadata snapshot_metadata(const Config& c, const Provenance& provenance
   return m;
 }
 
-std::array<bool, 3> periodic_directions(const Config& c) {
-  std::array<bool, 3> periodic{};
-  for (int d = 0; d < 3; ++d)
-    periodic[d] = c.boundary[d][0] == Boundary::Periodic && c.boundary[d][1] == Boundary::Periodic;
-  return periodic;
-}
-
 }  // namespace
 
 Simulation::Simulation(const Config& config, const RunOptions& options, RunResult& r)

@@ -26,11 +26,12 @@ HC_INLINE void other_directions(int d, int& a, int& b) {
   b = 3 - d - a;
 }
 
-// Values in the message of one face of direction d.
-HC_INLINE std::size_t halo_message_size(const Grid& g, int d) {
+// Values in the message of one face of direction d (Count: wider for the memory plan's grids).
+template <class Count = std::size_t>
+HC_INLINE Count halo_message_size(const Grid& g, int d) {
   int a, b;
   other_directions(d, a, b);
-  return static_cast<std::size_t>(kNumVars) * g.ng[d] * g.np[a] * g.np[b];
+  return static_cast<Count>(kNumVars) * g.ng[d] * g.np[a] * g.np[b];
 }
 
 // Position in a message of value (var, layer, ia, ib).

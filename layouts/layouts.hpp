@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 #include "base/grid.hpp"
 #include "base/portability.hpp"
@@ -24,10 +25,18 @@ namespace halocline {
 
 enum class LayoutKind { AoS, SoA, AoSoA };
 
+// The type a layout counts values in: size_t, or a wider count given (unsigned __int128 in the
+// memory plan, which counts grids too large for size_t).
+template <class Count>
+using CountOf = std::common_type_t<Count, std::size_t>;
+
 struct AoS {
   static constexpr LayoutKind kind = LayoutKind::AoS;
   static constexpr const char* name = "aos";
-  static std::size_t storage_size(std::size_t ncells) { return ncells * kNumVars; }
+  template <class Count>
+  static constexpr CountOf<Count> storage_size(Count ncells) {
+    return CountOf<Count>(ncells) * kNumVars;
+  }
   HC_INLINE static std::size_t offset(int var, std::size_t cell, std::size_t /*ncells*/) {
     return cell * kNumVars + static_cast<std::size_t>(var);
   }
@@ -36,7 +45,10 @@ struct AoS {
 struct SoA {
   static constexpr LayoutKind kind = LayoutKind::SoA;
   static constexpr const char* name = "soa";
-  static std::size_t storage_size(std::size_t ncells) { return ncells * kNumVars; }
+  template <class Count>
+  static constexpr CountOf<Count> storage_size(Count ncells) {
+    return CountOf<Count>(ncells) * kNumVars;
+  }
   HC_INLINE static std::size_t offset(int var, std::size_t cell, std::size_t ncells) {
     return static_cast<std::size_t>(var) * ncells + cell;
   }
@@ -49,13 +61,28 @@ struct AoSoAW {
   static constexpr const char* name = "aosoa";
   static constexpr int width = W;
   // The last tile is padded to W cells.
-  static std::size_t storage_size(std::size_t ncells) { return (ncells + W - 1) / W * W * kNumVars; }
+  template <class Count>
+  static constexpr CountOf<Count> storage_size(Count ncells) {
+    return (CountOf<Count>(ncells) + W - 1) / W * W * kNumVars;
+  }
   HC_INLINE static std::size_t offset(int var, std::size_t cell, std::size_t /*ncells*/) {
     return (cell / W) * (W * kNumVars) + static_cast<std::size_t>(var) * W + cell % W;
   }
 };
 
 using AoSoA = AoSoAW<8>;
+
+// The values a state array of `ncells` cells holds in layout `kind` (its storage_size), for
+// counts made before any array exists (kernels/contract/footprint.hpp; Count may be 128-bit).
+template <class Count>
+constexpr CountOf<Count> storage_values(LayoutKind kind, Count ncells) {
+  switch (kind) {
+    case LayoutKind::AoS: return AoS::storage_size(ncells);
+    case LayoutKind::SoA: return SoA::storage_size(ncells);
+    case LayoutKind::AoSoA: return AoSoA::storage_size(ncells);
+  }
+  return 0;
+}
 
 // A non-owning view of one state array (or flux array) in layout L. Trivially copyable,
 // so kernels capture it by value on any backend.

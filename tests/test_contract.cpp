@@ -10,6 +10,7 @@
 //   - the copies between host and device are counted where the state crosses them.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "io/config.hpp"
 #include "kernels/boundary.hpp"
 #include "kernels/contract/backend.hpp"
+#include "kernels/contract/footprint.hpp"
 #include "kernels/contract/solver_arrays.hpp"
 #include "kernels/halo.hpp"
 #include "kernels/stencil.hpp"
@@ -316,12 +318,13 @@ TEST_P(Contract, BoundaryFillAndPackMatchTheHostReference) {
       }
 }
 
-// bytes_allocated() is what the backend holds where its state lives: the arrays the memory
-// plan counts before any allocation (app/resources.cpp, the same sizes), a few scalars, and,
-// once configured, the halo exchange's buffers, which configure_halo checks against the memory
+// bytes_allocated() is what the backend holds between steps, byte for byte the footprint
+// (kernels/contract/footprint.hpp) that both the backend's own check and the run's memory
+// plan (app/resources.cpp) count before any allocation: its arrays and scalars, and, once
+// configured, the halo exchange's buffers, which configure_halo checks against the memory
 // left before making them (they were counted nowhere: a device that could not hold them ended
-// the run in one rank's exit 1).
-TEST_P(Contract, BytesAllocatedAreThePlansArraysAndTheHaloBuffers) {
+// the run in one rank's exit 1). The plan's peak adds the slab buffers a file's read makes.
+TEST_P(Contract, BytesAllocatedAreTheFootprint) {
   for (int exchanged = 0; exchanged < 3; ++exchanged)
     for (const Case& c : kCases) {
       SCOPED_TRACE(name_of(c) + ", exchanged along " + std::to_string(exchanged));
@@ -332,15 +335,42 @@ TEST_P(Contract, BytesAllocatedAreThePlansArraysAndTheHaloBuffers) {
       config.layout = c.layout;
       config.precision = c.precision;
       config.n = {5, 4, 3};
-      const auto planned = static_cast<std::size_t>(
-          hc::plan_memory(config, {1, 1, 1}, !hc::runs_on_gpu(config.backend), 1, true).solver_bytes);
-      const std::size_t before = b->bytes_allocated();
-      EXPECT_GE(before, planned);
-      EXPECT_LE(before, planned + 1024);  // the reductions' and the controller's scalars
+      const hc::Footprint planned =
+          hc::plan_memory(config, {1, 1, 1}, !hc::runs_on_gpu(config.backend), 1, true).solver;
+      EXPECT_EQ(planned.halo_buffers, 0u);  // one rank, outflow faces: no exchange planned
+      EXPECT_EQ(b->bytes_allocated(), static_cast<std::size_t>(planned.resident()));
       b->configure_halo(staged_halo(faces));
       const std::size_t real = c.precision == hc::Precision::FP64 ? 8 : 4;
-      EXPECT_EQ(b->bytes_allocated() - before, 4 * hc::halo_message_size(grid_, exchanged) * real);
+      const std::size_t halo = 4 * hc::halo_message_size(grid_, exchanged) * real;
+      EXPECT_EQ(b->bytes_allocated(), static_cast<std::size_t>(planned.resident()) + halo);
+      std::array<bool, 3> along{};
+      along[exchanged] = true;
+      EXPECT_EQ(hc::halo_buffer_bytes(grid_, along, real), halo);
     }
+}
+
+// The plan's footprint of a run on several ranks: the largest rank's arrays, the halo buffers
+// of each direction it exchanges (split among ranks, or periodic), the backend's scratch, and
+// the slab buffers a file's read makes, in the backend's own numbers.
+TEST_P(Contract, ThePlansFootprintIsTheLargestRanks) {
+  hc::Config config;
+  config.backend = GetParam();
+  config.precision = hc::Precision::FP32;
+  config.layout = hc::LayoutKind::AoSoA;
+  config.kernels = hc::KernelStrategy::Split;
+  config.n = {9, 6, 5};
+  config.boundary[1][0] = config.boundary[1][1] = hc::Boundary::Periodic;
+  const hc::Footprint f = hc::plan_memory(config, {2, 1, 1}, !hc::runs_on_gpu(config.backend), 2, true).solver;
+  const int dims[3] = {2, 1, 1}, first[3] = {0, 0, 0};
+  const hc::Grid largest = hc::grid_of(config, dims, first);
+  ASSERT_EQ(largest.n[0], 5);
+  const std::size_t cells = 9 * 10 * 9;                          // 5 x 6 x 5 cells with two ghost layers a side
+  EXPECT_EQ(f.arrays, 6u * hc::AoSoA::storage_size(cells) * 4);  // u0, u1, unew, three flux arrays
+  EXPECT_EQ(f.halo_buffers, hc::halo_buffer_bytes(largest, {true, true, false}, 4));  // x: ranks; y: periodic
+  const hc::BackendScratch scratch = hc::backend_scratch(config.backend, 4);
+  EXPECT_EQ(f.control, scratch.control_bytes);
+  EXPECT_EQ(f.slab_buffers, static_cast<std::size_t>(scratch.slab_buffers) * 5 * 5 * 6 * 5 * 4);  // whole z: one slab
+  EXPECT_EQ(f.peak(), f.arrays + f.control + f.halo_buffers + f.slab_buffers);
 }
 
 // Received messages land in the ghosts: x's messages are unpacked, then z's ghosts filled,

@@ -104,7 +104,7 @@ TEST(Resources, LargestGridForTheDevice) {
   auto device_bytes = [&](int n) {
     hc::Config t = c;
     t.n = {n, n, n};
-    return hc::plan_memory(t, {1, 1, 1}, false).solver_bytes;
+    return hc::plan_memory(t, {1, 1, 1}, false).solver_bytes();
   };
   const auto free_bytes = static_cast<std::uint64_t>(device_bytes(1000) + 1000);
   const std::array<int, 3> n =
@@ -139,9 +139,9 @@ TEST(Resources, AutoKernelsAreFusedOnHipForLargeSubdomains) {
   // Fused allocates no flux arrays: u0, u1 and unew against those and three flux arrays.
   hc::Config h = bench("grid.n=128");
   h.backend = hc::BackendKind::Hip;
-  const auto fused = hc::plan_memory(h, {1, 1, 1}, false).solver_bytes;
+  const auto fused = hc::plan_memory(h, {1, 1, 1}, false).solver.arrays;
   h.kernels = hc::KernelStrategy::Split;
-  EXPECT_EQ(2 * fused, hc::plan_memory(h, {1, 1, 1}, false).solver_bytes);
+  EXPECT_EQ(2 * fused, hc::plan_memory(h, {1, 1, 1}, false).solver.arrays);
 }
 
 // `--kernels auto` on Kokkos: where Kokkos runs on the host, fused on 2-D and 3-D grids

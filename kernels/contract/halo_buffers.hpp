@@ -8,6 +8,7 @@
 
 #include "base/grid.hpp"
 #include "kernels/contract/backend.hpp"
+#include "kernels/contract/footprint.hpp"
 #include "kernels/halo.hpp"
 
 namespace halocline {
@@ -19,14 +20,10 @@ struct HaloBuffers {
   HostBuffer send_host[3][2], receive_host[3][2];
   std::size_t device_bytes = 0;  // of send and receive, as configure made them
 
-  // The bytes of the device buffers configure makes for `s` (a send and a receive buffer
-  // for each face of a direction with an exchanged face): what a backend checks before
-  // making them, and counts in its bytes_allocated() after.
+  // The bytes of the device buffers configure makes for `s` (halo_buffer_bytes): what a
+  // backend checks before making them, and counts in its bytes_allocated() after.
   static std::size_t device_bytes_of(const HaloSetup& s, const Grid& g, std::size_t value_bytes) {
-    std::size_t bytes = 0;
-    for (int d = 0; d < 3; ++d)
-      if (s.any(d)) bytes += 4 * halo_message_size(g, d) * value_bytes;
-    return bytes;
+    return saturated_bytes(halo_buffer_bytes(g, {s.any(0), s.any(1), s.any(2)}, value_bytes));
   }
 
   // Keeps `s` and makes the buffers of every direction with an exchanged face, one

@@ -36,15 +36,18 @@ struct SlabPlan {
   static constexpr std::size_t kSlabBytes = std::size_t(16) << 20;
   const Grid& g;
   std::size_t slab_bytes = kSlabBytes;  // smaller in tests, to cut a small grid into several
-  int planes_per_slab() const {
-    const std::size_t plane = static_cast<std::size_t>(g.n[0]) * g.n[1] * kNumVars * sizeof(double);
-    return static_cast<int>(std::clamp<std::size_t>(slab_bytes / plane, 1, static_cast<std::size_t>(g.n[2])));
+  int planes_per_slab() const {         // a plane's bytes in 128 bits: the memory plan asks of grids beyond size_t
+    const unsigned __int128 plane = static_cast<unsigned __int128>(g.n[0]) * g.n[1] * kNumVars * sizeof(double);
+    return static_cast<int>(std::clamp<unsigned __int128>(slab_bytes / plane, 1, g.n[2]));
   }
   int count() const { return (g.n[2] + planes_per_slab() - 1) / planes_per_slab(); }
   int z_begin(int slab) const { return slab * planes_per_slab(); }
   int z_end(int slab) const { return std::min(g.n[2], (slab + 1) * planes_per_slab()); }
   // Cells of the largest slab: what a slab buffer holds.
-  std::size_t max_cells() const { return static_cast<std::size_t>(g.n[0]) * g.n[1] * planes_per_slab(); }
+  template <class Count = std::size_t>
+  Count max_cells() const {
+    return static_cast<Count>(g.n[0]) * g.n[1] * planes_per_slab();
+  }
   // The slab's block in the whole domain (local planes z_begin..z_end).
   CellBlock block(int slab) const {
     CellBlock b{{g.offset[0], g.offset[1], g.offset[2] + z_begin(slab)}, {g.n[0], g.n[1], z_end(slab) - z_begin(slab)}};

@@ -12,6 +12,7 @@
 // precision.
 #include "kernels/hip/hip_backend.hpp"
 
+#include "kernels/contract/footprint.hpp"
 #include "kernels/contract/halo_buffers.hpp"
 #include "kernels/contract/solver_arrays.hpp"
 
@@ -62,11 +63,10 @@ class HipBackend final : public Backend {
 #endif
     const bool managed = memory.owner == Owner::Managed;
     const std::size_t state_bytes = L::storage_size(grid.ncells) * sizeof(Real);
-    const int arrays = solver_arrays(grid, kernels == KernelStrategy::Split);
-    // read_state's two slab buffers, allocated only while a file is written, are counted too.
-    const std::size_t scratch = sizeof(hip::RateBits<Real>) + sizeof(FixedSums) + 2 * sizeof(StepControl) +
-                                2 * kNumVars * SlabPlan{grid}.max_cells() * sizeof(Real);
-    hip::check_fits(arrays * state_bytes + scratch, managed ? "the managed owner model" : "this grid");
+    // Its peak: read_state's two slab buffers, made only while a file is written, are counted too.
+    const Footprint need = footprint_of(grid, L::kind, sizeof(Real), kernels == KernelStrategy::Split, {},
+                                        hip_device_scratch(sizeof(Real)));
+    hip::check_fits(saturated_bytes(need.peak()), managed ? "the managed owner model" : "this grid");
     // After the memory check: a subdomain beyond 32-bit indices never fits a device of today,
     // and the memory's line names the largest grid that does.
     check_device_indexable(grid);
@@ -347,8 +347,7 @@ class HipBackend final : public Backend {
 
   // ---- Halo exchange: device buffers per face, host staging in pinned or pageable memory
   void configure_halo(const HaloSetup& setup) override {
-    hip::check_fits(decltype(halo_buffers_)::device_bytes_of(setup, grid_, sizeof(Real)),
-                    "the halo exchange's buffers");
+    hip::check_fits(halo_buffers_.device_bytes_of(setup, grid_, sizeof(Real)), "the halo exchange's buffers");
     halo_buffers_.configure(
         setup, grid_, sizeof(Real), [](std::size_t bytes, const char*) { return hip::DeviceArray(bytes, false); },
         [](std::size_t bytes, HostMemory memory, const char*) { return hip::HostBuffer(bytes, memory); });
@@ -530,6 +529,12 @@ template <class Real, class L>
 std::unique_ptr<Backend> make_hip_backend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
                                           const MemoryStrategy& memory, KernelStrategy kernels, int device) {
   return std::make_unique<HipBackend<Real, L>>(grid, physics, boundary, memory, kernels, device);
+}
+
+BackendScratch hip_device_scratch(std::size_t value_bytes) {
+  // The constructor's max_rate_, results_ and control_; read_state's two slab buffers.
+  const std::size_t rate = value_bytes == 8 ? sizeof(hip::RateBits<double>) : sizeof(hip::RateBits<float>);
+  return {2, rate + sizeof(FixedSums) + sizeof(StepControl)};
 }
 
 DeviceInfo hip_device_info(int device) { return hip::describe_device(device); }

@@ -10,6 +10,7 @@
 #include "base/grid.hpp"
 #include "kernels/boundary.hpp"
 #include "kernels/contract/backend.hpp"
+#include "kernels/contract/footprint.hpp"
 #include "kernels/contract/probe_result.hpp"
 #include "kernels/contract/strategy.hpp"
 #include "kernels/hydro.hpp"
@@ -20,6 +21,10 @@ namespace halocline {
 template <class Real, class L>
 std::unique_ptr<Backend> make_hip_backend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
                                           const MemoryStrategy& memory, KernelStrategy kernels, int device);
+
+// What the backend makes beside the solver's arrays and the halo's buffers, for values of
+// `value_bytes` (its footprint: kernels/contract/footprint.hpp).
+BackendScratch hip_device_scratch(std::size_t value_bytes);
 
 // How many GPUs the HIP runtime sees (0 when none, or no driver).
 int hip_device_count();

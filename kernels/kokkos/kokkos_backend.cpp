@@ -21,6 +21,7 @@
 // there (Kokkos waits for it), so the host never runs more than one step ahead.
 #include "kernels/kokkos/kokkos_backend.hpp"
 
+#include "kernels/contract/footprint.hpp"
 #include "kernels/contract/halo_buffers.hpp"
 #include "kernels/contract/solver_arrays.hpp"
 
@@ -73,13 +74,13 @@ class KokkosBackend final : public Backend {
     using kokkos::Where;
     const std::size_t bytes = L::storage_size(grid.ncells) * sizeof(Real);
     const bool flux_arrays = kernels == KernelStrategy::Split;
-    const int arrays = solver_arrays(grid, flux_arrays);
     const bool managed = memory.owner == Owner::Managed;
+    const Footprint need =
+        footprint_of(grid, L::kind, sizeof(Real), flux_arrays, {}, kokkos_device_scratch(sizeof(Real)));
     if (kokkos::kHostExecution)
-      check_host_memory(arrays * bytes, "this grid's arrays");
+      check_host_memory(saturated_bytes(need.peak()), "this grid's arrays");
     else
-      kokkos::check_device_fits(arrays * bytes + kNumVars * SlabPlan{grid}.max_cells() * sizeof(Real),  // read_state's
-                                managed ? "the managed owner model" : "this grid");
+      kokkos::check_device_fits(saturated_bytes(need.peak()), managed ? "the managed owner model" : "this grid");
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
     // Its device code indexes in 32 bits, in device memory or not; after the memory check,
     // whose line names the largest grid that fits (a subdomain beyond 32-bit indices fits no
@@ -281,7 +282,7 @@ class KokkosBackend final : public Backend {
 
   // ---- Halo exchange: device messages per face, host staging of the run's memory kind --
   void configure_halo(const HaloSetup& setup) override {
-    const std::size_t bytes = decltype(halo_buffers_)::device_bytes_of(setup, grid_, sizeof(Real));
+    const std::size_t bytes = halo_buffers_.device_bytes_of(setup, grid_, sizeof(Real));
     if (kokkos::kHostExecution)
       check_host_memory(bytes, "the halo exchange's buffers");
     else
@@ -334,7 +335,9 @@ class KokkosBackend final : public Backend {
   // host execution space.
   const TransferLog& transfers() const override { return transfers_; }
 
-  std::size_t bytes_allocated() const override { return arrays_.bytes() + halo_buffers_.device_bytes; }
+  std::size_t bytes_allocated() const override {
+    return arrays_.bytes() + max_rate_.span() * sizeof(Real) + halo_buffers_.device_bytes;
+  }
 
   std::uint64_t checksum_part() override { return kokkos::checksum_part(compute_launch(), grid_, state(Slot::U0)); }
   MaxAbs max_abs_part() override { return kokkos::max_abs_part(compute_launch(), grid_, state(Slot::U0)); }
@@ -429,6 +432,12 @@ std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& ph
 }
 
 bool kokkos_on_gpu() { return !kokkos::kHostExecution; }
+
+BackendScratch kokkos_device_scratch(std::size_t value_bytes) {
+  // The rate's max (max_rate_); a device execution space's read_state or write_state makes one
+  // slab buffer there (a host execution space reads and writes the state in place).
+  return {kokkos::kHostExecution ? 0 : 1, value_bytes};
+}
 
 #define HALOCLINE_INSTANTIATE(REAL, LAYOUT)                                                                        \
   template std::unique_ptr<Backend> make_kokkos_backend<REAL, LAYOUT>(const Grid&, const Physics&,                 \

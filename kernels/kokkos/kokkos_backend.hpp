@@ -11,6 +11,7 @@
 #include "base/grid.hpp"
 #include "kernels/boundary.hpp"
 #include "kernels/contract/backend.hpp"
+#include "kernels/contract/footprint.hpp"
 #include "kernels/contract/host_memory.hpp"
 #include "kernels/contract/probe_result.hpp"
 #include "kernels/hydro.hpp"
@@ -28,6 +29,10 @@ std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& ph
 
 // Whether Kokkos' default execution space is a GPU's (CUDA, HIP).
 bool kokkos_on_gpu();
+
+// What the backend makes beside the solver's arrays and the halo's buffers, for values of
+// `value_bytes` (its footprint: kernels/contract/footprint.hpp).
+BackendScratch kokkos_device_scratch(std::size_t value_bytes);
 
 // What Kokkos says about its default execution space.
 DeviceInfo kokkos_device_info();

@@ -225,7 +225,7 @@ case_ChoiceWithoutEffectBesideARefusedOwner() {
 case_GridOverflowsSize() {
   ready
   hc run "$inputs/bench.toml" --set grid.n=2147483643 --out o
-  expect_refused "bytes for the solver's arrays"
+  expect_refused "bytes for the solver's arrays and buffers"
   expect_err "more than a process can address"
 }
 case_GridBeyondIntRefused() {
