@@ -144,7 +144,10 @@ void OutputDirectory::open(const std::string& dir) {
   // Its own lock is lock()'s to judge; the directories around it must not be a running run's.
   fs::path around = fs::absolute(fs::path(dir)).lexically_normal();
   if (around.filename().empty()) around = around.parent_path();
-  check_not_in_running_output(around.parent_path().string(), "output directory '" + dir + "', inside", "");
+  const std::string other = running_output_around(around.parent_path().string(), "");
+  if (!other.empty())
+    throw DeckError("output directory '" + dir + "' lies inside the output directory " + other +
+                    "; a run writes only in a directory of its own");
   created_ = create_writable_directory(dir);
   try {
     lock();

@@ -148,14 +148,9 @@ nlohmann::json traffic_json(const Config& c, const RunResult& r, double median_s
                                  "step, over the median step time"}};
 }
 
-}  // namespace
-
-nlohmann::json make_report(const Config& c, const RunResult& r) {
-  nlohmann::json j;
-  j["halocline_version"] = HALOCLINE_VERSION;
-  j["provenance"] = provenance_json(r.provenance);
-  j["info"] = info_json(r.device);
-  j["config"] = {
+// What the run was: the deck's choices and the strategies it ran with.
+nlohmann::json config_json(const Config& c, const RunResult& r) {
+  nlohmann::json j = {
       {"backend", backend_name(c.backend)},
       {"backend_description", r.backend_description},
       {"layout", layout_name(c.layout)},
@@ -176,15 +171,22 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
       {"ranks_grid", {r.ranks_grid[0], r.ranks_grid[1], r.ranks_grid[2]}},
       {"output_mode", r.output_mode},
   };
-  if (c.backend == BackendKind::Kokkos) j["config"]["kokkos_tile"] = kokkos_tile_name(c.kokkos_tile);
-  if (r.kernels == KernelStrategy::Fused) j["config"]["fused_shape"] = r.fused_shape;
-  j["device"] = {{"kind", r.device.kind},
-                 {"name", r.device.name},
-                 {"memory_bytes", positive_or_null(r.device.memory_bytes)},
-                 {"compute_units", r.device.compute_units},
-                 {"runtime_version", r.device.runtime_version},
-                 {"driver_version", r.device.driver_version}};
-  j["transfers"] = transfers_json(r.transfers, r.steps - r.first_step);
+  if (c.backend == BackendKind::Kokkos) j["kokkos_tile"] = kokkos_tile_name(c.kokkos_tile);
+  if (r.kernels == KernelStrategy::Fused) j["fused_shape"] = r.fused_shape;
+  return j;
+}
+
+nlohmann::json device_json(const DeviceInfo& d) {
+  return {{"kind", d.kind},
+          {"name", d.name},
+          {"memory_bytes", positive_or_null(d.memory_bytes)},
+          {"compute_units", d.compute_units},
+          {"runtime_version", d.runtime_version},
+          {"driver_version", d.driver_version}};
+}
+
+// The steps: how many, from where (a restart's checkpoint), which were timed, and the clocks.
+void add_steps(nlohmann::json& j, const Config& c, const RunResult& r) {
   j["steps"] = r.steps;
   j["steps_this_run"] = r.steps - r.first_step;
   j["restarted_from"] = nullptr;
@@ -203,17 +205,23 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   nlohmann::json outside = nlohmann::json::object();
   for (const auto& [what, seconds] : r.outside_loop) outside[what] = seconds;
   j["outside_loop_s"] = outside;
+}
+
+// Memory: the backend's footprint where the state lives, and the host's peak: the memory
+// plan's count for the node, and the kernel's (getrusage: the largest resident set so far,
+// this rank).
+void add_memory(nlohmann::json& j, const RunResult& r) {
   j["bytes_allocated"] = r.device_bytes;
-  // The host memory this process held at its peak: the memory plan's count for the node, and
-  // the kernel's (getrusage: the largest resident set so far, this rank).
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   j["host_bytes_peak"] = {{"planned", r.host_bytes_planned},
                           {"max_rss", static_cast<double>(usage.ru_maxrss) * 1024.0}};
-  j["step_time_s"] = step_time_json(r.step_times);
-  const double median_step = j["step_time_s"].value("median", 0.0);
-  // The one figure of merit (docs/report.md), as bench and benchmark compute it: null, with the
-  // reason, where no step was timed (a 0 would read as a measured rate).
+}
+
+// The figure of merit (docs/report.md), as bench and benchmark compute it: null, with the
+// reason, where no step was timed (a 0 would read as a measured rate); the traffic and the
+// arithmetic it puts in proportion.
+void add_rates(nlohmann::json& j, const Config& c, const RunResult& r, double median_step) {
   j["fom"] = {{"cell_updates_per_s",
                positive_or_null(fom_cell_updates_per_s(static_cast<double>(r.grid.ninterior), median_step))},
               {"definition", kFomDefinition}};
@@ -224,6 +232,10 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
   const ArithmeticPath path = arithmetic_path(c.backend, r.kernels);
   j["arithmetic"] = arithmetic_json(
       cell_update_operations(path, c.physics.riemann, c.physics.limiter, active, c.precision), path, c.physics.riemann);
+}
+
+// The phases' timers: rank 0's, their sum per step, and each phase over the ranks.
+void add_timers(nlohmann::json& j, const RunResult& r) {
   double sum = 0;  // a step's phases: what the kernels (and MPI) take, without gaps
   for (const PhaseStats& p : r.timers)
     if (!phase::writes_files(p.name)) sum += r.timed_steps ? p.total_s / r.timed_steps : 0.0;
@@ -233,23 +245,44 @@ nlohmann::json make_report(const Config& c, const RunResult& r) {
     timers[p.name] = {
         {"total_s", p.total_s}, {"calls", p.calls}, {"mean_s", p.mean_s()}, {"min_s", p.min_s}, {"max_s", p.max_s}};
   j["timers"] = timers;
-  // Each phase's total over the ranks (the timers above are rank 0's).
   nlohmann::json over_ranks = nlohmann::json::object();
   for (std::size_t i = 0; i < r.timers.size() && i < r.timers_mean_s.size(); ++i)
     over_ranks[r.timers[i].name] = {
         {"min_s", r.timers_min_s[i]}, {"max_s", r.timers_max_s[i]}, {"mean_s", r.timers_mean_s[i]}};
   j["timers_over_ranks"] = over_ranks;
-  j["devices_over_ranks"] = r.devices_over_ranks;  // rank order: one GPU per rank shows here
-  j["halo"] = halo_json(r, median_step);
+}
+
+nlohmann::json timeline_json(const RunResult& r) {
   nlohmann::json events = nlohmann::json::array();
   for (const TraceEvent& e : r.timeline)
     events.push_back({{"phase", e.phase}, {"stream", e.stream}, {"start_s", e.start_s}, {"end_s", e.end_s}});
-  j["timeline"] = {{"step", r.traced_step},
-                   {"events", events},
-                   {"definition",
-                    "the backend calls of one step (the first timed one, begun with the "
-                    "device idle): start and end on the clock of the stream each ran "
-                    "in (device events on a GPU), in seconds since the step began"}};
+  return {{"step", r.traced_step},
+          {"events", events},
+          {"definition",
+           "the backend calls of one step (the first timed one, begun with the "
+           "device idle): start and end on the clock of the stream each ran "
+           "in (device events on a GPU), in seconds since the step began"}};
+}
+
+}  // namespace
+
+nlohmann::json make_report(const Config& c, const RunResult& r) {
+  nlohmann::json j;
+  j["halocline_version"] = HALOCLINE_VERSION;
+  j["provenance"] = provenance_json(r.provenance);
+  j["info"] = info_json(r.device);
+  j["config"] = config_json(c, r);
+  j["device"] = device_json(r.device);
+  j["transfers"] = transfers_json(r.transfers, r.steps - r.first_step);
+  add_steps(j, c, r);
+  add_memory(j, r);
+  j["step_time_s"] = step_time_json(r.step_times);
+  const double median_step = j["step_time_s"].value("median", 0.0);
+  add_rates(j, c, r, median_step);
+  add_timers(j, r);
+  j["devices_over_ranks"] = r.devices_over_ranks;  // rank order: one GPU per rank shows here
+  j["halo"] = halo_json(r, median_step);
+  j["timeline"] = timeline_json(r);
   j["conservation"] = {{"initial", totals_json(r.initial)},
                        {"final", totals_json(r.final)},
                        {"max_relative_drift", max_relative_drift(r.initial, r.final)}};

@@ -170,15 +170,9 @@ void report(std::ostream& os, std::vector<Check>& checks, Check c) {
   checks.push_back(std::move(c));
 }
 
-}  // namespace
-
-std::vector<Check> run_verification(std::ostream& os) {
-  std::vector<Check> checks;
-  os << std::left << std::setw(22) << "problem" << std::setw(44) << "measure" << std::right << std::setw(13) << "value"
-     << "  " << std::left << std::setw(14) << "limit"
-     << "result\n";
-
-  // Sod: error against the exact solution and its convergence (Athena++'s thresholds).
+// Sod: error against the exact solution and its convergence (Athena++'s thresholds); the
+// same problem along y and z must be the same computation, bit for bit.
+void verify_sod(std::ostream& os, std::vector<Check>& checks) {
   const Config sod128 = sod_config(128), sod256 = sod_config(256);
   const RunResult r128 = run_problem(sod128), r256 = run_problem(sod256);
   const double e128 = on_rank0([&] { return riemann_l1_density_error(sod128, r128); });
@@ -186,7 +180,6 @@ std::vector<Check> run_verification(std::ostream& os) {
   report(os, checks, {"sod", "L1(rho) error, N=128", e128, "<= 0.011", e128 <= 0.011});
   report(os, checks, {"sod", "err(256)/err(128)", e256 / e128, "<= 0.6", e256 / e128 <= 0.6});
 
-  // The same problem along y and z must be the same computation, bit for bit.
   for (int d = 1; d < 3; ++d) {
     const RunResult rd = run_problem(sod_config(128, d));
     const std::size_t n = r128.grid.ninterior;
@@ -201,8 +194,10 @@ std::vector<Check> run_verification(std::ostream& os) {
     report(os, checks,
            {"sod", std::string("profile along ") + "xyz"[d] + " == along x (bitwise)", same ? 1.0 : 0.0, "== 1", same});
   }
+}
 
-  // Strong shocks and rarefactions (Toro's tests 2-5): positive and close to exact.
+// Strong shocks and rarefactions (Toro's tests 2-5): positive and close to exact.
+void verify_toro(std::ostream& os, std::vector<Check>& checks) {
   for (const char* preset : {"toro2", "toro3", "toro4", "toro5"}) {
     const Config c = riemann_preset_config(preset, 200);
     const RunResult r = run_problem(c);
@@ -223,8 +218,10 @@ std::vector<Check> run_verification(std::ostream& os) {
     });
     report(os, checks, {preset, "L1(rho) error / max(rho), N=200", rel, "<= 0.05", rel <= 0.05});
   }
+}
 
-  // Isentropic vortex: second order on a smooth solution.
+// Isentropic vortex: second order on a smooth solution.
+void verify_vortex(std::ostream& os, std::vector<Check>& checks) {
   double errors[3];
   const int sizes[3] = {32, 64, 128};
   for (int s = 0; s < 3; ++s) {
@@ -238,30 +235,30 @@ std::vector<Check> run_verification(std::ostream& os) {
            {"isentropic_vortex", "L1(rho) order, N=" + std::to_string(sizes[s]) + "->" + std::to_string(sizes[s + 1]),
             order, ">= 1.8", order >= 1.8});
   }
+}
 
-  // Sedov: grid symmetry and the self-similar shock radius.
-  {
-    const Config c = sedov_config(32);
-    const RunResult r = run_problem(c);
-    const SedovMeasure m = sedov_on_rank0(c, r);
-    report(os, checks,
-           {"sedov", "asymmetry (mirror/permutation) / max rho", m.asymmetry, "<= 1e-12", m.asymmetry <= 1e-12});
-    const double ratio = m.shock_radius / m.expected_radius;
-    // The half-way front of a shock smeared over a few cells lies beyond the exact shock on this
-    // grid (1.08; 1.04 at 64^3, docs/verification.md): a radius below the exact one is wrong.
-    report(os, checks,
-           {"sedov", "shock radius / Sedov-Taylor, N=32", ratio, "1.0 .. 1.1", ratio > 1.0 && ratio <= 1.1});
-    // Self-similarity: R ~ t^(2/5), measured between t_end / 2 and t_end.
-    Config half = c;
-    half.t_end = c.t_end / 2;
-    const double exponent =
-        std::log(m.shock_radius / sedov_on_rank0(half, run_problem(half)).shock_radius) / std::log(2.0);
-    report(
-        os, checks,
-        {"sedov", "growth exponent of the shock radius", exponent, "0.4 +- 0.04", std::fabs(exponent - 0.4) <= 0.04});
-  }
+// Sedov: grid symmetry and the self-similar shock radius.
+void verify_sedov(std::ostream& os, std::vector<Check>& checks) {
+  const Config c = sedov_config(32);
+  const RunResult r = run_problem(c);
+  const SedovMeasure m = sedov_on_rank0(c, r);
+  report(os, checks,
+         {"sedov", "asymmetry (mirror/permutation) / max rho", m.asymmetry, "<= 1e-12", m.asymmetry <= 1e-12});
+  const double ratio = m.shock_radius / m.expected_radius;
+  // The half-way front of a shock smeared over a few cells lies beyond the exact shock on this
+  // grid (1.08; 1.04 at 64^3, docs/verification.md): a radius below the exact one is wrong.
+  report(os, checks, {"sedov", "shock radius / Sedov-Taylor, N=32", ratio, "1.0 .. 1.1", ratio > 1.0 && ratio <= 1.1});
+  // Self-similarity: R ~ t^(2/5), measured between t_end / 2 and t_end.
+  Config half = c;
+  half.t_end = c.t_end / 2;
+  const double exponent =
+      std::log(m.shock_radius / sedov_on_rank0(half, run_problem(half)).shock_radius) / std::log(2.0);
+  report(os, checks,
+         {"sedov", "growth exponent of the shock radius", exponent, "0.4 +- 0.04", std::fabs(exponent - 0.4) <= 0.04});
+}
 
-  // Conservation on periodic problems, 100 steps in fp64.
+// Conservation on periodic problems, 100 steps in fp64.
+void verify_conservation(std::ostream& os, std::vector<Check>& checks) {
   for (const char* deck : {"vortex", "kh"}) {
     Config c = std::string(deck) == "vortex" ? vortex_config(64)
                                              : config_from_toml(
@@ -272,6 +269,20 @@ std::vector<Check> run_verification(std::ostream& os) {
     const double drift = max_relative_drift(r.initial, r.final);
     report(os, checks, {deck, "conservation drift, 100 steps", drift, "<= 1e-12", drift <= 1e-12 && r.steps == 100});
   }
+}
+
+}  // namespace
+
+std::vector<Check> run_verification(std::ostream& os) {
+  std::vector<Check> checks;
+  os << std::left << std::setw(22) << "problem" << std::setw(44) << "measure" << std::right << std::setw(13) << "value"
+     << "  " << std::left << std::setw(14) << "limit"
+     << "result\n";
+  verify_sod(os, checks);
+  verify_toro(os, checks);
+  verify_vortex(os, checks);
+  verify_sedov(os, checks);
+  verify_conservation(os, checks);
   return checks;
 }
 

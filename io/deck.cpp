@@ -216,7 +216,20 @@ class Reader {
   }
 
   [[noreturn]] void wrong_type(const std::string& key, const toml::node& n, const char* expected) const {
-    fail(key, &n, "key '" + key + "' must be " + expected + " (got " + type_name(n) + ")");
+    fail(key, &n, "key '" + key + "' must be " + expected + " (got " + type_name(n) + beyond_range(n) + ")");
+  }
+
+  // ", a number beyond a double's range" where `n` is a word that reads as one (a --set
+  // value TOML cannot hold as a number, such as 1e400), else nothing.
+  static std::string beyond_range(const toml::node& n) {
+    const auto* word = n.as_string();
+    if (!word || word->get().empty()) return "";
+    const std::string text = word->get();
+    char* end = nullptr;
+    errno = 0;
+    (void)std::strtod(text.c_str(), &end);
+    if (errno != ERANGE || *end != '\0') return "";
+    return " '" + text + "', a number beyond a double's range";
   }
 
   std::optional<double> number(const std::string& key) const {
@@ -447,16 +460,9 @@ void read_state(const Reader& r, const std::string& section, PrimState& s) {
   read_floats(r, section, {{"rho", &s.rho}, {"u", &s.u}, {"v", &s.v}, {"w", &s.w}, {"p", &s.p}});
 }
 
-Config read_config(const Reader& r) {
-  Config c;
-
-  const auto problem = r.choice("problem.type", kProblems);
-  if (!problem) r.fail("problem.type", nullptr, "missing required key 'problem.type' (one of " + join(kProblems) + ")");
-  c.problem = *problem;
-  check_problem_sections(r, c.problem);
-
-  // [grid]: n sets all three sizes, explicit nx/ny/nz win; sizes not given are 1, so a
-  // 1-D problem along y needs only ny.
+// [grid]: n sets all three sizes, explicit nx/ny/nz win; sizes not given are 1, so a 1-D
+// problem along y needs only ny.
+void read_grid(const Reader& r, Config& c) {
   const auto n = r.integer("grid.n", 1, INT_MAX);
   if (n) c.n = {int(*n), int(*n), int(*n)};
   bool sized = n.has_value();
@@ -470,6 +476,10 @@ Config read_config(const Reader& r) {
                {"xmax", &c.hi[0]},
                {"ymax", &c.hi[1]},
                {"zmax", &c.hi[2]}});
+}
+
+// [physics], [time] and [boundary] (`all` first, then the faces named explicitly).
+void read_physics_time_boundaries(const Reader& r, Config& c) {
   read_floats(r, "physics", {{"gamma", &c.physics.gamma}, {"cfl", &c.physics.cfl}});
   r.set("physics.limiter", c.physics.limiter, kLimiters);
   r.set("physics.riemann", c.physics.riemann, kSolvers);
@@ -479,12 +489,14 @@ Config read_config(const Reader& r) {
   c.t_end = *t_end;
   if (auto v = r.integer("time.max_steps", LLONG_MIN, LONG_MAX)) c.max_steps = long(*v);
 
-  // [boundary]: `all` first, then the faces named explicitly.
   if (auto all = r.choice("boundary.all", kBoundaries))
     for (auto& dir : c.boundary) dir = {*all, *all};
   for (int d = 0; d < 3; ++d)
     for (int s = 0; s < 2; ++s) r.set(kFaceKeys[d][s], c.boundary[d][s], kBoundaries);
+}
 
+// [output] and [checkpoint]: what the run writes, and where (paths kept under their base).
+void read_outputs(const Reader& r, Config& c) {
   r.set("output.interval", c.output_interval);
   if (auto v = r.boolean("output.final")) c.output_final = *v;
   if (auto v = r.boolean("output.collective")) c.output_collective = *v;
@@ -499,7 +511,10 @@ Config read_config(const Reader& r) {
     check_deck_path(r, "output.dir", *v, "the directory the run starts in");
     c.out_dir = *v;
   }
+}
 
+// [run]: the strategies (layout, precision, backend, memory, halo, kernels).
+void read_strategies(const Reader& r, Config& c) {
   r.set("run.layout", c.layout, kLayouts);
   r.set("run.precision", c.precision, kPrecisions);
   r.set("run.backend", c.backend, kBackends);
@@ -508,8 +523,10 @@ Config read_config(const Reader& r) {
   if (auto v = r.boolean("run.prefetch")) c.memory.prefetch = *v;
   r.set("run.halo", c.halo, kHalos);
   r.set("run.kernels", c.kernels, kKernels);
+}
 
-  // [riemann]: the preset first, then any explicit value on top of it.
+// [riemann]: the preset first, then any explicit value on top of it.
+void read_riemann(const Reader& r, Config& c) {
   if (auto preset = r.string("riemann.preset")) {
     c.riemann.preset = *preset;
     if (*preset != "custom") {
@@ -531,7 +548,10 @@ Config read_config(const Reader& r) {
   r.set("riemann.x0", c.riemann.x0);
   read_state(r, "riemann.left", c.riemann.left);
   read_state(r, "riemann.right", c.riemann.right);
+}
 
+// The other problems' sections (only the deck's problem may have one: check_problem_sections).
+void read_other_problems(const Reader& r, Config& c) {
   read_floats(r, "isentropic_vortex",
               {{"strength", &c.vortex.strength},
                {"x0", &c.vortex.x0},
@@ -553,6 +573,21 @@ Config read_config(const Reader& r) {
   read_floats(r, "uniform", {{"perturbation", &c.uniform.perturbation}});
   read_state(r, "uniform", c.uniform.state);
   if (auto v = r.integer("uniform.seed", 0, UINT_MAX)) c.uniform.seed = unsigned(*v);
+}
+
+// The deck's sections in the order they are documented (docs/decks.md).
+Config read_config(const Reader& r) {
+  Config c;
+  const auto problem = r.choice("problem.type", kProblems);
+  if (!problem) r.fail("problem.type", nullptr, "missing required key 'problem.type' (one of " + join(kProblems) + ")");
+  c.problem = *problem;
+  check_problem_sections(r, c.problem);
+  read_grid(r, c);
+  read_physics_time_boundaries(r, c);
+  read_outputs(r, c);
+  read_strategies(r, c);
+  read_riemann(r, c);
+  read_other_problems(r, c);
   return c;
 }
 
@@ -576,12 +611,42 @@ bool is_problem_parameter(const std::string& key) {
 
 std::string override_key(const std::string& set) { return trim(set.substr(0, set.find('='))); }
 
+namespace {
+
+// The keys a --set names: its key, or for an inline table (--set 'time={max_steps=5}') the
+// keys under it, merged key by key (set_key); a value that is no table names its key alone.
+void add_keys_set(const std::string& key, const toml::node& value, std::vector<std::string>& keys) {
+  const toml::table* t = value.as_table();
+  if (!t) {
+    keys.push_back(key);
+    return;
+  }
+  for (auto&& [k, v] : *t) add_keys_set(key + "." + std::string(k.str()), v, keys);
+}
+
+std::vector<std::string> keys_set(const std::string& set) {
+  const std::string key = override_key(set);
+  std::vector<std::string> keys;
+  const std::size_t eq = set.find('=');
+  try {
+    if (eq != std::string::npos) {
+      const toml::table parsed = toml::parse("x = " + set.substr(eq + 1), std::string_view("--set"));
+      if (const toml::node* value = parsed.get("x")) add_keys_set(key, *value, keys);
+    }
+  } catch (const toml::parse_error&) {
+    // a bare word: the key alone
+  }
+  if (keys.empty()) keys.push_back(key);
+  return keys;
+}
+
+}  // namespace
+
 std::string overridden_keys_that(const std::vector<std::string>& sets, bool (*pick)(const std::string& key)) {
   std::vector<std::string> keys;
-  for (const std::string& set : sets) {
-    const std::string key = override_key(set);
-    if (pick(key) && std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
-  }
+  for (const std::string& set : sets)
+    for (const std::string& key : keys_set(set))
+      if (pick(key) && std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
   std::string text;
   for (const std::string& key : keys) text += (text.empty() ? "" : ", ") + key;
   return keys.empty() ? "" : text + (keys.size() == 1 ? " has" : " have");

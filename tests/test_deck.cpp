@@ -171,6 +171,25 @@ TEST(Deck, InlineTableOverrideMergesIntoItsSection) {
   EXPECT_HAS(error_of(kBase, {"grid={nx=0, ny=4}"}), "--set grid={nx=0, ny=4}: ");
 }
 
+// The notes on keys without effect (bench's, a restart's) see the keys an inline table sets.
+TEST(Deck, OverriddenKeysOfAnInlineTableAreItsOwn) {
+  const auto time_or_sedov = [](const std::string& key) {
+    return key == "time.max_steps" || key.rfind("sedov.", 0) == 0;
+  };
+  EXPECT_EQ(overridden_keys_that({"time={max_steps=5, t_end=2}", "grid.n=8"}, time_or_sedov), "time.max_steps has");
+  EXPECT_EQ(overridden_keys_that({"sedov={energy=2, rho={}}", "time.max_steps=3", "sedov.energy=3"}, time_or_sedov),
+            "sedov.energy, time.max_steps have");
+  EXPECT_EQ(overridden_keys_that({"time={}", "layout=aos"}, time_or_sedov), "");
+}
+
+// A number TOML cannot hold (--set gives it as a word) is said to be one, not "a string".
+TEST(Deck, OverrideBeyondADoublesRangeIsSaidSo) {
+  const std::string m = error_of(kBase, {"physics.gamma=1e400"});
+  EXPECT_HAS(m, "--set physics.gamma=1e400: ");
+  EXPECT_HAS(m, "'physics.gamma' must be a number (got string '1e400', a number beyond a double's range)");
+  EXPECT_HAS(error_of(kBase, {"physics.gamma=abc"}), "'physics.gamma' must be a number (got string)");
+}
+
 TEST(Deck, OverrideCreatesSection) {
   const Config c = parse_deck(kBase, "t.toml", {"run.precision=fp32", "output.final=false"});
   EXPECT_EQ(c.precision, Precision::FP32);

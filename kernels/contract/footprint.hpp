@@ -65,8 +65,8 @@ inline Footprint footprint_of(const Grid& g, LayoutKind layout, std::size_t valu
   f.arrays = static_cast<ByteCount>(solver_arrays(g, flux_arrays)) * storage_values(layout, cells) * value_bytes;
   f.control = scratch.control_bytes;
   f.halo_buffers = halo_buffer_bytes(g, exchanged, value_bytes);
-  f.slab_buffers = static_cast<ByteCount>(scratch.slab_buffers) * kNumVars * SlabPlan{g}.max_cells<ByteCount>() *
-                   value_bytes;
+  f.slab_buffers =
+      static_cast<ByteCount>(scratch.slab_buffers) * kNumVars * SlabPlan{g}.max_cells<ByteCount>() * value_bytes;
   return f;
 }
 

@@ -400,6 +400,13 @@ case_SecondRunIntoALockedDirectory() {
   refused_beside_a_running_run run --no-probe deck.toml --out o --steps 2
   expect_err "output directory 'o' is in use by pid"
 }
+# An output directory inside a running run's: the line names each directory once.
+case_RunInsideALockedDirectory() {
+  refused_beside_a_running_run run --no-probe deck.toml --out o/inner --steps 2
+  expect_err "output directory 'o/inner' lies inside the output directory '"
+  expect_err "/o', in use by pid"
+  expect_no_err "inside '"
+}
 case_ProbeIntoALockedDirectory() {
   refused_beside_a_running_run probe --quick --out o
   expect_err "output directory 'o' is in use by pid"
