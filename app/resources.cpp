@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -104,11 +105,12 @@ std::string largest_grid_clause(const std::array<int, 3>& n, const std::string& 
          std::to_string(n[1]) + " x " + std::to_string(n[2]) + " cells";
 }
 
-// True when `plan` fits `available` host bytes (0: unknown, so it fits) and the address space.
-bool plan_fits(const MemoryPlan& plan, std::uint64_t available) {
+// True when `plan` fits the host's room (a side it does not know fits) and the address space.
+bool plan_fits(const MemoryPlan& plan, const HostRoom& room) {
   const u128 addressable = u128(1) << 62;  // far beyond any machine, far inside size_t
   if (plan.solver_bytes() > addressable || plan.host_bytes() > addressable) return false;
-  return available == 0 || plan.host_bytes() <= available;
+  return (room.node == 0 || plan.host_bytes() <= room.node) &&
+         (room.process == 0 || plan.largest_process_bytes <= room.process);
 }
 
 }  // namespace
@@ -128,20 +130,34 @@ std::string binary_size(u128 bytes) {
   const char* unit = "GiB";
   if (bytes < (u128(1) << 30)) shift = 20, unit = "MiB";
   if (bytes < (u128(1) << 20)) shift = 10, unit = "KiB";
-  return bytes_text((bytes + (u128(1) << (shift - 1))) >> shift) + " " + unit;
+  const double value = static_cast<double>(bytes) / static_cast<double>(u128(1) << shift);
+  if (value >= 100) return bytes_text((bytes + (u128(1) << (shift - 1))) >> shift) + " " + unit;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", value >= 10 ? 1 : 2, value);
+  std::string digits = text;
+  while (digits.back() == '0') digits.pop_back();  // "3.00" -> "3", "1.50" -> "1.5"
+  if (digits.back() == '.') digits.pop_back();
+  return digits + " " + unit;
 }
 
 namespace {
 
-// The directions whose halo buffers the largest rank makes: the active ones with a neighbour
-// (another rank, or this one across periodic faces) unless the strategy is none
-// (choose_halo, app/select.cpp: every rank of such a direction has one).
-std::array<bool, 3> halo_directions(const Config& c, const std::array<int, 3>& dims) {
+// The halo the largest rank sets up: the directions whose buffers it makes, the active ones
+// with a neighbour (another rank, or this one across periodic faces) unless the strategy is
+// none (choose_halo, app/select.cpp: every rank of such a direction has one), and whether the
+// strategy stages them through host copies.
+struct PlannedHalo {
   std::array<bool, 3> exchanged{};
-  if (resolved_halo(c.halo, dims[0] * dims[1] * dims[2]) == HaloStrategy::None) return exchanged;
+  bool staged = false;
+};
+PlannedHalo planned_halo(const Config& c, const std::array<int, 3>& dims) {
+  PlannedHalo h;
+  const HaloStrategy strategy = resolved_halo(c.halo, dims[0] * dims[1] * dims[2]);
+  if (strategy == HaloStrategy::None) return h;
+  h.staged = strategy == HaloStrategy::Sync || strategy == HaloStrategy::Overlap;
   const std::array<bool, 3> periodic = periodic_directions(c);
-  for (int d = 0; d < 3; ++d) exchanged[d] = c.n[d] > 1 && (dims[d] > 1 || periodic[d]);
-  return exchanged;
+  for (int d = 0; d < 3; ++d) h.exchanged[d] = c.n[d] > 1 && (dims[d] > 1 || periodic[d]);
+  return h;
 }
 
 }  // namespace
@@ -160,13 +176,15 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
   }
   const std::size_t real = c.precision == Precision::FP64 ? 8 : 4;
   const bool flux_arrays = choose_kernels(c, dims) == KernelStrategy::Split;  // app/select.cpp
-  plan.solver = footprint_of(largest, c.layout, real, flux_arrays, halo_directions(c, dims),
+  const PlannedHalo halo = planned_halo(c, dims);
+  plan.solver = footprint_of(largest, c.layout, real, flux_arrays, halo.exchanged, halo.staged,
                              backend_scratch(c.backend, real));  // kernels/contract/footprint.hpp
   // The state comes to the host for files only (snapshots, checkpoints, a restart's read),
   // slab by slab (Backend::read_state): rank 0 builds each file in memory before writing it
   // (io/h5util.hpp says why), so it holds the file's bytes (doubles for a checkpoint, the
   // run's precision for a snapshot); with collective snapshots every rank holds its block of
-  // primitives instead. Each rank holds a few slab buffers (the backend's two, their doubles,
+  // primitives instead. The staged halo strategies hold host copies of the halo buffers
+  // (Footprint::host_halo_buffers). Each rank holds a few slab buffers (the backend's two, their doubles,
   // their primitives); a restart reads its state through such buffers too
   // (Backend::write_state). The host owner model holds a GPU backend's staging buffer (its
   // layout and precision) all the time: it is its state.
@@ -187,10 +205,12 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
     per_rank += 4 * plane * planes;
   }
   const bool staging = !solver_on_host && c.memory.owner == Owner::Host;
+  const u128 each_rank =
+      per_rank + plan.solver.host_halo_buffers + (staging ? storage_values(c.layout, padded) * real : 0);
   plan.node_ranks = node_ranks;
-  plan.copies_bytes =
-      (node_has_rank0 ? rank0_file : 0) +
-      static_cast<u128>(node_ranks) * (per_rank + (staging ? storage_values(c.layout, padded) * real : 0));
+  plan.copies_bytes = (node_has_rank0 ? rank0_file : 0) + static_cast<u128>(node_ranks) * each_rank;
+  plan.largest_process_bytes =
+      (node_has_rank0 ? rank0_file : 0) + each_rank + (solver_on_host ? plan.solver_bytes() : 0);
   return plan;
 }
 
@@ -207,10 +227,10 @@ int last_holding(int lo, int hi, const Holds& holds) {
   return lo;
 }
 
-}  // namespace
-
-std::array<int, 3> largest_fitting_grid(const Config& c, const std::array<int, 3>& dims, bool solver_on_host,
-                                        int node_ranks, bool node_has_rank0, std::uint64_t available, MemorySide side) {
+// The largest grid of the shape of `c` whose plan (solver_on_host as given) `fits`.
+template <class Fits>
+std::array<int, 3> largest_grid_where(const Config& c, const std::array<int, 3>& dims, bool solver_on_host,
+                                      int node_ranks, bool node_has_rank0, const Fits& fits_plan) {
   // The grid of size m along the largest active direction, the others scaled alike (integer
   // division: the same shape, rounded down), each active one kept active and large enough
   // for its ranks' ghost layers. The plan grows with m: bisect on it.
@@ -225,8 +245,7 @@ std::array<int, 3> largest_fitting_grid(const Config& c, const std::array<int, 3
     return t;
   };
   auto fits = [&](int m) {
-    const MemoryPlan plan = plan_memory(scaled(m), dims, solver_on_host, node_ranks, node_has_rank0);
-    return side == MemorySide::Host ? plan_fits(plan, available) : plan.solver_bytes() <= available;
+    return fits_plan(plan_memory(scaled(m), dims, solver_on_host, node_ranks, node_has_rank0));
   };
   if (!fits(1)) return {0, 0, 0};
   int lo = 1, hi = largest + 1;  // fits(lo); hi does not, or is past the grid asked for
@@ -242,15 +261,29 @@ std::array<int, 3> largest_fitting_grid(const Config& c, const std::array<int, 3
   return {best.n[0], best.n[1], best.n[2]};
 }
 
+}  // namespace
+
+std::array<int, 3> largest_fitting_grid(const Config& c, const std::array<int, 3>& dims, bool solver_on_host,
+                                        int node_ranks, bool node_has_rank0, const HostRoom& room) {
+  return largest_grid_where(c, dims, solver_on_host, node_ranks, node_has_rank0,
+                            [&](const MemoryPlan& plan) { return plan_fits(plan, room); });
+}
+
+std::array<int, 3> largest_fitting_device_grid(const Config& c, const std::array<int, 3>& dims, int node_ranks,
+                                               bool node_has_rank0, std::uint64_t device_free) {
+  return largest_grid_where(c, dims, false, node_ranks, node_has_rank0,
+                            [&](const MemoryPlan& plan) { return plan.solver_bytes() <= device_free; });
+}
+
 void check_memory(const Config& c, const std::array<int, 3>& dims, bool solver_on_host, int node_ranks,
                   bool node_has_rank0) {
-  const std::uint64_t available = host_bytes_available();  // read once: the check and the advice agree
+  const HostRoom room = host_room();  // read once: the check and the advice agree
   try {
-    check_memory_plan(plan_memory(c, dims, solver_on_host, node_ranks, node_has_rank0), available);
+    check_memory_plan(plan_memory(c, dims, solver_on_host, node_ranks, node_has_rank0), room);
   } catch (const ResourceError& e) {
     throw ResourceError(
         std::string(e.what()) +
-        largest_grid_clause(largest_fitting_grid(c, dims, solver_on_host, node_ranks, node_has_rank0, available), ""));
+        largest_grid_clause(largest_fitting_grid(c, dims, solver_on_host, node_ranks, node_has_rank0, room), ""));
   }
 }
 
@@ -258,12 +291,11 @@ std::string device_refusal(const std::string& message, const Config& c, const st
                            bool node_has_rank0, std::uint64_t device_free) {
   const MemoryPlan plan = plan_memory(c, dims, false, node_ranks, node_has_rank0);
   return message + "; the host needs " + bytes_text(plan.host_bytes()) + " bytes, " + host_memory_text() +
-         largest_grid_clause(
-             largest_fitting_grid(c, dims, false, node_ranks, node_has_rank0, device_free, MemorySide::Device),
-             " the device");
+         largest_grid_clause(largest_fitting_device_grid(c, dims, node_ranks, node_has_rank0, device_free),
+                             " the device");
 }
 
-void check_memory_plan(const MemoryPlan& plan, std::uint64_t available) {
+void check_memory_plan(const MemoryPlan& plan, const HostRoom& room) {
   const u128 host = plan.host_bytes();
   const u128 addressable = u128(1) << 62;  // far beyond any machine, far inside size_t
   const std::string ranks =
@@ -274,16 +306,29 @@ void check_memory_plan(const MemoryPlan& plan, std::uint64_t available) {
   if (plan.solver_bytes() > addressable || host > addressable)
     throw ResourceError("this grid needs " + bytes_text(plan.solver_on_host ? host : plan.solver_bytes()) + " bytes (" +
                         parts + "): more than a process can address");
-  if (available > 0 && host > available)
+  if (room.node > 0 && host > room.node)
     throw ResourceError("this grid needs " + bytes_text(host) + " bytes (" + binary_size(host) + ") of host memory (" +
                         parts + "); " + host_memory_text());
+  const u128 process = plan.largest_process_bytes;
+  if (room.process > 0 && process > room.process)
+    throw ResourceError("this grid needs " + bytes_text(process) + " bytes (" + binary_size(process) +
+                        ") of host memory in its largest process (of the node's " + bytes_text(host) +
+                        " bytes: " + parts + "); " + host_memory_text());
+}
+
+HostRoom host_room() {
+  const std::uint64_t none = std::numeric_limits<std::uint64_t>::max();
+  const std::uint64_t meminfo = available_host_bytes(), cgroup = cgroup_bytes_left(), process = address_space_left();
+  HostRoom room;
+  room.node = meminfo == 0 ? (cgroup == none ? 0 : cgroup) : std::min(meminfo, cgroup);
+  room.process = process == none ? 0 : std::max<std::uint64_t>(process, 1);  // 0 left is still a limit
+  return room;
 }
 
 std::uint64_t host_bytes_available() {
-  const std::uint64_t meminfo = available_host_bytes();
-  const std::uint64_t left = std::min(address_space_left(), cgroup_bytes_left());
-  if (meminfo == 0) return left == std::numeric_limits<std::uint64_t>::max() ? 0 : left;
-  return std::min(meminfo, left);
+  const HostRoom room = host_room();
+  if (room.node == 0 || room.process == 0) return std::max(room.node, room.process);
+  return std::min(room.node, room.process);
 }
 
 std::string host_memory_text() {

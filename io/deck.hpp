@@ -36,7 +36,8 @@ bool is_problem_parameter(const std::string& key);
 std::string override_key(const std::string& set);
 // The keys of the overrides `sets` that `pick` selects, each once in the order given, as
 // "KEY has" or "KEY1, KEY2 have" (a note on keys without effect); empty where none is. An
-// inline table's keys are its own (--set 'time={max_steps=5}' sets time.max_steps).
+// inline table's keys are its own (--set 'time={max_steps=5}' sets time.max_steps), in the
+// order of their names (TOML's tables keep no order).
 std::string overridden_keys_that(const std::vector<std::string>& sets, bool (*pick)(const std::string& key));
 
 // Checks the cross-key rules (sizes, positivity, periodic pairs, ...); load_deck and

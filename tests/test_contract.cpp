@@ -367,6 +367,11 @@ TEST_P(Contract, ThePlansFootprintIsTheLargestRanks) {
   const std::size_t cells = 9 * 10 * 9;                          // 5 x 6 x 5 cells with two ghost layers a side
   EXPECT_EQ(f.arrays, 6u * hc::AoSoA::storage_size(cells) * 4);  // u0, u1, unew, three flux arrays
   EXPECT_EQ(f.halo_buffers, hc::halo_buffer_bytes(largest, {true, true, false}, 4));  // x: ranks; y: periodic
+  EXPECT_EQ(f.host_halo_buffers, f.halo_buffers);  // auto on 2 ranks is overlap: staged through host copies
+  config.halo = hc::HaloStrategy::GpuAware;        // MPI reads the device buffers: no host copies
+  const hc::Footprint aware = hc::plan_memory(config, {2, 1, 1}, !hc::runs_on_gpu(config.backend), 2, true).solver;
+  EXPECT_EQ(aware.halo_buffers, f.halo_buffers);
+  EXPECT_EQ(aware.host_halo_buffers, 0u);
   const hc::BackendScratch scratch = hc::backend_scratch(config.backend, 4);
   EXPECT_EQ(f.control, scratch.control_bytes);
   EXPECT_EQ(f.slab_buffers, static_cast<std::size_t>(scratch.slab_buffers) * 5 * 5 * 6 * 5 * 4);  // whole z: one slab

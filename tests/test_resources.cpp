@@ -7,6 +7,7 @@
 #include "app/resources.hpp"
 #include "app/select.hpp"
 #include "io/deck.hpp"
+#include "kernels/contract/errors.hpp"
 
 namespace hc = halocline;
 
@@ -38,16 +39,18 @@ TEST(Resources, LargestFittingGridFitsAndOneMoreDoesNot) {
     for (const auto available :
          {static_cast<std::uint64_t>(side(150) + 12345), static_cast<std::uint64_t>(side(127) - 1),
           static_cast<std::uint64_t>(side(128) - 1)}) {
-      const std::array<int, 3> n = hc::largest_fitting_grid(on("grid.n=400"), {1, 1, 1}, true, 1, true, available);
+      const std::array<int, 3> n =
+          hc::largest_fitting_grid(on("grid.n=400"), {1, 1, 1}, true, 1, true, {available, available});
       EXPECT_EQ(n[0], n[1]);
       EXPECT_EQ(n[1], n[2]);
       EXPECT_LE(side(n[0]), available);
       for (int m = n[0] + 1; m <= 400; m += (m < 200 ? 1 : 50)) EXPECT_GT(side(m), available) << m;
     }
-    EXPECT_GE(hc::largest_fitting_grid(on("grid.n=400"), {1, 1, 1}, true, 1, true, side(150) + 12345)[0], 150);
+    const std::uint64_t roomy = static_cast<std::uint64_t>(side(150) + 12345);
+    EXPECT_GE(hc::largest_fitting_grid(on("grid.n=400"), {1, 1, 1}, true, 1, true, {roomy, 0})[0], 150);
 
     const auto available = static_cast<std::uint64_t>(side(150) + 12345);
-    const std::array<int, 3> m = hc::largest_fitting_grid(on("grid.nx=400"), {1, 1, 1}, true, 1, true, available);
+    const std::array<int, 3> m = hc::largest_fitting_grid(on("grid.nx=400"), {1, 1, 1}, true, 1, true, {0, available});
     EXPECT_GT(m[0], m[1]);  // 400 x 128 x 128 keeps its proportions
     EXPECT_EQ(m[1], m[2]);
     EXPECT_NEAR(static_cast<double>(m[0]) / m[1], 400.0 / 128.0, 0.05);
@@ -57,8 +60,9 @@ TEST(Resources, LargestFittingGridFitsAndOneMoreDoesNot) {
 // Nothing fits in a few bytes; no limit but the address space lets the grid be.
 TEST(Resources, LargestFittingGridAtTheExtremes) {
   const hc::Config c = bench("grid.n=64");
-  EXPECT_EQ(hc::largest_fitting_grid(c, {1, 1, 1}, true, 1, true, 100), (std::array<int, 3>{0, 0, 0}));
-  EXPECT_EQ(hc::largest_fitting_grid(c, {1, 1, 1}, true, 1, true, 0), (std::array<int, 3>{64, 64, 64}));
+  EXPECT_EQ(hc::largest_fitting_grid(c, {1, 1, 1}, true, 1, true, {100, 0}), (std::array<int, 3>{0, 0, 0}));
+  EXPECT_EQ(hc::largest_fitting_grid(c, {1, 1, 1}, true, 1, true, {0, 100}), (std::array<int, 3>{0, 0, 0}));
+  EXPECT_EQ(hc::largest_fitting_grid(c, {1, 1, 1}, true, 1, true, {}), (std::array<int, 3>{64, 64, 64}));
 }
 
 // The host holds copies of the state only for files: a GPU run of the bench deck, which
@@ -85,9 +89,13 @@ TEST(Resources, HostCopiesOnlyForFiles) {
   c.precision = hc::Precision::FP64;
   c.output_final = false;
   EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, false).copies_bytes, state + slabs);
-  // Two ranks on this node, rank 0 elsewhere: their slab buffers only (each rank's block is
-  // 100 x 100 x 50, a slab still 41 whole planes).
-  EXPECT_EQ(hc::plan_memory(c, {1, 1, 2}, false, 2, false).copies_bytes, 2 * slabs);
+  // Two ranks on this node, rank 0 elsewhere: their slab buffers (each rank's block is
+  // 100 x 100 x 50, a slab still 41 whole planes) and the host copies of their halo buffers
+  // (auto on two ranks is overlap, staged: a send and a receive buffer on each face of each
+  // direction with a neighbour, two layers deep: z's, 104 x 104 padded cells, between the
+  // ranks; x's and y's, 104 x 54, each rank's own across the deck's periodic faces).
+  const unsigned __int128 halo_copies = 4u * 5u * 2u * 8u * (104u * 104u + 2u * 104u * 54u);
+  EXPECT_EQ(hc::plan_memory(c, {1, 1, 2}, false, 2, false).copies_bytes, 2 * (slabs + halo_copies));
   c.checkpoint.every_steps = 0;
   c.restart_path = "checkpoint_00000010.h5";
   EXPECT_EQ(hc::plan_memory(c, {1, 1, 1}, false).copies_bytes, slabs);
@@ -107,8 +115,7 @@ TEST(Resources, LargestGridForTheDevice) {
     return hc::plan_memory(t, {1, 1, 1}, false).solver_bytes();
   };
   const auto free_bytes = static_cast<std::uint64_t>(device_bytes(1000) + 1000);
-  const std::array<int, 3> n =
-      hc::largest_fitting_grid(c, {1, 1, 1}, false, 1, true, free_bytes, hc::MemorySide::Device);
+  const std::array<int, 3> n = hc::largest_fitting_device_grid(c, {1, 1, 1}, 1, true, free_bytes);
   EXPECT_EQ(n, (std::array<int, 3>{1000, 1000, 1000}));
   const std::string line = hc::device_refusal("this grid needs 9 bytes", c, {1, 1, 1}, 1, true, free_bytes);
   EXPECT_NE(line.find("this grid needs 9 bytes; the host needs "), std::string::npos) << line;
@@ -170,12 +177,43 @@ TEST(Resources, AutoKernelsOnKokkosAreFusedWhereMeasuredFaster) {
   EXPECT_EQ(hc::choose_kernels(k, {1, 1, 1}), hc::KernelStrategy::Split);
 }
 
-// Sizes in messages: the largest unit that gives at least 1, rounded (a ulimit -v of 300 MB
-// said "0 GiB").
+// Sizes in messages: the largest unit that gives at least 1 (a ulimit -v of 300 MB said
+// "0 GiB"), to three figures (1295263328 bytes needed and 1293561856 left both read "1 GiB").
 TEST(Resources, BinarySizeTakesTheUnitThatGivesAtLeastOne) {
   EXPECT_EQ(hc::binary_size(std::uint64_t(300000) * 1024), "293 MiB");
   EXPECT_EQ(hc::binary_size(std::uint64_t(3) << 30), "3 GiB");
   EXPECT_EQ(hc::binary_size((std::uint64_t(1) << 30) - 1), "1024 MiB");  // under 1 GiB: MiB
-  EXPECT_EQ(hc::binary_size(1536), "2 KiB");
+  EXPECT_EQ(hc::binary_size(1536), "1.5 KiB");
   EXPECT_EQ(hc::binary_size(0), "0 KiB");
+  EXPECT_EQ(hc::binary_size(1295263328), "1.21 GiB");
+  EXPECT_EQ(hc::binary_size(1293561856), "1.2 GiB");
+  EXPECT_EQ(hc::binary_size(std::uint64_t(15) << 29), "7.5 GiB");
+  EXPECT_EQ(hc::binary_size(std::uint64_t(25) << 30), "25 GiB");
+}
+
+// ulimit -v limits each process, not the node's ranks together: a run of two ranks whose
+// node total exceeds one process's limit, each rank within it, fits (it was refused, and the
+// advice named a smaller grid); the node's own limit still bounds the total.
+TEST(Resources, EachRankWithinItsAddressSpaceFits) {
+  hc::Config c = bench("grid.n=64");
+  const hc::MemoryPlan two = hc::plan_memory(c, {2, 1, 1}, true, 2, true);
+  ASSERT_GT(two.host_bytes(), two.largest_process_bytes);
+  const auto per_process = static_cast<std::uint64_t>(two.largest_process_bytes);
+  EXPECT_NO_THROW(hc::check_memory_plan(two, {0, per_process}));
+  EXPECT_THROW(hc::check_memory_plan(two, {0, per_process - 1}), hc::ResourceError);
+  EXPECT_THROW(hc::check_memory_plan(two, {static_cast<std::uint64_t>(two.host_bytes()) - 1, 0}), hc::ResourceError);
+  EXPECT_EQ(hc::largest_fitting_grid(c, {2, 1, 1}, true, 2, true, {0, per_process}), (std::array<int, 3>{64, 64, 64}));
+  try {
+    hc::check_memory_plan(two, {0, per_process - 1});
+  } catch (const hc::ResourceError& e) {
+    EXPECT_NE(std::string(e.what()).find(") of host memory in its largest process (of the node's " +
+                                         hc::bytes_text(two.host_bytes()) + " bytes: "),
+              std::string::npos)
+        << e.what();
+  }
+  // The staged halo's host copies are each rank's too (two ranks along x: a message each way).
+  EXPECT_GT(two.solver.host_halo_buffers, 0u);
+  // One rank: its process is the node's whole plan.
+  const hc::MemoryPlan one = hc::plan_memory(c, {1, 1, 1}, true, 1, true);
+  EXPECT_EQ(one.largest_process_bytes, one.host_bytes());
 }

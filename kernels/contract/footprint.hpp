@@ -31,6 +31,9 @@ struct Footprint {
   ByteCount control = 0;       // BackendScratch::control_bytes
   ByteCount halo_buffers = 0;  // the halo exchange's send and receive buffers
   ByteCount slab_buffers = 0;  // made while a file is written or a restart read, freed after
+  // In host memory, beside the above: the staged halo strategies' copies of the halo buffers
+  // (sync, overlap: HaloBuffers::configure).
+  ByteCount host_halo_buffers = 0;
   // What the backend holds between steps: its bytes_allocated().
   ByteCount resident() const { return arrays + control + halo_buffers; }
   // The most it holds at once: what its memory must have room for.
@@ -54,17 +57,18 @@ inline ByteCount halo_buffer_bytes(const Grid& g, const std::array<bool, 3>& exc
 
 // The footprint of subdomain `g` in layout `layout` with values of `value_bytes`: u0, u1,
 // unew and, with `flux_arrays` (the split kernels), a flux array per active direction; the
-// halo buffers of the directions of `exchanged`; the backend's `scratch`, its slab buffers
-// each holding SlabPlan's largest slab in the run's precision. g.ncells is not read (it
-// may have overflowed for a grid the plan refuses).
+// halo buffers of the directions of `exchanged`, and their host copies where the halo is
+// `staged`; the backend's `scratch`, its slab buffers each holding SlabPlan's largest slab in
+// the run's precision. g.ncells is not read (it may have overflowed for a grid the plan refuses).
 inline Footprint footprint_of(const Grid& g, LayoutKind layout, std::size_t value_bytes, bool flux_arrays,
-                              const std::array<bool, 3>& exchanged, const BackendScratch& scratch) {
+                              const std::array<bool, 3>& exchanged, bool staged, const BackendScratch& scratch) {
   ByteCount cells = 1;
   for (int d = 0; d < 3; ++d) cells *= static_cast<ByteCount>(g.np[d]);
   Footprint f;
   f.arrays = static_cast<ByteCount>(solver_arrays(g, flux_arrays)) * storage_values(layout, cells) * value_bytes;
   f.control = scratch.control_bytes;
   f.halo_buffers = halo_buffer_bytes(g, exchanged, value_bytes);
+  f.host_halo_buffers = staged ? f.halo_buffers : 0;
   f.slab_buffers =
       static_cast<ByteCount>(scratch.slab_buffers) * kNumVars * SlabPlan{g}.max_cells<ByteCount>() * value_bytes;
   return f;

@@ -64,9 +64,10 @@ class HipBackend final : public Backend {
     const bool managed = memory.owner == Owner::Managed;
     const std::size_t state_bytes = L::storage_size(grid.ncells) * sizeof(Real);
     // Its peak: read_state's two slab buffers, made only while a file is written, are counted too.
-    const Footprint need = footprint_of(grid, L::kind, sizeof(Real), kernels == KernelStrategy::Split, {},
+    const Footprint need = footprint_of(grid, L::kind, sizeof(Real), kernels == KernelStrategy::Split, {}, false,
                                         hip_device_scratch(sizeof(Real)));
     hip::check_fits(saturated_bytes(need.peak()), managed ? "the managed owner model" : "this grid");
+    slab_buffer_bytes_ = saturated_bytes(need.slab_buffers);
     // After the memory check: a subdomain beyond 32-bit indices never fits a device of today,
     // and the memory's line names the largest grid that does.
     check_device_indexable(grid);
@@ -347,7 +348,9 @@ class HipBackend final : public Backend {
 
   // ---- Halo exchange: device buffers per face, host staging in pinned or pageable memory
   void configure_halo(const HaloSetup& setup) override {
-    hip::check_fits(halo_buffers_.device_bytes_of(setup, grid_, sizeof(Real)), "the halo exchange's buffers");
+    // With room left for the slab buffers a file's write makes later (the peak, Footprint).
+    hip::check_fits(halo_buffers_.device_bytes_of(setup, grid_, sizeof(Real)) + slab_buffer_bytes_,
+                    "the halo exchange's buffers");
     halo_buffers_.configure(
         setup, grid_, sizeof(Real), [](std::size_t bytes, const char*) { return hip::DeviceArray(bytes, false); },
         [](std::size_t bytes, HostMemory memory, const char*) { return hip::HostBuffer(bytes, memory); });
@@ -509,6 +512,7 @@ class HipBackend final : public Backend {
   hip::DeviceArray max_rate_, results_, control_;  // max_rate_: the pass's max (hip::RateBits)
   hip::HostBuffer staging_;                        // through staging()
   std::size_t state_bytes_ = 0;
+  std::size_t slab_buffer_bytes_ = 0;        // what read_state makes at its peak (Footprint::slab_buffers)
   StepControl* published_ = nullptr;         // host address of the two mapped slots
   StepControl* published_device_ = nullptr;  // the same, as the device sees it
   long submitted_ = 0;                       // steps finished on the stream so far

@@ -76,7 +76,8 @@ class KokkosBackend final : public Backend {
     const bool flux_arrays = kernels == KernelStrategy::Split;
     const bool managed = memory.owner == Owner::Managed;
     const Footprint need =
-        footprint_of(grid, L::kind, sizeof(Real), flux_arrays, {}, kokkos_device_scratch(sizeof(Real)));
+        footprint_of(grid, L::kind, sizeof(Real), flux_arrays, {}, false, kokkos_device_scratch(sizeof(Real)));
+    slab_buffer_bytes_ = saturated_bytes(need.slab_buffers);
     if (kokkos::kHostExecution)
       check_host_memory(saturated_bytes(need.peak()), "this grid's arrays");
     else
@@ -283,10 +284,10 @@ class KokkosBackend final : public Backend {
   // ---- Halo exchange: device messages per face, host staging of the run's memory kind --
   void configure_halo(const HaloSetup& setup) override {
     const std::size_t bytes = halo_buffers_.device_bytes_of(setup, grid_, sizeof(Real));
-    if (kokkos::kHostExecution)
-      check_host_memory(bytes, "the halo exchange's buffers");
-    else
-      kokkos::check_device_fits(bytes, "the halo exchange's buffers");
+    if (kokkos::kHostExecution)  // the staged strategies' host copies are host memory too
+      check_host_memory(setup.staged() ? 2 * bytes : bytes, "the halo exchange's buffers");
+    else  // with room left for the slab buffer a file's write makes later (the peak, Footprint)
+      kokkos::check_device_fits(bytes + slab_buffer_bytes_, "the halo exchange's buffers");
     halo_buffers_.configure(
         setup, grid_, sizeof(Real),
         [](std::size_t bytes, const char* name) { return Buffer(name, bytes, kokkos::Where::Device); },
@@ -396,6 +397,7 @@ class KokkosBackend final : public Backend {
   Buffer staging_;               // the host's copy of the state, through staging()
   bool staged_ = false;          // the state goes to the host through staging_
   std::size_t state_bytes_ = 0;
+  std::size_t slab_buffer_bytes_ = 0;  // what read_state makes at its peak (Footprint::slab_buffers)
 
   // Every array's pages to the device at set-up, not by page faults in the first step
   // (managed memory; nothing to do in a host space).
