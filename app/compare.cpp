@@ -50,7 +50,11 @@ nlohmann::json read_benchmark_result(const std::string& given) {
   try {
     benchmark_figures(j);
   } catch (const std::exception& e) {
-    throw DeckError("compare: '" + path + "' is an incomplete benchmark result (" + e.what() + ")");
+    // The JSON library's words without its tag ("[json.exception.out_of_range.403] ").
+    std::string why = e.what();
+    const std::size_t tag = why.rfind("[json.exception.", 0) == 0 ? why.find("] ") : std::string::npos;
+    if (tag != std::string::npos) why.erase(0, tag + 2);
+    throw DeckError("compare: '" + path + "' is an incomplete benchmark result (" + why + ")");
   }
   return j;
 }

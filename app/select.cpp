@@ -329,6 +329,14 @@ KernelStrategy choose_kernels(const Config& c, const std::array<int, 3>& dims) {
   return fused ? KernelStrategy::Fused : KernelStrategy::Split;
 }
 
+void check_backend_choices(const Config& c) {
+  std::string why = backend_unavailable(c.backend);
+#if defined(HALOCLINE_HAVE_KOKKOS)
+  if (why.empty() && c.backend == BackendKind::Kokkos) why = kokkos_owner_unavailable(c.memory.owner);
+#endif
+  if (!why.empty()) throw DeckError(why);
+}
+
 std::unique_ptr<Backend> make_backend(const Config& c, const Grid& g, const BoundaryFaces& faces, int device,
                                       const std::array<int, 3>& dims) {
   const std::string why = backend_unavailable(c.backend);

@@ -25,6 +25,11 @@ namespace halocline {
 bool apply_strategy_key(Config& config, const std::string& key, const std::string& value,
                         const std::string& where = "");
 
+// Throws DeckError (exit code 2) where this binary cannot run the backend or owner model of
+// `config` here: what make_backend would refuse, said before the memory check, whose advice
+// would otherwise name a grid that is then refused for the choice.
+void check_backend_choices(const Config& config);
+
 // The backend of `config` for this rank's subdomain `grid`, with boundary `faces` (the
 // exchanged ones marked) on GPU `device` (GPU backends), with the kernels of
 // choose_kernels(config, dims) for the ranks per direction `dims`. Throws DeckError (exit

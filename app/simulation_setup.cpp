@@ -59,7 +59,9 @@ Simulation::Simulation(const Config& config, const RunOptions& options, RunResul
 // node cannot read) is agreed by every rank (app/failures.hpp): all end together.
 void Simulation::set_up_backend() {
   agreed([&] {
-    // Memory first, counted before any allocation, for the ranks that share this node.
+    // The choices this binary cannot run here first, then memory, counted before any
+    // allocation, for the ranks that share this node.
+    check_backend_choices(config_);  // app/select.cpp
     check_memory(config_, comm_.grid().dims, !runs_on_gpu(config_.backend), comm_.node_size(), comm_.node_has_root());
     r_.host_bytes_planned = static_cast<double>(
         plan_memory(config_, comm_.grid().dims, !runs_on_gpu(config_.backend), comm_.node_size(), comm_.node_has_root())

@@ -219,12 +219,16 @@ class Reader {
     fail(key, &n, "key '" + key + "' must be " + expected + " (got " + type_name(n) + beyond_range(n) + ")");
   }
 
-  // ", a number beyond a double's range" where `n` is a word that reads as one (a --set
-  // value TOML cannot hold as a number, such as 1e400), else nothing.
+  // " 'WORD', a number beyond a double's range" (or "an integer beyond 64 bits") where `n` is
+  // a word that reads as such (a --set value TOML cannot hold as a number: 1e400,
+  // 99999999999999999999), else nothing.
   static std::string beyond_range(const toml::node& n) {
     const auto* word = n.as_string();
     if (!word || word->get().empty()) return "";
     const std::string text = word->get();
+    const std::size_t digits = text.find_first_not_of("+-") == 1 ? 1 : 0;  // one sign at most
+    if (text.size() > digits && text.find_first_not_of("0123456789", digits) == std::string::npos)
+      return " '" + text + "', an integer beyond 64 bits";  // TOML reads every integer of 64 bits
     char* end = nullptr;
     errno = 0;
     (void)std::strtod(text.c_str(), &end);

@@ -417,12 +417,18 @@ TEST_F(BenchmarkCommand, CompareSetsResultsSideBySide) {
   nlohmann::json future = made_result("gamma", true);
   future["format_version"] = 999;
   std::ofstream(dir_ / "future.json") << future.dump(2);
+  nlohmann::json partial = made_result("delta", true);
+  partial.erase("configurations");
+  std::ofstream(dir_ / "partial.json") << partial.dump(2);
   for (const auto& [file, says] : std::vector<std::pair<std::string, std::string>>{
            {"report.json", "halocline: error: compare: 'report.json' is not a halocline benchmark result"},
            {"text.json", "halocline: error: compare: 'text.json' is not JSON"},
            {"future.json",
             "halocline: error: compare: 'future.json' is a benchmark result of format_version 999; "
             "this halocline reads format_version 1"},
+           {"partial.json",
+            "halocline: error: compare: 'partial.json' is an incomplete benchmark result (key 'configurations' not "
+            "found)"},
            {"missing.json", "halocline: error: compare: cannot read 'missing.json': No such file or directory"},
            {"empty", "halocline: error: compare: 'empty' is a directory with no benchmark.json"},
            {"fifo", "halocline: error: compare: 'fifo' is not a regular file"}}) {

@@ -188,6 +188,10 @@ TEST(Deck, OverrideBeyondADoublesRangeIsSaidSo) {
   EXPECT_HAS(m, "--set physics.gamma=1e400: ");
   EXPECT_HAS(m, "'physics.gamma' must be a number (got string '1e400', a number beyond a double's range)");
   EXPECT_HAS(error_of(kBase, {"physics.gamma=abc"}), "'physics.gamma' must be a number (got string)");
+  EXPECT_HAS(error_of(kBase, {"time.max_steps=99999999999999999999"}),
+             "'time.max_steps' must be an integer (got string '99999999999999999999', an integer beyond 64 bits)");
+  EXPECT_HAS(error_of(kBase, {"time.max_steps=-99999999999999999999"}), "an integer beyond 64 bits)");
+  EXPECT_HAS(error_of(kBase, {"grid.nx=1-2"}), "'grid.nx' must be an integer (got string)");
 }
 
 TEST(Deck, OverrideCreatesSection) {

@@ -426,11 +426,16 @@ template <class Real, class L>
 std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& physics, const BoundaryFaces& boundary,
                                              const MemoryStrategy& memory, const std::array<int, 3>& tile,
                                              KernelStrategy kernels) {
-  if (kokkos::kHostExecution && memory.owner != Owner::Device)
-    throw NotApplicable(std::string("the ") + owner_name(memory.owner) + " owner model: the kokkos backend runs on " +
-                        Kokkos::DefaultExecutionSpace::name() +
-                        ", whose memory is the host's: only the device owner model applies there");
+  const std::string why = kokkos_owner_unavailable(memory.owner);
+  if (!why.empty()) throw NotApplicable(why);
   return std::make_unique<KokkosBackend<Real, L>>(grid, physics, boundary, memory, tile, kernels);
+}
+
+std::string kokkos_owner_unavailable(Owner owner) {
+  if (!kokkos::kHostExecution || owner == Owner::Device) return "";
+  return std::string("the ") + owner_name(owner) + " owner model: the kokkos backend runs on " +
+         Kokkos::DefaultExecutionSpace::name() +
+         ", whose memory is the host's: only the device owner model applies there";
 }
 
 bool kokkos_on_gpu() { return !kokkos::kHostExecution; }

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "base/grid.hpp"
@@ -14,6 +15,7 @@
 #include "kernels/contract/footprint.hpp"
 #include "kernels/contract/host_memory.hpp"
 #include "kernels/contract/probe_result.hpp"
+#include "kernels/contract/strategy.hpp"
 #include "kernels/hydro.hpp"
 #include "kernels/physics_samples.hpp"
 
@@ -29,6 +31,10 @@ std::unique_ptr<Backend> make_kokkos_backend(const Grid& grid, const Physics& ph
 
 // Whether Kokkos' default execution space is a GPU's (CUDA, HIP).
 bool kokkos_on_gpu();
+
+// Why the backend cannot run owner model `owner` here (only the device owner model applies
+// where Kokkos runs on the host); empty when it can.
+std::string kokkos_owner_unavailable(Owner owner);
 
 // What the backend makes beside the solver's arrays and the halo's buffers, for values of
 // `value_bytes` (its footprint: kernels/contract/footprint.hpp).

@@ -220,6 +220,18 @@ case_ChoiceWithoutEffectBesideARefusedOwner() {
   expect_no_err "the run goes on"
 }
 
+# An owner model the backend refuses is said before the memory check: the memory's advice
+# named a grid that was then refused for the owner model.
+case_OwnerRefusedBeforeMemory() {
+  hc run --no-probe "$inputs/bench.toml" --backend kokkos --owner host --set grid.n=8 --steps 1 --out small
+  [ "$code" = 0 ] && skip "the kokkos backend runs on a GPU here: the host owner applies"
+  grep -q "not built into this binary" "$log/err" && skip "this build has no kokkos backend"
+  ready
+  hc run --no-probe "$inputs/bench.toml" --backend kokkos --owner host --set grid.n=5000 --out o
+  expect_refused "the host owner model: the kokkos backend runs on"
+  expect_no_err "largest grid"
+}
+
 # ---- Sizes and memory ------------------------------------------------------------------------
 
 case_GridOverflowsSize() {
