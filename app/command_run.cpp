@@ -171,9 +171,9 @@ int do_run(const RunArgs& a, const hc::Provenance& provenance) {
   });
 
   if (hc::world_rank() == 0)
-    if (const std::string note =
-            hc::earlier_run_note(hc::other_runs_checkpoints(config), "checkpoint", "run",
-                                 "this run's checkpoints of the same steps replace them, and it prunes only its own");
+    if (const std::string note = hc::earlier_run_note(
+            hc::other_runs_checkpoints(config), "checkpoint", "run",
+            "this run replaces one only by a checkpoint of the same step, and it prunes only its own");
         !note.empty())
       std::cerr << hc::one_line("halocline: note: " + note) << '\n';
 
