@@ -142,21 +142,18 @@ std::string binary_size(u128 bytes) {
 
 namespace {
 
-// The halo the largest rank sets up: the directions whose buffers it makes, the active ones
-// with a neighbour (another rank, or this one across periodic faces) unless the strategy is
-// none (choose_halo, app/select.cpp: every rank of such a direction has one), and whether the
-// strategy stages them through host copies.
-struct PlannedHalo {
-  std::array<bool, 3> exchanged{};
-  bool staged = false;
-};
-PlannedHalo planned_halo(const Config& c, const std::array<int, 3>& dims) {
-  PlannedHalo h;
-  const HaloStrategy strategy = resolved_halo(c.halo, dims[0] * dims[1] * dims[2]);
-  if (strategy == HaloStrategy::None) return h;
-  h.staged = strategy == HaloStrategy::Sync || strategy == HaloStrategy::Overlap;
+// The halo the largest rank, the first, sets up (choose_halo, app/select.cpp, decides from its
+// neighbours): its strategy, and its faces with a neighbour, another rank or itself across
+// periodic faces (every rank of a direction split among ranks or periodic has one there).
+HaloSetup planned_halo(const Config& c, const std::array<int, 3>& dims) {
+  HaloSetup h;
+  h.strategy = resolved_halo(c.halo, dims[0] * dims[1] * dims[2]);
+  if (h.strategy == HaloStrategy::None) return h;
   const std::array<bool, 3> periodic = periodic_directions(c);
-  for (int d = 0; d < 3; ++d) h.exchanged[d] = c.n[d] > 1 && (dims[d] > 1 || periodic[d]);
+  for (int d = 0; d < 3; ++d) {  // the first rank's faces: its low one wraps, its high one may meet a rank
+    h.exchanged[d][0] = c.n[d] > 1 && periodic[d];
+    h.exchanged[d][1] = c.n[d] > 1 && (dims[d] > 1 || periodic[d]);
+  }
   return h;
 }
 
@@ -176,9 +173,9 @@ MemoryPlan plan_memory(const Config& c, const std::array<int, 3>& dims, bool sol
   }
   const std::size_t real = c.precision == Precision::FP64 ? 8 : 4;
   const bool flux_arrays = choose_kernels(c, dims) == KernelStrategy::Split;  // app/select.cpp
-  const PlannedHalo halo = planned_halo(c, dims);
-  plan.solver = footprint_of(largest, c.layout, real, flux_arrays, halo.exchanged, halo.staged,
-                             backend_scratch(c.backend, real));  // kernels/contract/footprint.hpp
+  const HaloSetup halo = planned_halo(c, dims);
+  plan.solver = footprint_of(largest, c.layout, real, flux_arrays, {halo.any(0), halo.any(1), halo.any(2)},
+                             halo.staged(), backend_scratch(c.backend, real));  // kernels/contract/footprint.hpp
   // The state comes to the host for files only (snapshots, checkpoints, a restart's read),
   // slab by slab (Backend::read_state): rank 0 builds each file in memory before writing it
   // (io/h5util.hpp says why), so it holds the file's bytes (doubles for a checkpoint, the
