@@ -138,6 +138,20 @@ BenchmarkConfiguration measure_configuration(const BenchmarkOptions& o, const Be
   return bc;
 }
 
+// Takes option `name` out of a command line held between spaces (" ... "): as a word, and with
+// `with_value` also its value, given as the next word or after '=' (the values of the options
+// this is used for are numbers, never quoted).
+void erase_option(std::string& line, const std::string& name, bool with_value) {
+  for (std::size_t at; (at = line.find(" " + name + " ")) != std::string::npos;) {
+    std::size_t end = at + name.size() + 1;                                  // the space after the name
+    if (with_value && end + 1 < line.size()) end = line.find(' ', end + 1);  // the space after its value
+    line.erase(at, end - at);
+  }
+  if (!with_value) return;
+  for (std::size_t at; (at = line.find(" " + name + "=")) != std::string::npos;)
+    line.erase(at, line.find(' ', at + 1) - at);
+}
+
 // Every rule a request breaks, in the rules' order, in one refusal: the first alone sent the
 // user through one refusal per rule, each suggested command refused for the next.
 std::string every_broken_rule(std::vector<std::string> rules) {
@@ -166,9 +180,13 @@ std::vector<std::string> broken_run_rules(const BenchmarkOptions& o, const Bench
          << " s of timed steps per configuration the rule asks";
     broken.push_back(text.str());
   }
-  // The command to suggest, as given but for --non-compliant (the line is what keeps the rules).
+  // The command to suggest: as given, but for --non-compliant and the options that broke rule 4
+  // (the suggested line must keep every rule, not only the one it mends).
   std::string compliant = " " + command + " ";
-  for (std::size_t at; (at = compliant.find(" --non-compliant ")) != std::string::npos;) compliant.erase(at, 16);
+  erase_option(compliant, "--non-compliant", false);
+  if (o.repeat < kRuleRepeat) erase_option(compliant, "--repeat", true);
+  if (o.steps < kRuleSteps) erase_option(compliant, "--steps", true);
+  if (o.min_time_s < kRuleMinTimeS) erase_option(compliant, "--min-time", true);
   compliant = compliant.substr(1, compliant.size() - 2);
   const long used = static_cast<long>(s.ranks) * s.threads_per_rank;
   if (!s.on_gpu && used != s.cpu_cores) {
