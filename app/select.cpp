@@ -28,6 +28,19 @@ namespace halocline {
 
 namespace {
 
+#if defined(HALOCLINE_HAVE_HIP)
+// Why the HIP backend cannot run here, or "". A runtime that cannot start for another reason
+// than finding no GPU is said in its own words and with the host's limits, as Kokkos' start is
+// (RuntimeSession): CUDA's runtime reserves more address space than a tight ulimit -v leaves,
+// and then the limit, not the GPU, is what to change.
+std::string hip_unavailable() {
+  std::string why;
+  if (hip_device_count(&why) > 0) return "";
+  if (why.empty()) return "backend 'hip': no GPU is visible to the HIP runtime";
+  return "backend 'hip': the HIP runtime could not start (" + why + "); " + host_memory_text();
+}
+#endif
+
 // Where the run's other choices reach the backend.
 struct Placement {
   BoundaryFaces faces;
@@ -104,7 +117,7 @@ std::string backend_unavailable(BackendKind b) {
 #endif
     case BackendKind::Hip:
 #if defined(HALOCLINE_HAVE_HIP)
-      return hip_device_count() > 0 ? "" : "backend 'hip': no GPU is visible to the HIP runtime";
+      return hip_unavailable();
 #else
       return "backend 'hip' is not built into this binary (configure with a hip-nvidia or hip-amd preset)";
 #endif

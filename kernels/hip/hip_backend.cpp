@@ -543,10 +543,12 @@ BackendScratch hip_device_scratch(std::size_t value_bytes) {
 
 DeviceInfo hip_device_info(int device) { return hip::describe_device(device); }
 
-int hip_device_count() {
+int hip_device_count(std::string* why) {
   int n = 0;
-  if (hipGetDeviceCount(&n) != hipSuccess) {
+  const hipError_t error = hipGetDeviceCount(&n);
+  if (error != hipSuccess) {
     (void)hipGetLastError();  // clear the sticky "no device" error
+    if (why && error != hipErrorNoDevice) *why = hipGetErrorString(error);
     return 0;
   }
   return n;

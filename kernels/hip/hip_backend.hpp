@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "base/grid.hpp"
@@ -26,8 +27,10 @@ std::unique_ptr<Backend> make_hip_backend(const Grid& grid, const Physics& physi
 // `value_bytes` (its footprint: kernels/contract/footprint.hpp).
 BackendScratch hip_device_scratch(std::size_t value_bytes);
 
-// How many GPUs the HIP runtime sees (0 when none, or no driver).
-int hip_device_count();
+// How many GPUs the HIP runtime sees (0 when none, or no driver). Where the runtime fails for
+// another reason than finding no device (it cannot start: out of memory under ulimit -v, a
+// driver too old), `why` gets the runtime's own words for it.
+int hip_device_count(std::string* why = nullptr);
 
 // What the runtime says about GPU `device`.
 DeviceInfo hip_device_info(int device);

@@ -18,6 +18,8 @@ using hipMemcpyKind = cudaMemcpyKind;
 
 constexpr hipError_t hipSuccess = cudaSuccess;
 constexpr hipError_t hipErrorNotReady = cudaErrorNotReady;
+constexpr hipError_t hipErrorNoDevice = cudaErrorNoDevice;
+constexpr hipError_t hipErrorOutOfMemory = cudaErrorMemoryAllocation;
 constexpr hipMemcpyKind hipMemcpyHostToDevice = cudaMemcpyHostToDevice;
 constexpr hipMemcpyKind hipMemcpyDeviceToHost = cudaMemcpyDeviceToHost;
 constexpr hipMemcpyKind hipMemcpyDeviceToDevice = cudaMemcpyDeviceToDevice;

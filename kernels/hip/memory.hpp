@@ -40,10 +40,9 @@ class DeviceArray {
   DeviceArray() = default;
   DeviceArray(std::size_t bytes, bool managed) : bytes_(bytes), managed_(managed) {
     if (bytes == 0) return;
-    if (managed)
-      HIP_CHECK(hipMallocManaged(&ptr_, bytes, hipMemAttachGlobal));
-    else
-      HIP_CHECK(hipMalloc(&ptr_, bytes));
+    const hipError_t status = managed ? hipMallocManaged(&ptr_, bytes, hipMemAttachGlobal) : hipMalloc(&ptr_, bytes);
+    if (status == hipErrorOutOfMemory) refuse_after_the_check(bytes);
+    HIP_CHECK(status);
   }
   DeviceArray(DeviceArray&& o) noexcept { swap(o); }
   DeviceArray& operator=(DeviceArray&& o) noexcept {
@@ -60,6 +59,19 @@ class DeviceArray {
   bool managed() const { return managed_; }
 
  private:
+  // The backend checked its whole footprint against the free memory before allocating
+  // (check_fits), so an allocation that fails now lost memory that was free then: another
+  // process on the device took it. Refused as the check refuses (exit code 2, one line), with
+  // no grid advised: what is free keeps changing.
+  [[noreturn]] static void refuse_after_the_check(std::size_t bytes) {
+    (void)hipGetLastError();  // clear the error
+    std::size_t free_bytes = 0, total = 0;
+    (void)hipMemGetInfo(&free_bytes, &total);
+    throw OutOfMemory("allocating " + std::to_string(bytes) + " bytes (" + gib(bytes) +
+                      ") of device memory failed, though the check before allocating found room; the device has " +
+                      std::to_string(free_bytes) + " bytes (" + gib(free_bytes) + ") free of " + gib(total) +
+                      " now: another process may be using it");
+  }
   void swap(DeviceArray& o) noexcept {
     std::swap(ptr_, o.ptr_);
     std::swap(bytes_, o.bytes_);

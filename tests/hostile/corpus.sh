@@ -259,10 +259,11 @@ case_AddressSpaceLimit() {
   ready
   run sh -c 'ulimit -v 3000000 && exec "$0" run "$1" --set grid.n=500 --set output.final=true --out o' "$bin" "$inputs/bench.toml"
   grep -q AddressSanitizer "$log/err" && skip "a sanitized build cannot run under ulimit -v"
-  # Kokkos built for a GPU starts the GPU's runtime before any deck is read, which fails
-  # under this limit: refused with exit 2 and the limit named, but with no grid to advise.
-  grep -q "Kokkos could not start" "$log/err" && expect_refused "ulimit -v leaves this process" &&
-    skip "Kokkos on a GPU cannot start under ulimit -v 3000000"
+  # A GPU's runtime (Kokkos built for a GPU starts it before any deck is read; the HIP backend
+  # when it checks the run's choices, before its memory) cannot start under this limit: refused
+  # with exit 2 and the limit named, but with no grid to advise.
+  grep -q "could not start" "$log/err" && expect_refused "ulimit -v leaves this process" &&
+    skip "a GPU's runtime cannot start under ulimit -v 3000000"
   expect_refused "ulimit -v leaves this process"
   expect_err "the largest grid of this shape that fits: "
 }
