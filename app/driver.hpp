@@ -124,7 +124,8 @@ struct RunResult {
   std::vector<std::string> snapshots_replaced;      // the same, which this run's of the same numbers replaced
   std::vector<std::string> checkpoints;             // checkpoint files written (older ones may be pruned)
   std::size_t device_bytes = 0;
-  double host_bytes_planned = 0;  // this node's host bytes by the memory plan (app/resources.hpp)
+  double host_bytes_planned = 0;                  // this node's host bytes by the memory plan (app/resources.hpp)
+  double host_bytes_planned_largest_process = 0;  // the plan's for the node's largest rank (rank 0's, where it is)
   DeviceInfo device;
   Provenance provenance;  // RunOptions' with this run's GPU, rank 0's on every rank: what its files say
   TransferLog transfers;

@@ -208,13 +208,15 @@ void add_steps(nlohmann::json& j, const Config& c, const RunResult& r) {
 }
 
 // Memory: the backend's footprint where the state lives, and the host's peak: the memory
-// plan's count for the node, and the kernel's (getrusage: the largest resident set so far,
-// this rank).
+// plan's count for the node and for its largest rank (rank 0's, which writes this report,
+// where the node has rank 0), and the kernel's (getrusage: the largest resident set so far,
+// this rank): max_rss is one process's, to be read beside the largest rank's plan.
 void add_memory(nlohmann::json& j, const RunResult& r) {
   j["bytes_allocated"] = r.device_bytes;
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   j["host_bytes_peak"] = {{"planned", r.host_bytes_planned},
+                          {"planned_largest_process", r.host_bytes_planned_largest_process},
                           {"max_rss", static_cast<double>(usage.ru_maxrss) * 1024.0}};
 }
 

@@ -63,9 +63,10 @@ void Simulation::set_up_backend() {
     // allocation, for the ranks that share this node.
     check_backend_choices(config_);  // app/select.cpp
     check_memory(config_, comm_.grid().dims, !runs_on_gpu(config_.backend), comm_.node_size(), comm_.node_has_root());
-    r_.host_bytes_planned = static_cast<double>(
-        plan_memory(config_, comm_.grid().dims, !runs_on_gpu(config_.backend), comm_.node_size(), comm_.node_has_root())
-            .host_bytes());
+    const MemoryPlan plan = plan_memory(config_, comm_.grid().dims, !runs_on_gpu(config_.backend), comm_.node_size(),
+                                        comm_.node_has_root());
+    r_.host_bytes_planned = static_cast<double>(plan.host_bytes());
+    r_.host_bytes_planned_largest_process = static_cast<double>(plan.largest_process_bytes);
     halo_ = choose_halo(config_, comm_, g_);  // app/select.cpp
     BoundaryFaces faces = boundary_of(config_);
     for (int d = 0; d < 3; ++d)

@@ -475,6 +475,10 @@ TEST_F(Cli, SodRunWritesReportAndSnapshot) {
 
   EXPECT_EQ(j.at("halocline_version").get<std::string>(), version);
   EXPECT_EQ(hc::test::schema_violation(j, hc::test::load_schema("run")), "");
+  // One rank: its process holds all the host bytes the plan gives the node.
+  const nlohmann::json& peak = j.at("host_bytes_peak");
+  EXPECT_GT(peak.at("planned").get<double>(), 0.0);
+  EXPECT_EQ(peak.at("planned_largest_process"), peak.at("planned"));
   // The device's copy bandwidth, measured for this output directory and kept there, and
   // the run's effective bandwidth as a share of it.
   EXPECT_EQ(j.at("probe").at("source"), "measured");

@@ -19,6 +19,13 @@ for collective in true false; do
   cmp "$work/one/snapshot_0000.xmf" "$out/snapshot_0000.xmf"
 done
 [ "$(mode "$work/four-false")" = gather ]
+# The report's host plan: the node's four ranks together, and its largest rank (rank 0, which
+# gathers the file image besides its share), the figure rank 0's max_rss is read beside.
+python3 - "$work/four-false/report.json" <<'EOF'
+import json, sys
+peak = json.load(open(sys.argv[1]))["host_bytes_peak"]
+assert 0 < peak["planned_largest_process"] < peak["planned"], peak
+EOF
 
 # 1-D along x on 4 ranks, pieces of 200 bytes: the pattern in which Open MPI's OMPIO before
 # 4.1.7 let one aggregator's data sieving write stale bytes over another's pieces (zeros, junk,
