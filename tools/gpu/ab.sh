@@ -14,12 +14,15 @@
 # run builds the working tree ("head": tools/gpu/check.sh's build), .ab-base ("base": its own
 # check.sh, with the same options) and each trial of AB_TRIALS ("NAME1 NAME2") side by side, then AB_ROUNDS rounds
 # (default 2), each running every deck of AB_DECKS with base, then head, then each trial: both
-# precisions, split and fused, --repeat 3 --steps 12, HIP backend (Kokkos with KOKKOS_ROOT).
+# precisions, split and fused (AB_PRECISIONS, AB_KERNELS), --repeat 3 --steps 12, HIP backend (Kokkos with KOKKOS_ROOT).
 # OUTDIR/ab.md has, per configuration, each round's median ms of base and head, head / base,
 # and whether their checksums agree, then the same table for each trial against base
 # (tools/gpu/ab_table.py). Trials let one device call measure several changes against one
 # base: calls are scarce, and each starts a machine afresh.
 #   AB_DECKS  default "bench.toml:256,512 sedov.toml:256" (deck in inputs/ : sizes)
+#   AB_PRECISIONS, AB_KERNELS  default "fp64,fp32" and "split,fused": fewer for a trial that
+#             changes one precision's fused stage alone (a screen in less device time; the
+#             split runs are the kernels' A/A beside it)
 #   AB_LOCAL=1  the CPU machine's default build instead (Kokkos backend): to try the script here
 #   KOKKOS_ROOT  a Kokkos GPU install (as check.sh's): both built with it, the runs on Kokkos
 #                (first run on the H200 in the eighteenth session: tests/data/h200/fused/minnum_trial.md)
@@ -102,8 +105,9 @@ for round in $(seq 1 "${AB_ROUNDS:-2}"); do
     bin=${bin_of[$build]}
     for spec in ${AB_DECKS:-bench.toml:256,512 sedov.toml:256}; do
       deck=${spec%%:*} sizes=${spec#*:}
-      "$bin" bench "inputs/$deck" --set run.backend=$backend --sweep grid.n="$sizes" --sweep precision=fp64,fp32 \
-        --sweep kernels=split,fused --repeat "${AB_REPEAT:-3}" --steps "${AB_STEPS:-12}" --quiet \
+      "$bin" bench "inputs/$deck" --set run.backend=$backend --sweep grid.n="$sizes" \
+        --sweep precision="${AB_PRECISIONS:-fp64,fp32}" --sweep kernels="${AB_KERNELS:-split,fused}" \
+        --repeat "${AB_REPEAT:-3}" --steps "${AB_STEPS:-12}" --quiet \
         --out "$out/$build-${deck%.toml}-r$round" > "$out/$build-${deck%.toml}-r$round.txt" 2>&1 || status=1
     done
   done
