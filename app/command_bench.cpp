@@ -235,7 +235,12 @@ int do_compare(const CompareArgs& a) {
   plot.insert(plot.end(), {"--out", a.plot});
   for (const std::string& f : a.files) plot.insert(plot.end(), {"--compare", hc::benchmark_result_path(f)});
   std::cout.flush();  // the table before anything plot.py prints
-  if (hc::run_plot(plot, true) != 0) throw std::runtime_error("--plot: tools/plot.py failed");
+  const bool had_folder = std::filesystem::exists(a.plot);
+  if (hc::run_plot(plot, true) != 0) {
+    std::error_code ec;
+    if (!had_folder) std::filesystem::remove(a.plot, ec);  // the folder plot.py made, if it stayed empty
+    throw std::runtime_error("--plot: tools/plot.py failed");
+  }
   std::cout << "\nplot " << (std::filesystem::path(a.plot) / "compare.png").string() << '\n';
   return 0;
 }

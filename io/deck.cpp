@@ -219,21 +219,25 @@ class Reader {
     fail(key, &n, "key '" + key + "' must be " + expected + " (got " + type_name(n) + beyond_range(n) + ")");
   }
 
-  // " 'WORD', a number beyond a double's range" (or "an integer beyond 64 bits") where `n` is
-  // a word that reads as such (a --set value TOML cannot hold as a number: 1e400,
-  // 99999999999999999999), else nothing.
+  // Where `n` is a word that reads as a number: " 'WORD', a number beyond a double's range"
+  // (or "an integer beyond 64 bits": a --set value TOML cannot hold as a number, 1e400,
+  // 99999999999999999999), or " 'WORD': a number in quotes is a string in TOML" (n = "64"
+  // in a deck, --set 'grid.n="8"'); else nothing.
   static std::string beyond_range(const toml::node& n) {
     const auto* word = n.as_string();
     if (!word || word->get().empty()) return "";
     const std::string text = word->get();
+    const std::string quoted = " '" + text + "': a number in quotes is a string in TOML";
     const std::size_t digits = text.find_first_not_of("+-") == 1 ? 1 : 0;  // one sign at most
-    if (text.size() > digits && text.find_first_not_of("0123456789", digits) == std::string::npos)
-      return " '" + text + "', an integer beyond 64 bits";  // TOML reads every integer of 64 bits
     char* end = nullptr;
     errno = 0;
+    if (text.size() > digits && text.find_first_not_of("0123456789", digits) == std::string::npos) {
+      (void)std::strtoll(text.c_str(), &end, 10);
+      return errno == ERANGE ? " '" + text + "', an integer beyond 64 bits" : quoted;
+    }
     (void)std::strtod(text.c_str(), &end);
-    if (errno != ERANGE || *end != '\0') return "";
-    return " '" + text + "', a number beyond a double's range";
+    if (*end != '\0' || std::isspace(static_cast<unsigned char>(text[0]))) return "";
+    return errno == ERANGE ? " '" + text + "', a number beyond a double's range" : quoted;
   }
 
   std::optional<double> number(const std::string& key) const {

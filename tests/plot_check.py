@@ -16,6 +16,9 @@ CHECK is one of:
                               pack's orange), and pack and unpack differ
   CompareNamesTellResultsApart compare.png names each result as far up its path as tells
                               them apart (A/benchmark, B/benchmark: not benchmark twice)
+  CompareDrawsTiedRepetitions  compare.png of a result whose repetitions tie (one
+                              repetition: min = median = max) draws, with no whisker below 0
+                              (rounding made one -9e-16, which matplotlib refused)
 
 Exits 0 when the check holds, 1 naming what broke, 77 (skipped) without matplotlib.
 """
@@ -159,10 +162,24 @@ def compare_names_tell_results_apart(plot, binary, src, work):
     return failures
 
 
+def compare_draws_tied_repetitions(plot, binary, src, work):
+    """A result of one repetition: the whiskers' rounding must not fall below 0."""
+    cells, step = 4096, 0.00100003  # cells / step / 1e6 - (cells / 1e6) / step = -8.9e-16
+    configurations = [{"precision": p, "cells": cells, "fom_cell_updates_per_s": cells / step,
+                       "step_s": {"min": step, "median": step, "max": step}} for p in ("fp64", "fp32")]
+    try:
+        fig, _ = plot.compare_figure([("one", {"configurations": configurations, "compliant": False})])
+    except ValueError as e:
+        return [f"compare_figure refused tied repetitions: {e}"]
+    plot.plt.close(fig)
+    return []
+
+
 CHECKS = {"BarsScaleTheirUnits": bars_scale_their_units,
           "TimelineLegendCoversNoLabel": timeline_legend_covers_no_label,
           "PhasesKeepTheirColours": phases_keep_their_colours,
-          "CompareNamesTellResultsApart": compare_names_tell_results_apart}
+          "CompareNamesTellResultsApart": compare_names_tell_results_apart,
+          "CompareDrawsTiedRepetitions": compare_draws_tied_repetitions}
 
 
 def main():

@@ -192,6 +192,16 @@ TEST(Deck, OverrideBeyondADoublesRangeIsSaidSo) {
              "'time.max_steps' must be an integer (got string '99999999999999999999', an integer beyond 64 bits)");
   EXPECT_HAS(error_of(kBase, {"time.max_steps=-99999999999999999999"}), "an integer beyond 64 bits)");
   EXPECT_HAS(error_of(kBase, {"grid.nx=1-2"}), "'grid.nx' must be an integer (got string)");
+  // A number in quotes is a string that fits: said as such, not as beyond a range.
+  EXPECT_HAS(error_of(kBase, {"grid.nx=\"64\""}),
+             "'grid.nx' must be an integer (got string '64': a number in quotes is a string in TOML)");
+  EXPECT_HAS(error_of(kBase, {"physics.gamma=\"1.4\""}), "(got string '1.4': a number in quotes is a string in TOML)");
+  std::string deck = kBase;
+  const std::size_t at = deck.find("nx = ");
+  ASSERT_NE(at, std::string::npos);
+  deck.insert(at + 5, "\"");
+  deck.insert(deck.find('\n', at), "\"");
+  EXPECT_HAS(error_of(deck, {}), "a number in quotes is a string in TOML)");
 }
 
 TEST(Deck, OverrideCreatesSection) {

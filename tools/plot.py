@@ -246,8 +246,10 @@ def compare_figure(results):
             fom, cells = c["fom_cell_updates_per_s"] / scale, c["cells"] / scale
             xs.append(i + (k - 0.5) * width)
             ys.append(fom)
-            lo.append(fom - cells / c["step_s"]["max"])
-            hi.append(cells / c["step_s"]["min"] - fom)
+            # Never below 0: where the repetitions tie, the rounding of fom against
+            # cells / step can leave -1e-16, which matplotlib refuses.
+            lo.append(max(0.0, fom - cells / c["step_s"]["max"]))
+            hi.append(max(0.0, cells / c["step_s"]["min"] - fom))
         ax.bar(xs, ys, width, yerr=[lo, hi], capsize=4, color=color, label=f"SoA {precision}")
     ax.set_xticks(range(len(results)))
     ax.set_xticklabels([name + ("" if r["compliant"] else "\n(NON-COMPLIANT)") for name, r in results], fontsize=8)
