@@ -4,6 +4,7 @@
 #include "io/checkpoint.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -12,6 +13,8 @@
 #include <filesystem>
 #include <sstream>
 #include <system_error>
+
+#include <unistd.h>
 
 #include "io/h5util.hpp"
 #include "io/output_error.hpp"
@@ -219,9 +222,16 @@ std::array<std::string, 6> read_boundaries(hid_t file, const std::string& path) 
 // Opens a checkpoint for reading, with HDF5's own error printing off unless asked for (the
 // refusal says what is wrong in one line).
 hid_t open_for_reading(const std::string& path) {
-  if (!fs::exists(path)) refuse(path, "does not exist");
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  // A folder on the way that this user cannot enter: said, not thrown as a filesystem error.
+  if (ec && ec != std::errc::no_such_file_or_directory) refuse(path, "cannot be reached: " + ec.message());
+  if (!fs::exists(status)) refuse(path, "does not exist");
   // A FIFO or a device would be read for ever or give no file at all.
-  if (!fs::is_regular_file(path)) refuse(path, "is not a regular file");
+  if (!fs::is_regular_file(status)) refuse(path, "is not a regular file");
+  // Not "truncated or not a checkpoint" (HDF5's open fails alike): a good file this user may
+  // not read is not to be taken for a broken one.
+  if (::access(path.c_str(), R_OK) != 0) refuse(path, "cannot be read: " + std::string(std::strerror(errno)));
   h5::apply_error_printing();
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file < 0) refuse(path, "is not a readable HDF5 file (truncated or not a checkpoint)");

@@ -213,6 +213,47 @@ TEST(OutputFailures, ReadOnlyDirectory) {
   expect_failed_writes(got, dir, "Permission denied");
 }
 
+// A good checkpoint this user may not read, or one in a folder this user cannot enter, is said
+// so in one line (CheckpointError, exit code 2): it was "not a readable HDF5 file (truncated
+// or not a checkpoint)", which could send a user to delete a good file, and behind the folder
+// a filesystem error (exit code 1).
+TEST(OutputFailures, CheckpointTheUserCannotRead) {
+  hc::test::TempDir tmp("checkpoint_unreadable");
+  const fs::path open_dir = tmp.path() / "open", closed_dir = tmp.path() / "closed";
+  for (const fs::path& dir : {open_dir, closed_dir}) {
+    fs::create_directories(dir);
+    write_earlier(dir);
+  }
+  fs::permissions(tmp.path(), fs::perms(0755));
+  fs::permissions(open_dir, fs::perms(0755));
+  fs::permissions(hc::checkpoint_path(open_dir.string(), 1), fs::perms(0600));
+  fs::permissions(closed_dir, fs::perms(0700));
+  const std::vector<std::string> got = in_child([&]() -> std::vector<std::string> {
+    if (::geteuid() == 0 && (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0))
+      return {"SKIP: running as root and cannot become nobody: " + std::string(std::strerror(errno))};
+    if (::access(hc::checkpoint_path(open_dir.string(), 1).c_str(), R_OK) == 0)
+      return {"SKIP: the checkpoint stays readable (chmod has no effect)"};
+    std::vector<std::string> out;
+    for (const fs::path& dir : {open_dir, closed_dir}) {
+      try {
+        hc::read_checkpoint_header(hc::checkpoint_path(dir.string(), 1));
+        out.push_back("read");
+      } catch (const hc::CheckpointError& e) {
+        out.push_back(e.what());
+      } catch (const std::exception& e) {
+        out.push_back(std::string("not a CheckpointError: ") + e.what());
+      }
+    }
+    return out;
+  });
+  fs::permissions(closed_dir, fs::perms(0755));
+  if (!skip_reason(got).empty()) GTEST_SKIP() << skip_reason(got);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0], "checkpoint '" + hc::checkpoint_path(open_dir.string(), 1) + "' cannot be read: Permission denied");
+  EXPECT_EQ(got[1],
+            "checkpoint '" + hc::checkpoint_path(closed_dir.string(), 1) + "' cannot be reached: Permission denied");
+}
+
 // A full disk: a 256 KiB tmpfs mounted in the child's own user and mount namespaces, where
 // an earlier checkpoint fits and a 32^3 snapshot or checkpoint (1.3 MB) does not.
 TEST(OutputFailures, FullDisk) {
