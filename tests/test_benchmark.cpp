@@ -60,7 +60,8 @@ TEST(Benchmark, NamesEachBrokenRule) {
   o.repeat = 1, o.steps = 1, o.min_time_s = 0.5;
   hc::BenchmarkSetting s = good_setting();
   s.ranks = 1, s.cxx_flags = "-O3", s.size = 48, s.reference_sizes = {};
-  // The suggested line leaves out the options that broke rule 4, in either form CLI11 reads.
+  // The suggested line leaves out the options that broke rules 4 and 2, in either form CLI11
+  // reads: 48^3 has no reference at any length, so the benchmark is to choose the size.
   const std::vector<std::string> broken =
       hc::broken_run_rules(o, s, "halocline benchmark --repeat 1 --size 48 --steps=1 --min-time 0.5 --non-compliant");
   ASSERT_EQ(broken.size(), 6u) << joined(broken);
@@ -69,11 +70,26 @@ TEST(Benchmark, NamesEachBrokenRule) {
   EXPECT_EQ(broken[2], "run rule 4: --min-time 0.5 is below the 5 s of timed steps per configuration the rule asks");
   EXPECT_EQ(broken[3],
             "run rule 5: 1 rank(s) x 1 thread(s) on 2 cores; run one rank per core: mpirun -n 2 halocline "
-            "benchmark --size 48");
+            "benchmark");
   EXPECT_EQ(broken[4].rfind("run rule 1: this binary was built without strict floating point", 0), 0u);
   EXPECT_EQ(broken[5],
             "run rule 2: no reference checksum for 48^3 after 5 steps (--size, --repeat, --steps); the "
             "references have sizes 32, 64 for --repeat 3 --steps 12");
+}
+
+// The line rule 5 suggests keeps rule 2 too: a length with no reference at a size that has one
+// loses --repeat (--steps 12 is the reference's) and keeps the size; --min-time is said as given.
+TEST(Benchmark, RuleFivesLineKeepsRuleTwo) {
+  hc::BenchmarkOptions o;
+  o.repeat = 5, o.min_time_s = 4.9999999;
+  hc::BenchmarkSetting s = good_setting();
+  s.ranks = 1, s.reference_sizes = {};
+  EXPECT_EQ(
+      joined(hc::broken_run_rules(o, s, "x --size 32 --repeat 5 --steps 12 --min-time 4.9999999")),
+      "run rule 4: --min-time 4.9999999 is below the 5 s of timed steps per configuration the rule asks\n"
+      "run rule 5: 1 rank(s) x 1 thread(s) on 2 cores; run one rank per core: mpirun -n 2 x --size 32 --steps 12\n"
+      "run rule 2: no reference checksum for 32^3 after 64 steps (--size, --repeat, --steps); the references "
+      "have sizes 32, 64 for --repeat 3 --steps 12\n");
 }
 
 TEST(Benchmark, RuleFiveWantsEveryCoreOnceOnACpuAndOneRankPerGpu) {
