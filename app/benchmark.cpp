@@ -36,6 +36,24 @@ Config benchmark_config(int size, const std::string& precision, const std::strin
   return c;
 }
 
+// The size's fp64 run as a run checks it at its set-up: the built-in deck at that grid, the
+// ranks' split of it and the host's memory for the node's ranks. Refused here, once, before
+// verify and the probe (a 3^3 grid on 2 ranks was refused by each rank's first run, after
+// them, with MPI's abort); `said` names the size (--size N, or the chosen one), not the deck's
+// override that is the benchmark's own.
+void check_size_runs(int size, const std::string& said, const std::string& backend, int ranks, int node_ranks) {
+  const std::string set = "--set grid.n=" + std::to_string(size) + ": ";
+  try {
+    const Config c = benchmark_config(size, "fp64", backend);
+    check_memory(c, choose_process_grid(c.n, {0, 0, 0}, ranks), !runs_on_gpu(c.backend), node_ranks);
+  } catch (const DeckError& e) {
+    const std::string what = e.what();
+    throw DeckError(said + ": " + (what.rfind(set, 0) == 0 ? what.substr(set.size()) : what));
+  } catch (const ResourceError& e) {
+    throw ResourceError(said + ": " + e.what());
+  }
+}
+
 std::string percent(double fraction) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f%%", 100 * fraction);
@@ -310,7 +328,9 @@ BenchmarkResult plan_benchmark(const BenchmarkOptions& o) {
   if (s.on_gpu) r.gpus_driven = devices_driven({{"devices_over_ranks", gpus}});
   agreed([&] {
     s.size = r.size;
-    benchmark_config(r.size, "fp64", backend);  // a size the deck refuses is refused here
+    const std::string size = std::to_string(r.size);
+    check_size_runs(r.size, o.size > 0 ? "--size " + size : "the size chosen, " + size + "^3,", backend, r.ranks,
+                    s.node_ranks);
     r.broken_rules = broken_run_rules(o, s, o.provenance.command_line);
     if (!r.broken_rules.empty() && !o.non_compliant)
       // The way out first: a long list of rules is cut at the line's end, not the hint.

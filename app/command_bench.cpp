@@ -191,7 +191,7 @@ CLI::App* add_benchmark_command(CLI::App& app, BenchmarkArgs& a) {
       "benchmark this node by the run rules of docs/procurement.md: verify, probe, bench.toml in fp64 "
       "and fp32, checksums against the references; one result JSON and Markdown summary");
   b->add_option("--size", o.size, "cells per direction (default: chosen from the memory per device)")
-      ->check(in_range(1, 1 << 20));
+      ->check(in_range(2, 1 << 20));
   b->add_option("--repeat", o.repeat,
                 "repetitions per run (rule 4: at least 3; the reference checksums of rule 2 are for 3 x 12)")
       ->capture_default_str()

@@ -336,6 +336,29 @@ TEST_F(BenchmarkCommand, RefusesABoundThatIsNotAFiniteNumber) {
   }
 }
 
+// A size that cannot run is refused before any work, in one line that names --size: the
+// ranks' split of a 3^3 grid was refused by each rank's first run, after verify and the probe,
+// with MPI's abort; 1^3 named the deck's override (--set grid.n=1), which the user never gave.
+TEST_F(BenchmarkCommand, RefusesASizeThatCannotRunBeforeAnyWork) {
+  const std::string launcher = mpirun(2);
+  const std::string quick = " --repeat 1 --steps 1 --min-time 0 --non-compliant --out refused";
+  if (!launcher.empty()) {
+    EXPECT_EQ(run("--size 3" + quick, launcher), 2);
+    EXPECT_EQ(err_.rfind("halocline: error: --size 3: cannot split the domain of 3,3,3 cells among 2 ranks", 0), 0u)
+        << err_;
+    EXPECT_EQ(err_.find("halocline: rank"), std::string::npos) << err_;  // said once, by the agreement
+    EXPECT_EQ(out_.find("verify"), std::string::npos) << out_;
+    EXPECT_FALSE(fs::exists(dir_ / "refused"));
+  }
+  EXPECT_EQ(run("--size 1048576" + quick), 2);
+  EXPECT_EQ(err_.rfind("halocline: error: --size 1048576: this grid needs ", 0), 0u) << err_;
+  EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+  EXPECT_EQ(out_.find("verify"), std::string::npos) << out_;
+  EXPECT_EQ(run("--size 1" + quick), 2);
+  EXPECT_NE(err_.find("--size"), std::string::npos) << err_;
+  EXPECT_EQ(err_.find("grid.n"), std::string::npos) << err_;
+}
+
 // A backend this binary lacks: one line that names the command asked (it named `info`).
 TEST_F(BenchmarkCommand, RefusesABackendNotBuiltInNamingItself) {
   for (const hc::BackendKind kind : {hc::BackendKind::Kokkos, hc::BackendKind::Hip}) {
