@@ -172,6 +172,10 @@ std::string bench_lines(const BenchOptions& o) {
   return lines;
 }
 
+static bool set_by_bench(const std::string& key) {
+  return key == "time.max_steps" || key.rfind("checkpoint", 0) == 0 || key.rfind("output", 0) == 0;
+}
+
 void check_bench_runs(const BenchOptions& o) {
   std::set<std::string> backends;
   for (std::size_t index = 0; index < row_count(o); ++index) {
@@ -184,9 +188,7 @@ void check_bench_runs(const BenchOptions& o) {
 }
 
 std::string bench_sets_without_effect(const BenchOptions& o) {
-  const std::string keys = overridden_keys_that(o.sets, [](const std::string& key) {
-    return key == "time.max_steps" || key.rfind("checkpoint", 0) == 0 || key.rfind("output", 0) == 0;
-  });
+  const std::string keys = overridden_keys_that(o.sets, set_by_bench);
   if (keys.empty()) return "";
   return "--set " + keys +
          " no effect on bench: each run takes --repeat x --steps steps and writes no snapshots nor scheduled "
@@ -237,6 +239,13 @@ void check_bench_options(const BenchOptions& o) {
       throw DeckError("--baseline " + key + "=" + value + ": " + key + " is not swept (a baseline names swept values)");
     if (!swept) throw DeckError("--baseline " + key + "=" + value + " is not one of the swept values");
   }
+  // A row named by a value bench replaces would say what it did not run (--set says so in a
+  // note; a sweep names every row by it).
+  for (const SweepAxis& axis : o.sweeps)
+    if (set_by_bench(axis.key))
+      throw DeckError("--sweep " + axis.key +
+                      ": a key bench sets itself (each run takes --repeat x --steps steps and writes no snapshots "
+                      "nor scheduled checkpoints)");
   if (o.repeat < 1) throw DeckError("--repeat must be >= 1");
   if (o.steps < 1) throw DeckError("--steps must be >= 1");
   // A bad deck or a misspelt value is refused before any run (exit code 2); only whole

@@ -1045,6 +1045,10 @@ case_BenchKernelsAutoBesideBoth() { bench_refused "run the same configuration" -
 # only there ran the same and were reported as different (a speedup of noise).
 case_BenchSweepOfAKeyBenchSets() { bench_refused "a key bench sets itself" --sweep time.max_steps=1,2; }
 case_BenchSweepOfCheckpoints() { bench_refused "a key bench sets itself" --sweep checkpoint.every_steps=1,2; }
+# One value of such a key named every row by a setting that had no effect (time.max_steps=100
+# over runs of 5 steps), with no note: a sweep of it is refused whatever its values.
+case_BenchSweepOfOneValueBenchSets() { bench_refused "--sweep time.max_steps: a key bench sets itself" --sweep time.max_steps=100; }
+case_BenchSweepOfOneOutputKey() { bench_refused "--sweep output.final: a key bench sets itself" --sweep output.final=true; }
 case_BenchSweepOfAnUnknownLayout() { bench_refused "--sweep layout: must be one of aos, soa, aosoa (got 'xyz')" --sweep layout=aos,xyz; }
 case_BenchBaselineKeyTwice() { bench_refused "'layout' is given twice" --sweep layout=aos,soa --baseline layout=aos,run.layout=soa; }
 case_BenchRepeatZero() { small_deck; ready; hc bench deck.toml --out b --repeat 0; expect_refused "--repeat: must be >= 1 (got 0)"; }
@@ -1257,7 +1261,7 @@ case_BenchRowBeyondMemoryIsSkipped() {
 case_BenchMatrixTooLarge() {
   small_deck
   ready
-  hc bench deck.toml --out b --sweep "physics.cfl=$(seq -s, 0.001 0.001 0.101)" --sweep "time.max_steps=$(seq -s, 100 199)"
+  hc bench deck.toml --out b --sweep "physics.cfl=$(seq -s, 0.001 0.001 0.101)" --sweep "physics.gamma=$(seq -s, 1.01 0.01 2.00)"
   expect_refused "at most 10000 are allowed"
 }
 
