@@ -171,10 +171,15 @@ void erase_option(std::string& line, const std::string& name, bool with_value) {
     line.erase(at, line.find(' ', at + 1) - at);
 }
 
-// Every rule a request breaks, in the rules' order, in one refusal: the first alone sent the
-// user through one refusal per rule, each suggested command refused for the next.
+// Every rule a request breaks, in one refusal: the first alone sent the user through one
+// refusal per rule, each suggested command refused for the next. Rule 5 first, whose line ends
+// with the command to run instead (one that keeps every rule): a long list is cut at the
+// line's end (one_line), which cut that command; then the others in the rules' order.
 std::string every_broken_rule(std::vector<std::string> rules) {
-  const auto number = [](const std::string& rule) { return rule.size() > 9 ? rule[9] : '9'; };  // "run rule N"
+  const auto number = [](const std::string& rule) {  // "run rule N"
+    const char n = rule.size() > 9 ? rule[9] : '9';
+    return n == '5' ? '0' : n;
+  };
   std::stable_sort(rules.begin(), rules.end(),
                    [&](const std::string& a, const std::string& b) { return number(a) < number(b); });
   std::string text;

@@ -290,8 +290,8 @@ TEST_F(BenchmarkCommand, RefusesABrokenRuleInOneLineBeforeAnyWork) {
   for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
            {"--repeat 1", "run rule 4: --repeat 1 is below the 3 repetitions the rule asks"},
            {"--steps 1", "run rule 4: --steps 1 is below the 12 steps per repetition the rule asks"},
-           // Every rule broken, in the rules' order, in the one line (the first alone sent the
-           // user through a refusal per rule).
+           // Every rule broken in the one line, rule 5 first (its command to run instead), then
+           // in the rules' order (the first alone sent the user through a refusal per rule).
            {"--size 16 --repeat 1 --steps 1",
             "the references have sizes 32, 64, 128, 256 for --repeat 3 --steps 12; run rule 4: --repeat 1 is below "
             "the 3 repetitions the rule asks; run rule 4: --steps 1 is below the 12 steps"}}) {
@@ -319,6 +319,13 @@ TEST_F(BenchmarkCommand, RefusesABrokenRuleInOneLineBeforeAnyWork) {
                         " cores; run one rank per core: mpirun -n " + std::to_string(cores())),
               std::string::npos)
         << err_;
+    // Every rule broken: rule 5's command to run instead comes whole, before the others (the
+    // line is cut at its end, and it was cut inside the command).
+    EXPECT_EQ(run("--repeat=1 --steps 1 --min-time 0 --size 48 --out refused"), 2);
+    const std::string command = "run one rank per core: mpirun -n " + std::to_string(cores()) + " ";
+    const std::size_t at = err_.find(command);
+    ASSERT_NE(at, std::string::npos) << err_;
+    EXPECT_NE(err_.find(" benchmark --out refused; run rule 2: ", at), std::string::npos) << err_;
   }
 }
 
