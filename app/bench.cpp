@@ -80,6 +80,8 @@ SweepAxis parse_sweep(const std::string& text) {
 
 std::map<std::string, std::string> parse_baseline(const std::string& text) {
   std::map<std::string, std::string> baseline;
+  // An empty pair (a comma too many) is refused, as --sweep refuses an empty value.
+  if (text.empty() || text.back() == ',') throw DeckError("--baseline '" + text + "': an empty key=value");
   for (const std::string& part : split(text, ',')) {
     const std::size_t eq = part.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == part.size())

@@ -141,8 +141,10 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
   bench->add_option("--steps", a.steps, "timed steps of each repetition (after 4 untimed ones)")
       ->capture_default_str()
       ->check(in_range(1, 1000000));
-  bench->add_option("--baseline", a.baseline,
-                    "key=value,...: the configuration speedups are against (default: the sweep's first)");
+  bench
+      ->add_option("--baseline", a.baseline,
+                   "key=value,...: the configuration speedups are against (default: the sweep's first)")
+      ->check(non_empty());
   bench->add_option("--set", a.sets, "override a deck key for every run (repeatable)");
   bench->add_option("--out", a.out, "where bench.json, bench.csv and each run's report go")
       ->capture_default_str()

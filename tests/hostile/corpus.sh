@@ -1050,6 +1050,10 @@ case_BenchSweepOfCheckpoints() { bench_refused "a key bench sets itself" --sweep
 case_BenchSweepOfOneValueBenchSets() { bench_refused "--sweep time.max_steps: a key bench sets itself" --sweep time.max_steps=100; }
 case_BenchSweepOfOneOutputKey() { bench_refused "--sweep output.final: a key bench sets itself" --sweep output.final=true; }
 case_BenchSweepOfAnUnknownLayout() { bench_refused "--sweep layout: must be one of aos, soa, aosoa (got 'xyz')" --sweep layout=aos,xyz; }
+# An empty pair was accepted in --baseline (a comma too many, or the option given empty), where
+# --sweep refuses an empty value.
+case_BenchBaselineTrailingComma() { bench_refused "--baseline 'layout=soa,': an empty key=value" --sweep layout=aos,soa --baseline 'layout=soa,'; }
+case_BenchBaselineEmpty() { bench_refused "--baseline" --sweep layout=aos,soa --baseline ''; }
 case_BenchBaselineKeyTwice() { bench_refused "'layout' is given twice" --sweep layout=aos,soa --baseline layout=aos,run.layout=soa; }
 case_BenchRepeatZero() { small_deck; ready; hc bench deck.toml --out b --repeat 0; expect_refused "--repeat: must be >= 1 (got 0)"; }
 # Beyond its int, and beyond any 64-bit integer: CLI11 said "Could not convert: --repeat = ...".
