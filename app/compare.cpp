@@ -1,6 +1,7 @@
 #include "app/compare.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -19,7 +20,10 @@ std::string benchmark_result_path(const std::string& given) {
   std::error_code ec;
   if (std::filesystem::is_directory(given, ec)) {
     path = (std::filesystem::path(given) / "benchmark.json").string();
-    if (!std::filesystem::exists(path, ec))
+    const bool there = std::filesystem::exists(path, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory)  // a folder this user cannot enter
+      throw DeckError("compare: cannot read '" + path + "': " + ec.message());
+    if (!there)
       throw DeckError("compare: '" + given +
                       "' is a directory with no benchmark.json (what `halocline benchmark --out " + given +
                       "` writes)");
@@ -29,6 +33,36 @@ std::string benchmark_result_path(const std::string& given) {
     throw DeckError("compare: '" + path + "' is not a regular file, so not a halocline benchmark result");
   return path;
 }
+
+namespace {
+
+// What in a result's figures cannot be (a file edited by hand, or damaged), or "": compare
+// would print it as a figure (a size of 2^40 read as 0^3, a FOM below zero, a result called
+// compliant beside a checksum that differs from its reference).
+std::string inconsistency(const nlohmann::json& j) {
+  const nlohmann::json& n = j.at("size").at("n");
+  if (!n.is_number_integer() || n.get<long long>() < 2 || n.get<long long>() > (1 << 20))
+    return "size.n " + n.dump() + " is not a size of 2 to 1048576";
+  for (const nlohmann::json& c : j.at("configurations")) {
+    const std::string name = c.value("name", "a configuration");
+    const nlohmann::json& runs = c.at("runs");
+    if (!runs.is_number_integer() || runs.get<long long>() < 1 || runs.get<long long>() > 1000000)
+      return name + ": runs " + runs.dump() + " is not a count of runs";
+    const nlohmann::json& fom = c.at("fom_cell_updates_per_s");
+    if (!fom.is_number() || !(fom.get<double>() > 0) || !std::isfinite(fom.get<double>()))
+      return name + ": fom_cell_updates_per_s " + fom.dump() + " is not a rate";
+    const nlohmann::json& step = c.at("step_s");
+    const double lo = step.at("min").get<double>(), mid = step.at("median").get<double>(),
+                 hi = step.at("max").get<double>();
+    if (!(0 < lo && lo <= mid && mid <= hi && std::isfinite(hi)))
+      return name + ": step_s " + step.dump() + " is not min <= median <= max of times";
+    if (j.at("compliant").get<bool>() && c.at("checksum_matches") != true)
+      return name + ": compliant, but its checksum_matches is " + c.at("checksum_matches").dump();
+  }
+  return "";
+}
+
+}  // namespace
 
 nlohmann::json read_benchmark_result(const std::string& given) {
   const std::string path = benchmark_result_path(given);
@@ -56,6 +90,8 @@ nlohmann::json read_benchmark_result(const std::string& given) {
     if (tag != std::string::npos) why.erase(0, tag + 2);
     throw DeckError("compare: '" + path + "' is an incomplete benchmark result (" + why + ")");
   }
+  const std::string why = inconsistency(j);
+  if (!why.empty()) throw DeckError("compare: '" + path + "' is not a consistent benchmark result (" + why + ")");
   return j;
 }
 

@@ -468,6 +468,15 @@ TEST_F(BenchmarkCommand, CompareSetsResultsSideBySide) {
   nlohmann::json partial = made_result("delta", true);
   partial.erase("configurations");
   std::ofstream(dir_ / "partial.json") << partial.dump(2);
+  // Figures that cannot be, as compare would have printed them: 2^40 as 0^3, a count of runs
+  // beyond an int as a negative one, a compliant result beside a checksum that differs.
+  nlohmann::json huge = made_result("eps", true), runs = huge, differs = huge;
+  huge["size"]["n"] = 1LL << 40;
+  std::ofstream(dir_ / "huge.json") << huge.dump(2);
+  runs["configurations"][0]["runs"] = 1e30;
+  std::ofstream(dir_ / "runs.json") << runs.dump(2);
+  differs["configurations"][1]["checksum_matches"] = false;
+  std::ofstream(dir_ / "differs.json") << differs.dump(2);
   for (const auto& [file, says] : std::vector<std::pair<std::string, std::string>>{
            {"report.json", "halocline: error: compare: 'report.json' is not a halocline benchmark result"},
            {"text.json", "halocline: error: compare: 'text.json' is not JSON"},
@@ -477,6 +486,11 @@ TEST_F(BenchmarkCommand, CompareSetsResultsSideBySide) {
            {"partial.json",
             "halocline: error: compare: 'partial.json' is an incomplete benchmark result (key 'configurations' not "
             "found)"},
+           {"huge.json",
+            "halocline: error: compare: 'huge.json' is not a consistent benchmark result (size.n 1099511627776 is "
+            "not a size of 2 to 1048576)"},
+           {"runs.json", "halocline: error: compare: 'runs.json' is not a consistent benchmark result ("},
+           {"differs.json", "halocline: error: compare: 'differs.json' is not a consistent benchmark result ("},
            {"missing.json", "halocline: error: compare: cannot read 'missing.json': No such file or directory"},
            {"empty", "halocline: error: compare: 'empty' is a directory with no benchmark.json"},
            {"fifo", "halocline: error: compare: 'fifo' is not a regular file"}}) {
