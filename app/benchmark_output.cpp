@@ -52,6 +52,13 @@ std::string step_text(const nlohmann::json& c) {
          number("%.4g", s.at("min").get<double>() * 1e3) + "-" + number("%.4g", s.at("max").get<double>() * 1e3) + ")";
 }
 
+// The spread of the repetitions, or what stands for it where one repetition has none (0.0%
+// there read as a measured agreement).
+std::string spread_text(const nlohmann::json& c) {
+  if (c.at("repetitions_s").size() < 2) return "none (one repetition)";
+  return percent(c.at("spread").get<double>());
+}
+
 std::string checksum_text(const nlohmann::json& c) {
   const std::string sum = c.at("checksum").get<std::string>();
   if (c.at("reference_checksum").is_null()) return sum + " (no reference)";
@@ -138,10 +145,10 @@ std::vector<std::pair<std::string, std::string>> benchmark_figures(const nlohman
   return {
       {"compliance", compliance_text(j)},
       {"FOM, fp64 (cell updates/s)", cell_rate_text(fp64.at("fom_cell_updates_per_s").get<double>())},
-      {"FOM spread, fp64", percent(fp64.at("spread").get<double>())},
+      {"FOM spread, fp64", spread_text(fp64)},
       {"fraction of copy bandwidth, fp64", number("%.3f", fp64.at("fraction_of_copy_bandwidth").get<double>())},
       {"fp32 (cell updates/s)", cell_rate_text(fp32.at("fom_cell_updates_per_s").get<double>())},
-      {"fp32 spread", percent(fp32.at("spread").get<double>())},
+      {"fp32 spread", spread_text(fp32)},
       {"median step fp64 (min-max)", step_text(fp64)},
       {"median step fp32 (min-max)", step_text(fp32)},
       {"checksum fp64", checksum_text(fp64)},

@@ -388,6 +388,9 @@ TEST_F(BenchmarkCommand, NonCompliantRunSaysSoEverywhere) {
   EXPECT_EQ(j.at("configurations").at(0).at("reference_checksum"), nullptr);
   EXPECT_EQ(j.at("configurations").at(0).at("runs"), 1);
   EXPECT_NE(read_text(dir_ / "result/benchmark.md").find("**NON-COMPLIANT**"), std::string::npos);
+  // One repetition has no spread: not "0.0%", which reads as a measured agreement.
+  EXPECT_NE(read_text(dir_ / "result/benchmark.md").find("| FOM spread, fp64 | none (one repetition) |"),
+            std::string::npos);
   EXPECT_NE(out_.find("(soa fp64): NON-COMPLIANT; run rule 4: --repeat 1"), std::string::npos) << out_;
 }
 
