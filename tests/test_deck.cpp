@@ -300,7 +300,9 @@ TEST(DeckErrors, UnknownKeyInSection) {
 
 TEST(DeckErrors, WrongType) {
   std::string m = error_of(kBase + "[physics]\ngamma = \"1.4\"\n");
-  EXPECT_HAS(m, "t.toml:11: key 'physics.gamma' must be a number (got string)");
+  EXPECT_HAS(m,
+             "t.toml:11: key 'physics.gamma' must be a number (got string '1.4': a number in quotes is a string in "
+             "TOML)");
   m = error_of("[problem]\ntype = \"riemann\"\n[grid]\nnx = 64.0\n[time]\nt_end = 0.2\n");
   EXPECT_HAS(m, "t.toml:4: key 'grid.nx' must be an integer (got float)");
   m = error_of(kBase + "[output]\nfinal = 1\n");
