@@ -50,7 +50,10 @@ double median_of(std::vector<double> v) {
   return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-std::string canonical_key(const std::string& key) {
+std::string canonical_key(const std::string& given) {
+  // Spaces around the key are TOML's own (`time.max_steps =100` reads): not a key of another name.
+  const std::size_t first = given.find_first_not_of(" \t"), last = given.find_last_not_of(" \t");
+  const std::string key = first == std::string::npos ? "" : given.substr(first, last - first + 1);
   // The deck's run.* keys and the command line's options name the same choices.
   static const std::map<std::string, std::string> aliases = {
       {"run.layout", "layout"},          {"run.precision", "precision"},
@@ -175,7 +178,8 @@ std::string bench_lines(const BenchOptions& o) {
 }
 
 static bool set_by_bench(const std::string& key) {
-  return key == "time.max_steps" || key.rfind("checkpoint", 0) == 0 || key.rfind("output", 0) == 0;
+  return key == "time.max_steps" || key == "checkpoint" || key.rfind("checkpoint.", 0) == 0 || key == "output" ||
+         key.rfind("output.", 0) == 0;
 }
 
 void check_bench_runs(const BenchOptions& o) {

@@ -210,8 +210,12 @@ std::vector<std::string> broken_run_rules(const BenchmarkOptions& o, const Bench
   // is made for --repeat 3 --steps 12 at the defined sizes, which the benchmark then chooses.
   std::string compliant = " " + command + " ";
   erase_option(compliant, "--non-compliant", false);
-  if (o.repeat < kRuleRepeat || (no_reference && o.repeat != kRuleRepeat)) erase_option(compliant, "--repeat", true);
-  if (o.steps < kRuleSteps || (no_reference && o.steps != kRuleSteps)) erase_option(compliant, "--steps", true);
+  // --repeat and --steps together: the references are of their product (6 x 6 has 3 x 12's),
+  // so the one left alone would change the length.
+  if (o.repeat < kRuleRepeat || o.steps < kRuleSteps || no_reference) {
+    erase_option(compliant, "--repeat", true);
+    erase_option(compliant, "--steps", true);
+  }
   if (o.min_time_s < kRuleMinTimeS) erase_option(compliant, "--min-time", true);
   if (no_reference && !has(s.defined_sizes, s.size)) erase_option(compliant, "--size", true);
   compliant = compliant.substr(1, compliant.size() - 2);
@@ -252,13 +256,14 @@ int choose_size(const std::vector<int>& sizes, const std::string& backend, const
                 std::int64_t node_memory_bytes, int ranks, std::string& why) {
   const bool gpu = device.kind == "gpu";
   const double budget = 0.25 * static_cast<double>(gpu ? device.memory_bytes : node_memory_bytes);
+  const HostRoom room = host_room();  // ulimit -v: a size this process cannot hold is not chosen
   int chosen = sizes.empty() ? 0 : sizes.front();
   for (int n : sizes) {
     try {
       const Config c = benchmark_config(n, "fp64", backend);
       const MemoryPlan plan = plan_memory(c, choose_process_grid(c.n, {0, 0, 0}, ranks), !gpu, ranks);
       const double bytes = static_cast<double>(gpu ? plan.solver_bytes() : plan.host_bytes());
-      if (bytes <= budget) chosen = n;
+      if (bytes <= budget && (room.process == 0 || plan.largest_process_bytes <= room.process)) chosen = n;
     } catch (const DeckError&) {
       // Too many ranks for this size: a larger one may do.
     }
@@ -334,7 +339,7 @@ BenchmarkResult plan_benchmark(const BenchmarkOptions& o) {
   agreed([&] {
     s.size = r.size;
     const std::string size = std::to_string(r.size);
-    check_size_runs(r.size, o.size > 0 ? "--size " + size : "the size chosen, " + size + "^3,", backend, r.ranks,
+    check_size_runs(r.size, o.size > 0 ? "--size " + size : "the size chosen (" + size + "^3)", backend, r.ranks,
                     s.node_ranks);
     r.broken_rules = broken_run_rules(o, s, o.provenance.command_line);
     if (!r.broken_rules.empty() && !o.non_compliant)

@@ -81,8 +81,10 @@ nlohmann::json read_benchmark_result(const std::string& given) {
   if (version != kBenchmarkFormatVersion)
     throw DeckError("compare: '" + path + "' is a benchmark result of format_version " + version.dump() +
                     "; this halocline reads format_version " + std::to_string(kBenchmarkFormatVersion));
+  std::string why;
   try {
     benchmark_figures(j);
+    why = inconsistency(j);
   } catch (const std::exception& e) {
     // The JSON library's words without its tag ("[json.exception.out_of_range.403] ").
     std::string why = e.what();
@@ -90,7 +92,6 @@ nlohmann::json read_benchmark_result(const std::string& given) {
     if (tag != std::string::npos) why.erase(0, tag + 2);
     throw DeckError("compare: '" + path + "' is an incomplete benchmark result (" + why + ")");
   }
-  const std::string why = inconsistency(j);
   if (!why.empty()) throw DeckError("compare: '" + path + "' is not a consistent benchmark result (" + why + ")");
   return j;
 }

@@ -30,14 +30,16 @@ namespace {
 
 #if defined(HALOCLINE_HAVE_HIP)
 // Why the HIP backend cannot run here, or "". A runtime that cannot start for another reason
-// than finding no GPU is said in its own words and with the host's limits, as Kokkos' start is
-// (RuntimeSession): CUDA's runtime reserves more address space than a tight ulimit -v leaves,
-// and then the limit, not the GPU, is what to change.
+// than finding no GPU (no driver, a driver too old) is said in its own words; under a process
+// limit, with the host's limits too, as Kokkos' start is (RuntimeSession): CUDA's runtime
+// reserves more address space than a tight ulimit -v leaves, and then the limit, not the GPU,
+// is what to change.
 std::string hip_unavailable() {
   std::string why;
   if (hip_device_count(&why) > 0) return "";
   if (why.empty()) return "backend 'hip': no GPU is visible to the HIP runtime";
-  return "backend 'hip': the HIP runtime could not start (" + why + "); " + host_memory_text();
+  const std::string limits = host_room().process > 0 ? "; " + host_memory_text() : "";
+  return "backend 'hip': the HIP runtime could not start (" + why + ")" + limits;
 }
 #endif
 

@@ -221,13 +221,14 @@ class Reader {
 
   // Where `n` is a word that reads as a number: " 'WORD', a number beyond a double's range"
   // (or "an integer beyond 64 bits": a --set value TOML cannot hold as a number, 1e400,
-  // 99999999999999999999), or " 'WORD': a number in quotes is a string in TOML" (n = "64"
-  // in a deck, --set 'grid.n="8"'); else nothing.
+  // 99999999999999999999), or " 'WORD', which TOML reads as text" (n = "64" in a deck,
+  // --set 'grid.n="8"', or a --set word in a form TOML's numbers lack: .5, 08); else nothing.
   static std::string beyond_range(const toml::node& n) {
     const auto* word = n.as_string();
     if (!word || word->get().empty()) return "";
     const std::string text = word->get();
-    const std::string quoted = " '" + text + "': a number in quotes is a string in TOML";
+    const std::string quoted =
+        " '" + text + "', which TOML reads as text: a number in quotes, or in a form TOML lacks (.5, 5., 08)";
     const std::size_t digits = text.find_first_not_of("+-") == 1 ? 1 : 0;  // one sign at most
     char* end = nullptr;
     errno = 0;

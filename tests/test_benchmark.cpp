@@ -78,18 +78,25 @@ TEST(Benchmark, NamesEachBrokenRule) {
 }
 
 // The line rule 5 suggests keeps rule 2 too: a length with no reference at a size that has one
-// loses --repeat (--steps 12 is the reference's) and keeps the size; --min-time is said as given.
+// loses --repeat and --steps (the references are of their product) and keeps the size;
+// --min-time is said as given.
 TEST(Benchmark, RuleFivesLineKeepsRuleTwo) {
   hc::BenchmarkOptions o;
   o.repeat = 5, o.min_time_s = 4.9999999;
   hc::BenchmarkSetting s = good_setting();
   s.ranks = 1, s.reference_sizes = {};
-  EXPECT_EQ(
-      joined(hc::broken_run_rules(o, s, "x --size 32 --repeat 5 --steps 12 --min-time 4.9999999")),
-      "run rule 4: --min-time 4.9999999 is below the 5 s of timed steps per configuration the rule asks\n"
-      "run rule 5: 1 rank(s) x 1 thread(s) on 2 cores; run one rank per core: mpirun -n 2 x --size 32 --steps 12\n"
-      "run rule 2: no reference checksum for 32^3 after 64 steps (--size, --repeat, --steps); the references "
-      "have sizes 32, 64 for --repeat 3 --steps 12\n");
+  EXPECT_EQ(joined(hc::broken_run_rules(o, s, "x --size 32 --repeat 5 --steps 12 --min-time 4.9999999")),
+            "run rule 4: --min-time 4.9999999 is below the 5 s of timed steps per configuration the rule asks\n"
+            "run rule 5: 1 rank(s) x 1 thread(s) on 2 cores; run one rank per core: mpirun -n 2 x --size 32\n"
+            "run rule 2: no reference checksum for 32^3 after 64 steps (--size, --repeat, --steps); the references "
+            "have sizes 32, 64 for --repeat 3 --steps 12\n");
+  // 6 x 6 steps are the references' 3 x 12 (rule 2 kept), but --steps 6 breaks rule 4: both
+  // lengths go, as --repeat 6 alone would run 6 x 12, which has none.
+  o = {};
+  o.repeat = 6, o.steps = 6;
+  s.reference_sizes = {32, 64};
+  EXPECT_EQ(hc::broken_run_rules(o, s, "x --repeat 6 --size 32 --steps 6").at(1),
+            "run rule 5: 1 rank(s) x 1 thread(s) on 2 cores; run one rank per core: mpirun -n 2 x --size 32");
 }
 
 TEST(Benchmark, RuleFiveWantsEveryCoreOnceOnACpuAndOneRankPerGpu) {
@@ -492,8 +499,12 @@ TEST_F(BenchmarkCommand, CompareSetsResultsSideBySide) {
            {"huge.json",
             "halocline: error: compare: 'huge.json' is not a consistent benchmark result (size.n 1099511627776 is "
             "not a size of 2 to 1048576)"},
-           {"runs.json", "halocline: error: compare: 'runs.json' is not a consistent benchmark result ("},
-           {"differs.json", "halocline: error: compare: 'differs.json' is not a consistent benchmark result ("},
+           {"runs.json",
+            "halocline: error: compare: 'runs.json' is not a consistent benchmark result (soa fp64: runs 1e+30 is "
+            "not a count of runs)"},
+           {"differs.json",
+            "halocline: error: compare: 'differs.json' is not a consistent benchmark result (soa fp32: compliant, but "
+            "its checksum_matches is false)"},
            {"missing.json", "halocline: error: compare: cannot read 'missing.json': No such file or directory"},
            {"empty", "halocline: error: compare: 'empty' is a directory with no benchmark.json"},
            {"fifo", "halocline: error: compare: 'fifo' is not a regular file"}}) {

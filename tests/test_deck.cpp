@@ -192,16 +192,20 @@ TEST(Deck, OverrideBeyondADoublesRangeIsSaidSo) {
              "'time.max_steps' must be an integer (got string '99999999999999999999', an integer beyond 64 bits)");
   EXPECT_HAS(error_of(kBase, {"time.max_steps=-99999999999999999999"}), "an integer beyond 64 bits)");
   EXPECT_HAS(error_of(kBase, {"grid.nx=1-2"}), "'grid.nx' must be an integer (got string)");
-  // A number in quotes is a string that fits: said as such, not as beyond a range.
+  // A number in quotes is a string that fits: said as such, not as beyond a range; a --set
+  // word in a form TOML's numbers lack reads as text too.
   EXPECT_HAS(error_of(kBase, {"grid.nx=\"64\""}),
-             "'grid.nx' must be an integer (got string '64': a number in quotes is a string in TOML)");
-  EXPECT_HAS(error_of(kBase, {"physics.gamma=\"1.4\""}), "(got string '1.4': a number in quotes is a string in TOML)");
+             "'grid.nx' must be an integer (got string '64', which TOML reads as text: a number in quotes, or in a "
+             "form TOML lacks (.5, 5., 08))");
+  EXPECT_HAS(error_of(kBase, {"physics.gamma=\"1.4\""}),
+             "(got string '1.4', which TOML reads as text: a number in quotes, or in a form TOML lacks (.5, 5., 08))");
   std::string deck = kBase;
   const std::size_t at = deck.find("nx = ");
   ASSERT_NE(at, std::string::npos);
   deck.insert(at + 5, "\"");
   deck.insert(deck.find('\n', at), "\"");
-  EXPECT_HAS(error_of(deck, {}), "a number in quotes is a string in TOML)");
+  EXPECT_HAS(error_of(kBase, {"physics.gamma=.5"}), "(got string '.5', which TOML reads as text");
+  EXPECT_HAS(error_of(deck, {}), "which TOML reads as text: a number in quotes, or in a form TOML lacks (.5, 5., 08))");
 }
 
 TEST(Deck, OverrideCreatesSection) {
@@ -301,8 +305,8 @@ TEST(DeckErrors, UnknownKeyInSection) {
 TEST(DeckErrors, WrongType) {
   std::string m = error_of(kBase + "[physics]\ngamma = \"1.4\"\n");
   EXPECT_HAS(m,
-             "t.toml:11: key 'physics.gamma' must be a number (got string '1.4': a number in quotes is a string in "
-             "TOML)");
+             "t.toml:11: key 'physics.gamma' must be a number (got string '1.4', which TOML reads as text: a number in "
+             "quotes");
   m = error_of("[problem]\ntype = \"riemann\"\n[grid]\nnx = 64.0\n[time]\nt_end = 0.2\n");
   EXPECT_HAS(m, "t.toml:4: key 'grid.nx' must be an integer (got float)");
   m = error_of(kBase + "[output]\nfinal = 1\n");

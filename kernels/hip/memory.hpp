@@ -59,18 +59,17 @@ class DeviceArray {
   bool managed() const { return managed_; }
 
  private:
-  // The backend checked its whole footprint against the free memory before allocating
-  // (check_fits), so an allocation that fails now lost memory that was free then: another
-  // process on the device took it. Refused as the check refuses (exit code 2, one line), with
-  // no grid advised: what is free keeps changing.
+  // The backend checks its whole footprint against the free memory before allocating
+  // (check_fits), so there a failure here lost memory that was free then: another process on
+  // the device took it (the probe's arrays, sized by the free memory, alike). Refused as the
+  // check refuses (exit code 2, one line), with no grid advised: what is free keeps changing.
   [[noreturn]] static void refuse_after_the_check(std::size_t bytes) {
     (void)hipGetLastError();  // clear the error
     std::size_t free_bytes = 0, total = 0;
     (void)hipMemGetInfo(&free_bytes, &total);
     throw OutOfMemory("allocating " + std::to_string(bytes) + " bytes (" + gib(bytes) +
-                      ") of device memory failed, though the check before allocating found room; the device has " +
-                      std::to_string(free_bytes) + " bytes (" + gib(free_bytes) + ") free of " + gib(total) +
-                      " now: another process may be using it");
+                      ") of device memory failed; the device has " + std::to_string(free_bytes) + " bytes (" +
+                      gib(free_bytes) + ") free of " + gib(total) + " now: another process may be using it");
   }
   void swap(DeviceArray& o) noexcept {
     std::swap(ptr_, o.ptr_);

@@ -1048,12 +1048,14 @@ case_BenchSweepOfCheckpoints() { bench_refused "a key bench sets itself" --sweep
 # One value of such a key named every row by a setting that had no effect (time.max_steps=100
 # over runs of 5 steps), with no note: a sweep of it is refused whatever its values.
 case_BenchSweepOfOneValueBenchSets() { bench_refused "--sweep time.max_steps: a key bench sets itself" --sweep time.max_steps=100; }
+# Spaces around the key are TOML's (the row was labelled 'time.max_steps =100' and ran).
+case_BenchSweepOfAKeyWithSpaces() { bench_refused "--sweep time.max_steps: a key bench sets itself" --sweep 'time.max_steps =100'; }
 case_BenchSweepOfOneOutputKey() { bench_refused "--sweep output.final: a key bench sets itself" --sweep output.final=true; }
 case_BenchSweepOfAnUnknownLayout() { bench_refused "--sweep layout: must be one of aos, soa, aosoa (got 'xyz')" --sweep layout=aos,xyz; }
 # An empty pair was accepted in --baseline (a comma too many, or the option given empty), where
 # --sweep refuses an empty value.
 case_BenchBaselineTrailingComma() { bench_refused "--baseline 'layout=soa,': an empty key=value" --sweep layout=aos,soa --baseline 'layout=soa,'; }
-case_BenchBaselineEmpty() { bench_refused "--baseline" --sweep layout=aos,soa --baseline ''; }
+case_BenchBaselineEmpty() { bench_refused "--baseline: must not be empty" --sweep layout=aos,soa --baseline ''; }
 case_BenchBaselineKeyTwice() { bench_refused "'layout' is given twice" --sweep layout=aos,soa --baseline layout=aos,run.layout=soa; }
 case_BenchRepeatZero() { small_deck; ready; hc bench deck.toml --out b --repeat 0; expect_refused "--repeat: must be >= 1 (got 0)"; }
 # Beyond its int, and beyond any 64-bit integer: CLI11 said "Could not convert: --repeat = ...".
