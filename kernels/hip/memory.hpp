@@ -41,7 +41,7 @@ class DeviceArray {
   DeviceArray(std::size_t bytes, bool managed) : bytes_(bytes), managed_(managed) {
     if (bytes == 0) return;
     const hipError_t status = managed ? hipMallocManaged(&ptr_, bytes, hipMemAttachGlobal) : hipMalloc(&ptr_, bytes);
-    if (status == hipErrorOutOfMemory) refuse_after_the_check(bytes);
+    if (status == hipErrorOutOfMemory) refuse_out_of_memory(bytes);
     HIP_CHECK(status);
   }
   DeviceArray(DeviceArray&& o) noexcept { swap(o); }
@@ -63,7 +63,7 @@ class DeviceArray {
   // (check_fits), so there a failure here lost memory that was free then: another process on
   // the device took it (the probe's arrays, sized by the free memory, alike). Refused as the
   // check refuses (exit code 2, one line), with no grid advised: what is free keeps changing.
-  [[noreturn]] static void refuse_after_the_check(std::size_t bytes) {
+  [[noreturn]] static void refuse_out_of_memory(std::size_t bytes) {
     (void)hipGetLastError();  // clear the error
     std::size_t free_bytes = 0, total = 0;
     (void)hipMemGetInfo(&free_bytes, &total);
